@@ -1,0 +1,472 @@
+//! Framing: a 4-byte big-endian length, then that many bytes of JSON.
+//!
+//! [`FrameDecoder`] is the one state machine (`Head` -> `Data`); the blocking
+//! [`FrameReader`] and the async [`crate::AsyncFrameReader`] only feed it
+//! bytes. The length is checked against [`MAX_FRAME_BYTES`] before a single
+//! payload byte is reserved, and the payload buffer grows only as bytes
+//! actually arrive, so a prefix that promises 16 MiB and then stalls costs
+//! nothing. The first error is final: the decoder does not resynchronise.
+
+use std::io::{self, Read, Write};
+
+use crate::MAX_FRAME_BYTES;
+
+/// Bytes in a frame's length prefix.
+pub const PREFIX_BYTES: usize = 4;
+
+/// A framing failure. Any of them ends the stream.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// The prefix announced (or the writer was given) more than the maximum.
+    #[error("frame of {len} bytes is over the maximum of {max} bytes")]
+    TooLarge {
+        /// The announced or attempted length.
+        len: u64,
+        /// The maximum in force.
+        max: usize,
+    },
+    /// A zero-length frame; a frame carries exactly one JSON object.
+    #[error("zero-length frame")]
+    Empty,
+    /// The stream ended inside a length prefix.
+    #[error("stream ended inside a length prefix ({got} of 4 bytes)")]
+    TruncatedPrefix {
+        /// Prefix bytes received.
+        got: usize,
+    },
+    /// The stream ended inside a payload.
+    #[error("stream ended inside a frame ({got} of {want} bytes)")]
+    TruncatedPayload {
+        /// Payload bytes received.
+        got: usize,
+        /// Payload bytes announced.
+        want: usize,
+    },
+    /// Reading or writing the underlying stream failed.
+    #[error("i/o error: {0}")]
+    Io(#[from] io::Error),
+    /// An earlier error already ended this stream.
+    #[error("the stream already failed; nothing after an error is read")]
+    Failed,
+}
+
+#[derive(Debug)]
+enum State {
+    /// Collecting the 4-byte prefix.
+    Head { prefix: [u8; PREFIX_BYTES], got: usize },
+    /// Collecting `want` payload bytes.
+    Data { payload: Vec<u8>, want: usize },
+    /// An error ended the stream.
+    Failed,
+}
+
+/// The frame decoder: push bytes in, take whole payloads out.
+#[derive(Debug)]
+pub struct FrameDecoder {
+    state: State,
+    max: usize,
+}
+
+impl Default for FrameDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FrameDecoder {
+    /// A decoder enforcing [`MAX_FRAME_BYTES`].
+    pub fn new() -> Self {
+        Self::with_max(MAX_FRAME_BYTES)
+    }
+
+    /// A decoder enforcing a smaller (or larger) maximum payload.
+    pub fn with_max(max: usize) -> Self {
+        FrameDecoder {
+            state: State::Head {
+                prefix: [0; PREFIX_BYTES],
+                got: 0,
+            },
+            max,
+        }
+    }
+
+    /// Consumes bytes from `input` up to the end of at most one frame.
+    ///
+    /// Returns how many bytes were consumed and, when a frame completed (or
+    /// failed), its payload (or the error). Bytes after a completed frame are
+    /// left unconsumed for the next call.
+    pub fn feed(&mut self, input: &[u8]) -> (usize, Option<Result<Vec<u8>, FrameError>>) {
+        let mut used = 0;
+        loop {
+            match &mut self.state {
+                State::Failed => return (used, Some(Err(FrameError::Failed))),
+                State::Head { prefix, got } => {
+                    let take = (PREFIX_BYTES - *got).min(input.len() - used);
+                    prefix[*got..*got + take].copy_from_slice(&input[used..used + take]);
+                    *got += take;
+                    used += take;
+                    if *got < PREFIX_BYTES {
+                        return (used, None);
+                    }
+                    let len = u32::from_be_bytes(*prefix);
+                    // Checked before anything is reserved.
+                    let want = match usize::try_from(len) {
+                        Ok(0) => return (used, Some(Err(self.fail(FrameError::Empty)))),
+                        Ok(want) if want <= self.max => want,
+                        _ => {
+                            let err = FrameError::TooLarge {
+                                len: len.into(),
+                                max: self.max,
+                            };
+                            return (used, Some(Err(self.fail(err))));
+                        }
+                    };
+                    self.state = State::Data {
+                        payload: Vec::new(),
+                        want,
+                    };
+                }
+                State::Data { payload, want } => {
+                    let take = (*want - payload.len()).min(input.len() - used);
+                    // Grows only by what has arrived.
+                    payload.extend_from_slice(&input[used..used + take]);
+                    used += take;
+                    if payload.len() < *want {
+                        return (used, None);
+                    }
+                    let done = std::mem::replace(
+                        &mut self.state,
+                        State::Head {
+                            prefix: [0; PREFIX_BYTES],
+                            got: 0,
+                        },
+                    );
+                    let State::Data { payload, .. } = done else {
+                        unreachable!("state was Data")
+                    };
+                    return (used, Some(Ok(payload)));
+                }
+            }
+        }
+    }
+
+    /// Tells the decoder the stream ended: `Ok(())` at a frame boundary (a
+    /// clean close), a truncation error inside a frame.
+    pub fn finish(&mut self) -> Result<(), FrameError> {
+        let err = match &self.state {
+            State::Head { got: 0, .. } => return Ok(()),
+            State::Head { got, .. } => FrameError::TruncatedPrefix { got: *got },
+            State::Data { payload, want } => FrameError::TruncatedPayload {
+                got: payload.len(),
+                want: *want,
+            },
+            State::Failed => FrameError::Failed,
+        };
+        Err(self.fail(err))
+    }
+
+    fn fail(&mut self, err: FrameError) -> FrameError {
+        self.state = State::Failed;
+        err
+    }
+}
+
+/// Scratch size for readers: wasmtime-wasi hands a guest at most 64 KiB per read.
+pub(crate) const READ_CHUNK: usize = 64 * 1024;
+
+/// Reads frames from a blocking byte stream.
+#[derive(Debug)]
+pub struct FrameReader<R> {
+    inner: R,
+    decoder: FrameDecoder,
+    buf: Vec<u8>,
+    pos: usize,
+}
+
+impl<R: Read> FrameReader<R> {
+    /// Reads frames from `inner`, enforcing [`MAX_FRAME_BYTES`].
+    pub fn new(inner: R) -> Self {
+        Self::with_decoder(inner, FrameDecoder::new())
+    }
+
+    /// Reads frames from `inner` with a custom decoder.
+    pub fn with_decoder(inner: R, decoder: FrameDecoder) -> Self {
+        FrameReader {
+            inner,
+            decoder,
+            buf: Vec::new(),
+            pos: 0,
+        }
+    }
+
+    /// The next payload, or `None` on a clean close at a frame boundary.
+    pub fn read_frame(&mut self) -> Result<Option<Vec<u8>>, FrameError> {
+        loop {
+            if self.pos < self.buf.len() {
+                let (used, done) = self.decoder.feed(&self.buf[self.pos..]);
+                self.pos += used;
+                if let Some(done) = done {
+                    return done.map(Some);
+                }
+            }
+            if self.buf.len() < READ_CHUNK {
+                self.buf.resize(READ_CHUNK, 0);
+            }
+            let n = loop {
+                match self.inner.read(&mut self.buf) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        self.decoder.fail(FrameError::Failed);
+                        return Err(e.into());
+                    }
+                }
+            };
+            self.buf.truncate(n);
+            self.pos = 0;
+            if n == 0 {
+                return self.decoder.finish().map(|()| None);
+            }
+        }
+    }
+
+    /// The underlying reader.
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+}
+
+/// Prepends the length prefix to `payload`'s place in `frame`.
+///
+/// `frame` must start with [`PREFIX_BYTES`] placeholder bytes followed by the
+/// payload; this is how [`crate::encode`] builds frames without a copy.
+pub(crate) fn seal(frame: &mut [u8], max: usize) -> Result<(), FrameError> {
+    let len = frame.len() - PREFIX_BYTES;
+    if len > max {
+        return Err(FrameError::TooLarge {
+            len: len as u64,
+            max,
+        });
+    }
+    if len == 0 {
+        return Err(FrameError::Empty);
+    }
+    // len <= max <= u32::MAX is checked above for any sane max.
+    let prefix = u32::try_from(len).map_err(|_| FrameError::TooLarge {
+        len: len as u64,
+        max,
+    })?;
+    frame[..PREFIX_BYTES].copy_from_slice(&prefix.to_be_bytes());
+    Ok(())
+}
+
+/// Frames `payload` and writes it to a blocking stream, then flushes.
+/// A payload over [`MAX_FRAME_BYTES`] is refused before anything is written.
+pub fn write_frame<W: Write>(w: &mut W, payload: &[u8]) -> Result<(), FrameError> {
+    let mut frame = Vec::with_capacity(PREFIX_BYTES + payload.len());
+    frame.extend_from_slice(&[0; PREFIX_BYTES]);
+    frame.extend_from_slice(payload);
+    seal(&mut frame, MAX_FRAME_BYTES)?;
+    w.write_all(&frame)?;
+    w.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn framed(payload: &[u8]) -> Vec<u8> {
+        let mut v = (payload.len() as u32).to_be_bytes().to_vec();
+        v.extend_from_slice(payload);
+        v
+    }
+
+    fn read_all(bytes: &[u8]) -> (Vec<Vec<u8>>, Option<FrameError>) {
+        let mut r = FrameReader::new(bytes);
+        let mut out = Vec::new();
+        loop {
+            match r.read_frame() {
+                Ok(Some(f)) => out.push(f),
+                Ok(None) => return (out, None),
+                Err(e) => return (out, Some(e)),
+            }
+        }
+    }
+
+    #[test]
+    fn eof_at_a_boundary_is_a_clean_close() {
+        let mut bytes = framed(b"{}");
+        bytes.extend(framed(b"{\"a\":1}"));
+        let (frames, err) = read_all(&bytes);
+        assert_eq!(frames, vec![b"{}".to_vec(), b"{\"a\":1}".to_vec()]);
+        assert!(err.is_none());
+        assert!(read_all(&[]).1.is_none());
+    }
+
+    #[test]
+    fn truncated_prefix_is_an_error() {
+        let (frames, err) = read_all(&[0, 0]);
+        assert!(frames.is_empty());
+        assert!(matches!(err, Some(FrameError::TruncatedPrefix { got: 2 })));
+    }
+
+    #[test]
+    fn truncated_payload_is_an_error() {
+        let bytes = framed(b"{\"abc\":1}");
+        let (_, err) = read_all(&bytes[..bytes.len() - 1]);
+        assert!(matches!(
+            err,
+            Some(FrameError::TruncatedPayload { got: 8, want: 9 })
+        ));
+    }
+
+    #[test]
+    fn zero_length_frame_is_refused() {
+        let (_, err) = read_all(&[0, 0, 0, 0]);
+        assert!(matches!(err, Some(FrameError::Empty)));
+    }
+
+    #[test]
+    fn oversized_prefixes_are_refused_before_allocation() {
+        for prefix in [[0xFF; 4], [0x80, 0, 0, 0], *b"GET ", [0x01, 0, 0, 1]] {
+            let mut d = FrameDecoder::new();
+            let (used, done) = d.feed(&prefix);
+            assert_eq!(used, 4);
+            match done {
+                Some(Err(FrameError::TooLarge { len, max })) => {
+                    assert_eq!(len, u32::from_be_bytes(prefix) as u64);
+                    assert_eq!(max, MAX_FRAME_BYTES);
+                }
+                other => panic!("{prefix:?}: {other:?}"),
+            }
+            // Nothing was reserved for the payload.
+            assert!(matches!(d.state, State::Failed));
+        }
+    }
+
+    #[test]
+    fn the_first_error_is_final() {
+        let mut d = FrameDecoder::new();
+        assert!(matches!(d.feed(&[0, 0, 0, 0]).1, Some(Err(FrameError::Empty))));
+        let (used, done) = d.feed(&framed(b"{}"));
+        assert_eq!(used, 0);
+        assert!(matches!(done, Some(Err(FrameError::Failed))));
+        assert!(matches!(d.finish(), Err(FrameError::Failed)));
+    }
+
+    #[test]
+    fn a_promised_frame_reserves_only_what_arrived() {
+        let mut d = FrameDecoder::new();
+        let (_, done) = d.feed(&(MAX_FRAME_BYTES as u32).to_be_bytes());
+        assert!(done.is_none());
+        let (_, done) = d.feed(b"{");
+        assert!(done.is_none());
+        match &d.state {
+            State::Data { payload, want } => {
+                assert_eq!(*want, MAX_FRAME_BYTES);
+                assert!(payload.capacity() < 1024, "reserved {}", payload.capacity());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn writer_refuses_a_frame_over_the_maximum() {
+        let mut out = Vec::new();
+        let big = vec![b' '; MAX_FRAME_BYTES + 1];
+        let err = write_frame(&mut out, &big).unwrap_err();
+        assert!(matches!(err, FrameError::TooLarge { len, .. } if len == MAX_FRAME_BYTES as u64 + 1));
+        assert!(out.is_empty(), "nothing may be written");
+    }
+
+    #[test]
+    fn a_frame_of_exactly_the_maximum_passes_both_ways() {
+        let mut payload = vec![b' '; MAX_FRAME_BYTES];
+        payload[0] = b'{';
+        payload[MAX_FRAME_BYTES - 1] = b'}';
+        let mut out = Vec::new();
+        write_frame(&mut out, &payload).unwrap();
+        assert_eq!(out.len(), MAX_FRAME_BYTES + 4);
+        let (frames, err) = read_all(&out);
+        assert!(err.is_none());
+        assert_eq!(frames.len(), 1);
+        assert_eq!(frames[0].len(), MAX_FRAME_BYTES);
+    }
+
+    #[test]
+    fn one_over_the_maximum_is_refused_on_read() {
+        let (_, err) = read_all(&((MAX_FRAME_BYTES as u32) + 1).to_be_bytes());
+        assert!(
+            matches!(err, Some(FrameError::TooLarge { len, .. }) if len == MAX_FRAME_BYTES as u64 + 1)
+        );
+    }
+
+    mod prop {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A reader that hands out the bytes in the given chunk sizes.
+        struct Chunked<'a> {
+            bytes: &'a [u8],
+            sizes: Vec<usize>,
+            i: usize,
+        }
+
+        impl Read for Chunked<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let size = self.sizes.get(self.i).copied().unwrap_or(1).max(1);
+                self.i += 1;
+                let n = size.min(buf.len()).min(self.bytes.len());
+                buf[..n].copy_from_slice(&self.bytes[..n]);
+                self.bytes = &self.bytes[n..];
+                Ok(n)
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn any_split_of_a_valid_stream_yields_the_same_frames(
+                payloads in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 1..300), 0..8),
+                sizes in proptest::collection::vec(1usize..40, 0..200),
+            ) {
+                let bytes: Vec<u8> = payloads.iter().flat_map(|p| framed(p)).collect();
+                let mut r = FrameReader::new(Chunked { bytes: &bytes, sizes, i: 0 });
+                let mut got = Vec::new();
+                while let Some(f) = r.read_frame().unwrap() {
+                    got.push(f);
+                }
+                prop_assert_eq!(got, payloads);
+            }
+        }
+
+        #[test]
+        fn a_valid_stream_split_at_every_offset_decodes_the_same() {
+            let payloads: Vec<Vec<u8>> = vec![b"{\"a\":1}".to_vec(), b"{}".to_vec(), vec![b'x'; 70_000]];
+            let bytes: Vec<u8> = payloads.iter().flat_map(|p| framed(p)).collect();
+            for cut in 0..=bytes.len().min(300) {
+                let mut d = FrameDecoder::new();
+                let mut got = Vec::new();
+                for part in [&bytes[..cut], &bytes[cut..]] {
+                    let mut rest = part;
+                    while !rest.is_empty() {
+                        let (used, done) = d.feed(rest);
+                        rest = &rest[used..];
+                        if let Some(done) = done {
+                            got.push(done.unwrap());
+                        }
+                    }
+                }
+                d.finish().unwrap();
+                assert_eq!(got, payloads, "cut at {cut}");
+            }
+            // One byte at a time.
+            let mut r = FrameReader::new(Chunked { bytes: &bytes, sizes: vec![], i: 0 });
+            let mut got = Vec::new();
+            while let Some(f) = r.read_frame().unwrap() {
+                got.push(f);
+            }
+            assert_eq!(got, payloads);
+        }
+    }
+}

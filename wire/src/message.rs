@@ -1,0 +1,249 @@
+//! The four messages (DESIGN section 3) and their JSON shape.
+//!
+//! Field names and omission rules follow the original Go package, so that a
+//! Go parent and a Rust child interoperate: a field marked *omitted when
+//! empty* is left out when it is zero, empty or `None` (Go's `omitempty`),
+//! and a missing optional field decodes as its zero value. Unknown fields are
+//! ignored; a field of the wrong type is a decode error.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{FailureKind, VERSION};
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_duration(d: &Duration) -> bool {
+    d.is_zero()
+}
+
+/// A message that travels in a frame: it carries `"v"`.
+pub trait Message: Serialize + for<'de> Deserialize<'de> {
+    /// The message's name, for errors ("Request", "Result", ...).
+    const NAME: &'static str;
+    /// The `v` it carries.
+    fn version(&self) -> u32;
+}
+
+/// A tool call, child -> parent, on the call channel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    /// Protocol version; always [`VERSION`] when built here.
+    pub v: u32,
+    /// Non-empty, unique among the execution's calls in flight.
+    pub id: String,
+    /// The tool's name.
+    pub tool: String,
+    /// The arguments as raw text (usually JSON); the protocol never parses
+    /// them. Omitted when empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub args: String,
+    /// The child's wish for a per-call deadline in milliseconds; 0 (omitted)
+    /// means none. The parent enforces `min(wish, host maximum)`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub deadline_ms: u64,
+}
+
+impl Request {
+    /// A request at the current version.
+    pub fn new(id: impl Into<String>, tool: impl Into<String>, args: impl Into<String>) -> Self {
+        Request {
+            v: VERSION,
+            id: id.into(),
+            tool: tool.into(),
+            args: args.into(),
+            deadline_ms: 0,
+        }
+    }
+}
+
+/// The answer to one [`Request`], parent -> child, matched by `id`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Response {
+    /// Protocol version.
+    pub v: u32,
+    /// The `id` of the request this answers.
+    pub id: String,
+    /// Whether the call succeeded.
+    pub ok: bool,
+    /// The value as raw text (usually JSON). Omitted when empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    /// The failure class; always present when `ok` is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<FailureKind>,
+    /// What went wrong. Omitted when empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub error: String,
+}
+
+impl Response {
+    /// A successful answer carrying `value`.
+    pub fn success(id: impl Into<String>, value: impl Into<String>) -> Self {
+        Response {
+            v: VERSION,
+            id: id.into(),
+            ok: true,
+            value: value.into(),
+            kind: None,
+            error: String::new(),
+        }
+    }
+
+    /// A failed answer of class `kind`.
+    pub fn failure(id: impl Into<String>, kind: FailureKind, error: impl Into<String>) -> Self {
+        Response {
+            v: VERSION,
+            id: id.into(),
+            ok: false,
+            value: String::new(),
+            kind: Some(kind),
+            error: error.into(),
+        }
+    }
+}
+
+/// One binding the program can call: a global async function and `host.<name>`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StartBinding {
+    /// The tool's name.
+    pub name: String,
+    /// e.g. `"get_logs(host, count)"`: the parameter names become the keys of
+    /// the args object. Omitted when empty (then the single argument is sent).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub signature: String,
+}
+
+/// The budget of one execution. Every item is 0 (and omitted) when unlimited.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StartBudget {
+    /// Wall-clock time for the whole execution, as integer nanoseconds on the wire.
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero_duration",
+        with = "nanoseconds"
+    )]
+    pub wall_clock: Duration,
+    /// Most tool calls the parent accepts.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_calls: u64,
+    /// Most bytes of tool values the parent sends.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_bytes: u64,
+    /// Most bytes of memory the child may use.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_memory: u64,
+}
+
+/// Starts one execution, parent -> child, on the start channel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Start {
+    /// Protocol version.
+    pub v: u32,
+    /// The JavaScript program: the body of an async function.
+    pub program: String,
+    /// The tools the program may call. Omitted when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bindings: Vec<StartBinding>,
+    /// The budget (always sent; its zero items are omitted).
+    #[serde(default)]
+    pub budget: StartBudget,
+    /// Echoed in the [`Result`], so a stale answer cannot be taken for this one.
+    pub result_id: String,
+}
+
+/// How one execution ended, child -> parent, on the start channel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Result {
+    /// Protocol version.
+    pub v: u32,
+    /// The [`Start`]'s `result_id`.
+    pub result_id: String,
+    /// Whether the program finished and returned a value.
+    pub ok: bool,
+    /// The JSON text of what the program returned. Omitted when empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    /// The failure class. Present whenever `ok` is false, except for a
+    /// protocol-level error (which has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<FailureKind>,
+    /// What went wrong. Omitted when empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub error: String,
+    /// Calls as the child counted them: only for reconciliation.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub calls: u64,
+    /// Value bytes as the child counted them: only for reconciliation.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bytes: u64,
+}
+
+impl Result {
+    /// A finished execution whose program returned `value` (JSON text).
+    pub fn success(result_id: impl Into<String>, value: impl Into<String>) -> Self {
+        Result {
+            v: VERSION,
+            result_id: result_id.into(),
+            ok: true,
+            value: value.into(),
+            kind: None,
+            error: String::new(),
+            calls: 0,
+            bytes: 0,
+        }
+    }
+
+    /// A failed execution of class `kind`.
+    pub fn failure(result_id: impl Into<String>, kind: FailureKind, error: impl Into<String>) -> Self {
+        Result {
+            kind: Some(kind),
+            ..Result::protocol_error(result_id, error)
+        }
+    }
+
+    /// An execution ended by a protocol violation: `ok` false and no kind.
+    pub fn protocol_error(result_id: impl Into<String>, error: impl Into<String>) -> Self {
+        Result {
+            v: VERSION,
+            result_id: result_id.into(),
+            ok: false,
+            value: String::new(),
+            kind: None,
+            error: error.into(),
+            calls: 0,
+            bytes: 0,
+        }
+    }
+}
+
+macro_rules! message {
+    ($($ty:ident),*) => {$(
+        impl Message for $ty {
+            const NAME: &'static str = stringify!($ty);
+            fn version(&self) -> u32 {
+                self.v
+            }
+        }
+    )*};
+}
+message!(Request, Response, Start, Result);
+
+/// `Duration` as integer nanoseconds, as Go's `time.Duration` marshals.
+mod nanoseconds {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        // Durations past u64 nanoseconds (584 years) saturate.
+        s.serialize_u64(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        u64::deserialize(d).map(Duration::from_nanos)
+    }
+}

@@ -1,0 +1,217 @@
+//! JSON shape of every message: field names, omission, durations, versions.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wire::{
+    DecodeError, FailureKind, Request, Response, Result as ResultMsg, Start, StartBinding, StartBudget, decode,
+    encode,
+};
+
+fn to_json<T: serde::Serialize>(msg: &T) -> Value {
+    serde_json::to_value(msg).unwrap()
+}
+
+#[test]
+fn request_uses_the_design_field_names() {
+    let mut r = Request::new("7", "get_logs", r#"{"host":"db1"}"#);
+    r.deadline_ms = 250;
+    assert_eq!(
+        to_json(&r),
+        json!({"v": 1, "id": "7", "tool": "get_logs", "args": "{\"host\":\"db1\"}", "deadline_ms": 250})
+    );
+}
+
+#[test]
+fn request_omits_empty_args_and_zero_deadline() {
+    assert_eq!(to_json(&Request::new("1", "t", "")), json!({"v": 1, "id": "1", "tool": "t"}));
+}
+
+#[test]
+fn response_success_and_failure_shapes() {
+    assert_eq!(
+        to_json(&Response::success("1", "[1,2]")),
+        json!({"v": 1, "id": "1", "ok": true, "value": "[1,2]"})
+    );
+    assert_eq!(
+        to_json(&Response::failure("2", FailureKind::RateLimited, "slow down")),
+        json!({"v": 1, "id": "2", "ok": false, "kind": "rate_limited", "error": "slow down"})
+    );
+    // An empty value is omitted, and `ok` never is.
+    assert_eq!(to_json(&Response::success("3", "")), json!({"v": 1, "id": "3", "ok": true}));
+}
+
+#[test]
+fn start_uses_the_design_field_names_and_nanoseconds() {
+    let start = Start {
+        v: 1,
+        program: "return 1".into(),
+        bindings: vec![
+            StartBinding {
+                name: "get_logs".into(),
+                signature: "get_logs(host, count)".into(),
+            },
+            StartBinding {
+                name: "ping".into(),
+                signature: String::new(),
+            },
+        ],
+        budget: StartBudget {
+            wall_clock: Duration::from_millis(1500),
+            max_calls: 10,
+            max_bytes: 2048,
+            max_memory: 64 << 20,
+        },
+        result_id: "r-1".into(),
+    };
+    assert_eq!(
+        to_json(&start),
+        json!({
+            "v": 1,
+            "program": "return 1",
+            "bindings": [{"name": "get_logs", "signature": "get_logs(host, count)"}, {"name": "ping"}],
+            "budget": {"wall_clock": 1_500_000_000u64, "max_calls": 10, "max_bytes": 2048, "max_memory": 67108864},
+            "result_id": "r-1"
+        })
+    );
+}
+
+#[test]
+fn start_omits_empty_bindings_and_zero_budget_items() {
+    let start = Start {
+        v: 1,
+        program: "".into(),
+        bindings: vec![],
+        budget: StartBudget::default(),
+        result_id: "r".into(),
+    };
+    assert_eq!(
+        to_json(&start),
+        json!({"v": 1, "program": "", "budget": {}, "result_id": "r"})
+    );
+    // And a Go parent that left budget out entirely still decodes.
+    let decoded: Start = decode(br#"{"v":1,"program":"x","result_id":"r"}"#).unwrap();
+    assert_eq!(decoded.budget, StartBudget::default());
+    assert!(decoded.bindings.is_empty());
+}
+
+#[test]
+fn wall_clock_is_integer_nanoseconds_both_ways() {
+    let decoded: Start =
+        decode(br#"{"v":1,"program":"","result_id":"r","budget":{"wall_clock":250000001}}"#).unwrap();
+    assert_eq!(decoded.budget.wall_clock, Duration::from_nanos(250_000_001));
+    // Not a float, not a string.
+    assert!(decode::<Start>(br#"{"v":1,"program":"","result_id":"r","budget":{"wall_clock":1.5}}"#).is_err());
+    assert!(decode::<Start>(br#"{"v":1,"program":"","result_id":"r","budget":{"wall_clock":"1s"}}"#).is_err());
+}
+
+#[test]
+fn result_shapes() {
+    let mut ok = ResultMsg::success("r", "{\"n\":1}");
+    ok.calls = 3;
+    ok.bytes = 12;
+    assert_eq!(
+        to_json(&ok),
+        json!({"v": 1, "result_id": "r", "ok": true, "value": "{\"n\":1}", "calls": 3, "bytes": 12})
+    );
+    assert_eq!(
+        to_json(&ResultMsg::failure("r", FailureKind::Limit, "memory limit")),
+        json!({"v": 1, "result_id": "r", "ok": false, "kind": "limit", "error": "memory limit"})
+    );
+    assert_eq!(
+        to_json(&ResultMsg::protocol_error("r", "duplicate id")),
+        json!({"v": 1, "result_id": "r", "ok": false, "error": "duplicate id"})
+    );
+}
+
+#[test]
+fn every_message_round_trips_through_a_frame() {
+    let req = Request::new("1", "t", "a\nb");
+    let frame = encode(&req).unwrap();
+    assert_eq!(u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize, frame.len() - 4);
+    assert_eq!(decode::<Request>(&frame[4..]).unwrap(), req);
+    let res = Response::failure("1", FailureKind::Denied, "no");
+    assert_eq!(decode::<Response>(&encode(&res).unwrap()[4..]).unwrap(), res);
+}
+
+#[test]
+fn unknown_fields_are_ignored() {
+    let r: Request = decode(br#"{"v":1,"id":"1","tool":"t","trace":{"span":9},"extra":[1]}"#).unwrap();
+    assert_eq!(r, Request::new("1", "t", ""));
+}
+
+#[test]
+fn wrong_types_are_decode_errors() {
+    for bad in [
+        &br#"{"v":1,"id":1,"tool":"t"}"#[..],
+        br#"{"v":1,"id":"1","tool":"t","args":{"a":1}}"#,
+        br#"{"v":1,"id":"1","tool":"t","deadline_ms":-5}"#,
+        br#"{"v":1,"id":"1","tool":null}"#,
+    ] {
+        assert!(
+            matches!(decode::<Request>(bad), Err(DecodeError::Malformed { message: "Request", .. })),
+            "{}",
+            String::from_utf8_lossy(bad)
+        );
+    }
+    assert!(matches!(
+        decode::<Response>(br#"{"v":1,"id":"1","ok":"true"}"#),
+        Err(DecodeError::Malformed { .. })
+    ));
+}
+
+#[test]
+fn missing_required_fields_are_decode_errors() {
+    assert!(matches!(decode::<Request>(br#"{"v":1,"tool":"t"}"#), Err(DecodeError::Malformed { .. })));
+    assert!(matches!(decode::<Response>(br#"{"v":1,"id":"1"}"#), Err(DecodeError::Malformed { .. })));
+    assert!(matches!(decode::<ResultMsg>(br#"{"v":1,"ok":true}"#), Err(DecodeError::Malformed { .. })));
+}
+
+#[test]
+fn an_unknown_kind_is_a_decode_error() {
+    let err = decode::<Response>(br#"{"v":1,"id":"1","ok":false,"kind":"oops"}"#).unwrap_err();
+    assert!(err.to_string().contains("unknown failure kind"), "{err}");
+}
+
+#[test]
+fn every_other_version_is_refused_naming_both() {
+    for (payload, got) in [
+        (&br#"{"v":2,"id":"1","tool":"t"}"#[..], "2"),
+        (br#"{"v":0,"id":"1","tool":"t"}"#, "0"),
+        (br#"{"v":-1,"id":"1","tool":"t"}"#, "-1"),
+        (br#"{"v":1.0,"id":"1","tool":"t"}"#, "1.0"),
+        (br#"{"v":"1","id":"1","tool":"t"}"#, "\"1\""),
+        (br#"{"v":2,"other":"shape"}"#, "2"),
+    ] {
+        match decode::<Request>(payload) {
+            Err(e @ DecodeError::Version { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains(&format!("version {got}")), "{text}");
+                assert!(text.contains("version 1"), "{text}");
+            }
+            other => panic!("{}: {other:?}", String::from_utf8_lossy(payload)),
+        }
+    }
+    // A missing version is a malformed message, not a version mismatch.
+    assert!(matches!(
+        decode::<Request>(br#"{"id":"1","tool":"t"}"#),
+        Err(DecodeError::Malformed { .. })
+    ));
+}
+
+#[test]
+fn non_object_payloads_are_refused() {
+    for bad in [&b"[1,\"1\",\"t\"]"[..], b"\"x\"", b"42", b"null", b"true", b"  "] {
+        assert!(
+            matches!(decode::<Request>(bad), Err(DecodeError::NotObject { .. })),
+            "{}",
+            String::from_utf8_lossy(bad)
+        );
+    }
+}
+
+#[test]
+fn trailing_bytes_and_bad_utf8_are_refused() {
+    assert!(decode::<Request>(br#"{"v":1,"id":"1","tool":"t"} {}"#).is_err());
+    assert!(decode::<Request>(b"{\"v\":1,\"id\":\"\xff\",\"tool\":\"t\"}").is_err());
+}
