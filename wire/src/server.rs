@@ -214,8 +214,9 @@ impl Server {
             () = cancel.cancelled() => Ok(Ending::Cancelled),
             ending = conn.run() => ending,
         };
-        // Dropping the JoinSet aborts every handler still running; dropping
-        // the sender lets the writer drain what is queued and shut down.
+        // Every handler still running is aborted and dropped before serve
+        // returns; dropping the sender lets the writer drain what is queued.
+        conn.calls.shutdown().await;
         drop(conn);
         if matches!(ending, Ok(Ending::Closed)) {
             tokio::select! {

@@ -1,0 +1,264 @@
+//! Client, Runner and Starter, alone and against the Server.
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+use wire::{
+    Call, Client, ClientError, FailureKind, HandlerError, ProtocolError, Response, Result as ResultMsg, Runner,
+    RunnerError, Server, ServerOptions, Start, StartBudget, Starter, StarterError, decode, encode,
+};
+
+fn frames(responses: &[Response]) -> Vec<u8> {
+    responses.iter().flat_map(|r| encode(r).unwrap()).collect()
+}
+
+fn start_msg() -> Start {
+    Start {
+        v: 1,
+        program: "return 1".into(),
+        bindings: vec![],
+        budget: StartBudget::default(),
+        result_id: "r-7".into(),
+    }
+}
+
+#[test]
+fn client_matches_out_of_order_responses_by_id() {
+    let input = frames(&[
+        Response::success("3", "c"),
+        Response::failure("1", FailureKind::NotFound, "no such tool"),
+        Response::success("2", "b"),
+    ]);
+    let mut sent = Vec::new();
+    let mut client = Client::new(&input[..], &mut sent);
+    let ids: Vec<String> = ["a", "b", "c"]
+        .iter()
+        .map(|t| client.send(t, "{}", 0).unwrap())
+        .collect();
+    assert_eq!(ids, ["1", "2", "3"]);
+    assert_eq!(client.in_flight(), 3, "all three are out before any answer is read");
+    let replies: Vec<_> = (0..3).map(|_| client.recv().unwrap()).collect();
+    assert_eq!(replies[0].outcome, Ok("c".to_string()));
+    assert_eq!(replies[0].id, "3");
+    assert_eq!(
+        replies[1].outcome,
+        Err(wire::ToolFailure::new(FailureKind::NotFound, "no such tool"))
+    );
+    assert_eq!(replies[2].id, "2");
+    assert_eq!((client.calls(), client.bytes()), (3, 2));
+    assert!(matches!(client.recv(), Err(ClientError::Idle)));
+    drop(client);
+    // Three whole Request frames went out.
+    let mut r = wire::FrameReader::new(&sent[..]);
+    let mut tools = Vec::new();
+    while let Some(p) = r.read_frame().unwrap() {
+        tools.push(decode::<wire::Request>(&p).unwrap().tool);
+    }
+    assert_eq!(tools, ["a", "b", "c"]);
+}
+
+#[test]
+fn client_refuses_a_response_for_an_unknown_id() {
+    let input = frames(&[Response::success("99", "x")]);
+    let mut client = Client::new(&input[..], std::io::sink());
+    client.send("t", "", 0).unwrap();
+    assert!(matches!(
+        client.recv(),
+        Err(ClientError::Protocol(ProtocolError::UnknownId(id))) if id == "99"
+    ));
+}
+
+#[test]
+fn client_refuses_a_failed_response_without_a_kind() {
+    let input = br#"{"v":1,"id":"1","ok":false,"error":"x"}"#;
+    let mut framed = (input.len() as u32).to_be_bytes().to_vec();
+    framed.extend_from_slice(input);
+    let mut client = Client::new(&framed[..], std::io::sink());
+    client.send("t", "", 0).unwrap();
+    assert!(matches!(
+        client.recv(),
+        Err(ClientError::Protocol(ProtocolError::MissingKind { .. }))
+    ));
+}
+
+#[test]
+fn eof_fails_every_call_in_flight_then_closes() {
+    let input = frames(&[Response::success("2", "ok")]);
+    let mut client = Client::new(&input[..], std::io::sink());
+    for _ in 0..4 {
+        client.send("t", "", 0).unwrap();
+    }
+    assert_eq!(client.recv().unwrap().outcome, Ok("ok".into()));
+    let mut failed = Vec::new();
+    for _ in 0..3 {
+        let reply = client.recv().unwrap();
+        let err = reply.outcome.unwrap_err();
+        assert_eq!(err.kind, FailureKind::Cancelled);
+        failed.push(reply.id);
+    }
+    assert_eq!(failed, ["1", "3", "4"]);
+    assert!(matches!(client.recv(), Err(ClientError::Closed)));
+    // A call made after the close fails the same way instead of hanging.
+    let id = client.send("t", "", 0).unwrap();
+    assert_eq!(client.recv().unwrap().id, id);
+}
+
+#[test]
+fn a_version_mismatch_in_a_response_is_loud() {
+    let input = br#"{"v":3,"id":"1","ok":true}"#;
+    let mut framed = (input.len() as u32).to_be_bytes().to_vec();
+    framed.extend_from_slice(input);
+    let mut client = Client::new(&framed[..], std::io::sink());
+    client.send("t", "", 0).unwrap();
+    match client.recv() {
+        Err(ClientError::Protocol(e)) => {
+            assert!(e.is_version_mismatch());
+            assert!(e.to_string().contains("version 3") && e.to_string().contains("version 1"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn runner_takes_one_start_and_sends_one_result() {
+    let input = encode(&start_msg()).unwrap();
+    let mut out = Vec::new();
+    let mut runner = Runner::new(&input[..], &mut out);
+    let start = runner.start().unwrap();
+    assert_eq!(start, start_msg());
+    assert!(matches!(runner.start(), Err(RunnerError::AlreadyStarted)));
+    runner.finish(&ResultMsg::success("r-7", "1")).unwrap();
+    let mut r = wire::FrameReader::new(&out[..]);
+    let result: ResultMsg = decode(&r.read_frame().unwrap().unwrap()).unwrap();
+    assert_eq!(result.value, "1");
+    assert!(r.read_frame().unwrap().is_none(), "exactly one Result");
+}
+
+#[test]
+fn runner_reports_a_closed_start_channel_and_a_bad_version() {
+    let mut runner = Runner::new(&[][..], std::io::sink());
+    assert!(matches!(runner.start(), Err(RunnerError::NoStart)));
+    let mut start = start_msg();
+    start.v = 2;
+    let input = encode(&start).unwrap();
+    let mut runner = Runner::new(&input[..], std::io::sink());
+    match runner.start() {
+        Err(RunnerError::Protocol(e)) => assert!(e.is_version_mismatch()),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A child's start channel that never answers: a socket pair whose far end
+/// is held open and silent.
+fn silent_child() -> (tokio::net::UnixStream, UnixStream) {
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    ours.set_nonblocking(true).unwrap();
+    (tokio::net::UnixStream::from_std(ours).unwrap(), theirs)
+}
+
+#[tokio::test]
+async fn starter_returns_on_timeout_against_a_silent_child() {
+    let (ours, _theirs) = silent_child();
+    let (r, w) = ours.into_split();
+    let t = std::time::Instant::now();
+    let err = Starter::new(r, w)
+        .start(&start_msg(), &CancellationToken::new(), Some(Duration::from_millis(50)))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StarterError::TimedOut(d) if d == Duration::from_millis(50)));
+    assert!(t.elapsed() >= Duration::from_millis(50));
+}
+
+#[tokio::test]
+async fn starter_returns_on_cancel_and_closes_its_connection() {
+    let (ours, mut theirs) = silent_child();
+    let (r, w) = ours.into_split();
+    let cancel = CancellationToken::new();
+    let c = cancel.clone();
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        c.cancel();
+    });
+    let err = Starter::new(r, w).start(&start_msg(), &cancel, None).await.unwrap_err();
+    assert!(matches!(err, StarterError::Cancelled));
+    canceller.await.unwrap();
+    // The child got the Start, then EOF: the connection was closed.
+    let mut seen = Vec::new();
+    theirs.read_to_end(&mut seen).unwrap();
+    assert_eq!(seen, encode(&start_msg()).unwrap());
+}
+
+#[tokio::test]
+async fn starter_refuses_a_result_for_another_start() {
+    let (ours, mut theirs) = silent_child();
+    let (r, w) = ours.into_split();
+    theirs.write_all(&encode(&ResultMsg::success("someone-else", "1")).unwrap()).unwrap();
+    let err = Starter::new(r, w)
+        .start(&start_msg(), &CancellationToken::new(), None)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StarterError::Protocol(ProtocolError::ResultIdMismatch { .. })), "{err}");
+}
+
+#[tokio::test]
+async fn starter_reports_a_child_that_closes_without_a_result() {
+    let (ours, theirs) = silent_child();
+    drop(theirs);
+    let (r, w) = ours.into_split();
+    let err = Starter::new(r, w)
+        .start(&start_msg(), &CancellationToken::new(), None)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StarterError::NoResult | StarterError::Send(_)), "{err}");
+}
+
+/// The whole call channel: a blocking Client in a thread against the Server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_while_calls_are_in_flight_fails_every_call_in_the_client() {
+    let (server_side, client_side) = UnixStream::pair().unwrap();
+    server_side.set_nonblocking(true).unwrap();
+    let (r, w) = tokio::net::UnixStream::from_std(server_side).unwrap().into_split();
+    let started = Arc::new(tokio::sync::Semaphore::new(0));
+    let s = started.clone();
+    let handler = move |call: Call| {
+        let s = s.clone();
+        async move {
+            if call.tool == "fast" {
+                return Ok::<_, HandlerError>("quick".into());
+            }
+            s.add_permits(1);
+            std::future::pending::<()>().await;
+            Ok(String::new())
+        }
+    };
+    let server = Server::new(ServerOptions::default(), Arc::new(handler));
+    let cancel = CancellationToken::new();
+    let serving = tokio::spawn(server.serve(r, w, cancel.clone()));
+    let child = std::thread::spawn(move || {
+        let mut client = Client::new(client_side.try_clone().unwrap(), client_side);
+        for _ in 0..5 {
+            client.send("slow", "", 0).unwrap();
+        }
+        client.send("fast", "", 0).unwrap();
+        let mut outcomes = Vec::new();
+        loop {
+            match client.recv() {
+                Ok(reply) => outcomes.push(reply),
+                Err(ClientError::Closed) => return outcomes,
+                Err(e) => panic!("{e}"),
+            }
+        }
+    });
+    let _all_started = started.acquire_many(5).await.unwrap();
+    cancel.cancel();
+    assert_eq!(serving.await.unwrap().unwrap(), wire::Ending::Cancelled);
+    let outcomes = tokio::task::spawn_blocking(move || child.join().unwrap()).await.unwrap();
+    assert_eq!(outcomes.len(), 6);
+    assert_eq!(outcomes[0].outcome, Ok("quick".into()));
+    for reply in &outcomes[1..] {
+        assert_eq!(reply.outcome.as_ref().unwrap_err().kind, FailureKind::Cancelled);
+    }
+}
