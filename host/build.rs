@@ -1,0 +1,242 @@
+//! Builds the guest component (`guest/`, package `wasmwire-guest`) for
+//! `wasm32-wasip2` and hands its path to the library as the compile-time
+//! environment variable `WASMWIRE_GUEST_WASM`, for `include_bytes!`.
+//!
+//! The guest is built by a nested `cargo build` with its own target directory
+//! (`<target>/guest-wasm`): sharing the outer one would wait forever on the
+//! outer cargo's lock. QuickJS is C, so it needs a wasi-sdk; this script makes
+//! a wasi-sdk-shaped directory of symlinks to Debian's clang-19 and wasi-libc
+//! (see shared/TOOLCHAIN.md section 2) unless `WASI_SDK` already names one.
+//! When a part is missing it says so and points at `scripts/setup`.
+
+use std::env;
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const GUEST_PACKAGE: &str = "wasmwire-guest";
+const GUEST_TARGET: &str = "wasm32-wasip2";
+
+/// Debian's parts of a wasi-sdk (packages clang-19, llvm-19, wasi-libc).
+const CLANG: &str = "/usr/bin/clang-19";
+const AR: &str = "/usr/bin/llvm-ar-19";
+const WASI_INCLUDE: &str = "/usr/include/wasm32-wasi";
+const WASI_LIB: &str = "/usr/lib/wasm32-wasi";
+/// From libclang-rt-19-dev-wasm32: clang links its builtins from here.
+const CLANG_RT: &str = "/usr/lib/llvm-19/lib/clang/19/lib/wasi/libclang_rt.builtins-wasm32.a";
+
+const SETUP_HINT: &str = "run `scripts/setup` once: it installs clang-19, lld-19, wasi-libc and \
+     libclang-rt-19-dev-wasm32 with apt-get and runs `rustup target add wasm32-wasip2`";
+
+/// Environment the outer cargo sets for this script, or that a user set for
+/// the outer build, and that would change or break the nested build:
+/// flags for the host target, the outer target directory and target, the
+/// clippy driver (a different fingerprint would rebuild the guest on every
+/// switch between `cargo build` and `cargo clippy`), the outer jobserver.
+const NOT_INHERITED: &[&str] = &[
+    "RUSTFLAGS",
+    "CARGO_ENCODED_RUSTFLAGS",
+    "CARGO_BUILD_RUSTFLAGS",
+    "RUSTDOCFLAGS",
+    "CARGO_ENCODED_RUSTDOCFLAGS",
+    "CARGO_TARGET_DIR",
+    "CARGO_BUILD_TARGET",
+    "CARGO_BUILD_TARGET_DIR",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "RUSTC_LINKER",
+    "CARGO_MAKEFLAGS",
+    "MAKEFLAGS",
+    "MFLAGS",
+    "CARGO_MANIFEST_DIR",
+    "CARGO_MANIFEST_PATH",
+    "CARGO_MANIFEST_LINKS",
+    "CARGO_PRIMARY_PACKAGE",
+    "OUT_DIR",
+    "TARGET",
+    "HOST",
+    "NUM_JOBS",
+    "OPT_LEVEL",
+    "DEBUG",
+    "PROFILE",
+];
+/// Prefixes of per-package variables the outer cargo sets for this script.
+const NOT_INHERITED_PREFIXES: &[&str] = &["CARGO_FEATURE_", "CARGO_CFG_", "CARGO_PKG_", "DEP_"];
+
+fn main() -> ExitCode {
+    match build() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            println!("cargo::error={message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn build() -> Result<(), String> {
+    let manifest_dir = PathBuf::from(var("CARGO_MANIFEST_DIR")?);
+    let workspace = manifest_dir
+        .parent()
+        .ok_or("host/ has no parent directory")?
+        .to_path_buf();
+    let out_dir = PathBuf::from(var("OUT_DIR")?);
+    watch(&workspace);
+
+    // TEMPORARY (remove before the guest lands): no guest binary yet.
+    if !workspace.join("guest/src/main.rs").exists() {
+        let embedded = out_dir.join("wasmwire-guest.wasm");
+        fs::write(&embedded, b"").map_err(|e| e.to_string())?;
+        println!("cargo::rustc-env=WASMWIRE_GUEST_WASM={}", embedded.display());
+        println!("cargo::warning=guest/src/main.rs does not exist yet: embedding an empty guest");
+        return Ok(());
+    }
+
+    let guest_target_dir = target_dir(&out_dir, &workspace).join("guest-wasm");
+    let wasi_sdk = wasi_sdk(&guest_target_dir)?;
+    check_rust_target()?;
+
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(&workspace)
+        .args(["build", "--release", "--target", GUEST_TARGET, "-p", GUEST_PACKAGE])
+        .arg("--manifest-path")
+        .arg(workspace.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&guest_target_dir)
+        .env("WASI_SDK", &wasi_sdk);
+    for (name, _) in env::vars_os() {
+        let name_text = name.to_string_lossy();
+        if NOT_INHERITED.contains(&name_text.as_ref())
+            || NOT_INHERITED_PREFIXES.iter().any(|p| name_text.starts_with(p))
+        {
+            command.env_remove(&name);
+        }
+    }
+    let status = command
+        .status()
+        .map_err(|e| format!("could not run cargo to build the guest: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "building the guest component failed ({status}); its errors are above. \
+             If a C compiler or the wasm32-wasip2 target is missing, {SETUP_HINT}"
+        ));
+    }
+
+    let built = guest_target_dir
+        .join(GUEST_TARGET)
+        .join("release")
+        .join(format!("{GUEST_PACKAGE}.wasm"));
+    // A copy per build, so a concurrent nested build cannot change the bytes
+    // under this crate's `include_bytes!`.
+    let embedded = out_dir.join("wasmwire-guest.wasm");
+    let size = fs::copy(&built, &embedded)
+        .map_err(|e| format!("the guest build left no {}: {e}", built.display()))?;
+    println!("cargo::rustc-env=WASMWIRE_GUEST_WASM={}", embedded.display());
+    println!(
+        "cargo::warning=guest component {GUEST_PACKAGE}.wasm: {} KiB",
+        size.div_ceil(1024)
+    );
+    Ok(())
+}
+
+fn var(name: &str) -> Result<String, String> {
+    env::var(name).map_err(|_| format!("cargo did not set {name}"))
+}
+
+/// Rebuild the guest when its sources, the protocol or the WIT change.
+fn watch(workspace: &Path) {
+    for path in [
+        "guest/src",
+        "guest/Cargo.toml",
+        "guest/build.rs",
+        "wire/src",
+        "wire/Cargo.toml",
+        "wit",
+        "Cargo.toml",
+        "Cargo.lock",
+        ".cargo/config.toml",
+    ] {
+        let path = workspace.join(path);
+        // A path that does not exist would make cargo rerun this every time.
+        if path.exists() {
+            println!("cargo::rerun-if-changed={}", path.display());
+        }
+    }
+    println!("cargo::rerun-if-env-changed=WASI_SDK");
+}
+
+/// The outer target directory: the ancestor of OUT_DIR above `<profile>/build`
+/// (it honours `--target-dir` and `CARGO_TARGET_DIR` alike), else
+/// `<workspace>/target`.
+fn target_dir(out_dir: &Path, workspace: &Path) -> PathBuf {
+    out_dir
+        .ancestors()
+        .find(|dir| dir.file_name().is_some_and(|name| name == "build"))
+        .and_then(|build| build.parent()?.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| workspace.join("target"))
+}
+
+/// `WASI_SDK` if the user set one, else a wasi-sdk-shaped directory of
+/// symlinks under `dir`, made (idempotently) now.
+fn wasi_sdk(dir: &Path) -> Result<PathBuf, String> {
+    if let Some(sdk) = env::var_os("WASI_SDK").map(PathBuf::from)
+        && sdk.is_dir()
+    {
+        return Ok(sdk);
+    }
+    let missing: Vec<&str> = [CLANG, AR, WASI_INCLUDE, WASI_LIB, CLANG_RT]
+        .into_iter()
+        .filter(|path| !Path::new(path).exists())
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "the C toolchain for the wasm guest is missing ({} not found); {SETUP_HINT}",
+            missing.join(", ")
+        ));
+    }
+    let sdk = dir.join("wasi-sdk");
+    let sysroot = sdk.join("share/wasi-sysroot");
+    let io = |e: std::io::Error| format!("could not make the wasi-sdk shim in {}: {e}", sdk.display());
+    for sub in ["bin", "share/wasi-sysroot/include", "share/wasi-sysroot/lib"] {
+        fs::create_dir_all(sdk.join(sub)).map_err(io)?;
+    }
+    link(CLANG, &sdk.join("bin/clang")).map_err(io)?;
+    link(AR, &sdk.join("bin/ar")).map_err(io)?;
+    for triple in ["wasm32-wasi", "wasm32-wasip1", "wasm32-wasip2"] {
+        link(WASI_INCLUDE, &sysroot.join("include").join(triple)).map_err(io)?;
+        link(WASI_LIB, &sysroot.join("lib").join(triple)).map_err(io)?;
+    }
+    Ok(sdk)
+}
+
+/// Makes `link` a symlink to `target`, replacing whatever is there unless it
+/// already is exactly that.
+fn link(target: &str, link: &Path) -> std::io::Result<()> {
+    if fs::read_link(link).is_ok_and(|existing| existing == Path::new(target)) {
+        return Ok(());
+    }
+    match fs::remove_file(link) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    std::os::unix::fs::symlink(target, link)
+}
+
+/// The standard library for the guest target must be installed through rustup.
+fn check_rust_target() -> Result<(), String> {
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| OsString::from("rustc"));
+    let output = Command::new(&rustc)
+        .args(["--print", "target-libdir", "--target", GUEST_TARGET])
+        .output()
+        .map_err(|e| format!("could not run rustc: {e}"))?;
+    let libdir = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    if !output.status.success() || libdir.is_empty() || !Path::new(&libdir).is_dir() {
+        return Err(format!(
+            "the Rust standard library for {GUEST_TARGET} is not installed; {SETUP_HINT}"
+        ));
+    }
+    Ok(())
+}

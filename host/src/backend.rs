@@ -1,0 +1,136 @@
+//! What a backend is: a way to start a child and hand back its four streams.
+//!
+//! The protocol roles do not care where the bytes go. A backend decides how
+//! the child is started, which budget items it can hold, and how it is
+//! stopped; [`crate::Sandbox`] does the rest the same way for all of them.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_util::sync::CancellationToken;
+
+use crate::console::Console;
+use crate::process::ProcessChild;
+use crate::wasm::{ChildEnd, ChildIo, ChildLimits, WasmChild};
+use crate::{Budget, SandboxError};
+
+/// Which budget items a backend can hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Holds {
+    /// It can stop the child when the wall clock runs out.
+    pub wall_clock: bool,
+    /// The Server counts calls (every backend).
+    pub max_calls: bool,
+    /// The Server counts value bytes (every backend).
+    pub max_bytes: bool,
+    /// It can cap the child's memory.
+    pub max_memory: bool,
+}
+
+impl Holds {
+    /// Refuses `budget` if it asks for an item not held, naming the item.
+    pub fn check(&self, backend: &'static str, budget: &Budget) -> Result<(), SandboxError> {
+        let asks = [
+            ("wall_clock", !budget.wall_clock.is_zero(), self.wall_clock),
+            ("max_calls", budget.max_calls > 0, self.max_calls),
+            ("max_bytes", budget.max_bytes > 0, self.max_bytes),
+            ("max_memory", budget.max_memory > 0, self.max_memory),
+        ];
+        match asks.iter().find(|(_, asked, held)| *asked && !*held) {
+            Some((item, _, _)) => Err(SandboxError::Unsupported { backend, item }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Boxed async byte streams, so every backend hands back the same types.
+pub(crate) type Reader = Box<dyn AsyncRead + Send + Sync + Unpin>;
+/// See [`Reader`].
+pub(crate) type Writer = Box<dyn AsyncWrite + Send + Sync + Unpin>;
+
+/// A started child: the parent's ends of its channels and its end.
+pub(crate) struct Spawned {
+    /// Requests from the child (its stdout).
+    pub call_reader: Reader,
+    /// Responses to the child (its stdin).
+    pub call_writer: Writer,
+    /// The Result from the child.
+    pub start_reader: Reader,
+    /// The Start to the child.
+    pub start_writer: Writer,
+    /// Resolves when the child has ended; cancelling the `stop` token given
+    /// to `spawn` makes it end promptly.
+    pub exit: Pin<Box<dyn Future<Output = ChildEnd> + Send>>,
+}
+
+/// The backends.
+#[derive(Debug, Clone)]
+pub(crate) enum Backend {
+    Wasm(Arc<WasmChild>),
+    Process(Arc<ProcessChild>),
+}
+
+/// Buffer of each in-memory channel to a wasm child.
+const PIPE_BYTES: usize = 256 * 1024;
+
+impl Backend {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Backend::Wasm(_) => "wasm",
+            Backend::Process(_) => "process",
+        }
+    }
+
+    pub fn holds(&self) -> Holds {
+        match self {
+            // Memory by StoreLimits, time by epochs plus a host timeout.
+            Backend::Wasm(_) => Holds {
+                wall_clock: true,
+                max_calls: true,
+                max_bytes: true,
+                max_memory: true,
+            },
+            Backend::Process(p) => p.holds(),
+        }
+    }
+
+    pub fn spawn(&self, console: Console, budget: &Budget, stop: CancellationToken) -> Result<Spawned, SandboxError> {
+        match self {
+            Backend::Wasm(child) => {
+                let (call_in, call_writer) = tokio::io::duplex(PIPE_BYTES);
+                let (call_reader, call_out) = tokio::io::duplex(PIPE_BYTES);
+                let (start_in, start_writer) = tokio::io::duplex(PIPE_BYTES);
+                let (start_reader, start_out) = tokio::io::duplex(PIPE_BYTES);
+                let io = ChildIo {
+                    call_in: Box::new(call_in),
+                    call_out: Box::new(call_out),
+                    start_in: Box::new(start_in),
+                    start_out: Box::new(start_out),
+                    console,
+                };
+                let limits = ChildLimits {
+                    max_memory: budget.max_memory,
+                    wall_clock: budget.wall_clock,
+                };
+                let child = child.clone();
+                let task = tokio::spawn(async move { child.run(io, limits, &stop).await.end });
+                Ok(Spawned {
+                    call_reader: Box::new(call_reader),
+                    call_writer: Box::new(call_writer),
+                    start_reader: Box::new(start_reader),
+                    start_writer: Box::new(start_writer),
+                    exit: Box::pin(async move {
+                        task.await.unwrap_or_else(|e| {
+                            ChildEnd::Failed(crate::wasm::ChildFailure::Trap {
+                                message: format!("the child's task ended abnormally: {e}"),
+                            })
+                        })
+                    }),
+                })
+            }
+            Backend::Process(child) => child.spawn(console, budget, stop),
+        }
+    }
+}

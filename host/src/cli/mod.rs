@@ -1,0 +1,116 @@
+//! The command line: arguments, shell tools, and the one Result line.
+
+mod args;
+mod shell_tool;
+mod units;
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use wasmwire::{Execution, ProcessChild, Sandbox, SandboxError, SandboxOptions, Tools};
+
+use args::{Cli, Command, RunArgs};
+
+/// Exit codes, as documented in the README.
+const EXIT_OK: u8 = 0;
+const EXIT_NOT_OK: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+const EXIT_PROTOCOL: u8 = 3;
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help/version to stdout with success; usage errors to stderr.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { EXIT_OK });
+        }
+    };
+    match cli.command {
+        Command::Run(args) => match run(args) {
+            Ok(code) => ExitCode::from(code),
+            Err(e) => {
+                eprintln!("wasmwire: {e:#}");
+                ExitCode::from(EXIT_USAGE)
+            }
+        },
+    }
+}
+
+/// Runs one program; `Err` is a usage or set-up error (exit 2).
+fn run(args: RunArgs) -> anyhow::Result<u8> {
+    let program = read_program(&args.program)?;
+    let mut tools = Tools::new();
+    for spec in &args.tools {
+        tools.register(shell_tool::tool(spec))?;
+    }
+    let options = SandboxOptions {
+        max_in_flight: args.max_inflight,
+        max_call_deadline: args.max_call_deadline,
+        ..SandboxOptions::default()
+    };
+    let execution = Execution::new(program).budget(args.budget());
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let outcome = runtime.block_on(async {
+        let sandbox = match (&args.child, &args.child_wasm) {
+            (Some(command), _) => Sandbox::with_process(ProcessChild::new(command.clone()), options),
+            (None, Some(path)) => {
+                let bytes = std::fs::read(path).with_context(|| format!("reading the child component {}", path.display()))?;
+                Sandbox::with_component(&bytes, options)?
+            }
+            (None, None) => Sandbox::new(options)?,
+        };
+        let cancel = wasmwire::CancellationToken::new();
+        let on_interrupt = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_interrupt.cancel();
+            }
+        });
+        match sandbox.run(&execution, &tools, cancel).await {
+            Ok(outcome) => Ok(outcome),
+            Err(e @ SandboxError::Unsupported { .. }) => Err(anyhow::Error::new(e)),
+            Err(e) => Err(anyhow::Error::new(e).context("could not start the execution")),
+        }
+    })?;
+
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(outcome.console.as_bytes());
+    if outcome.counts_disagree {
+        if let Some((calls, bytes)) = outcome.child_counts {
+            let _ = writeln!(
+                stderr,
+                "wasmwire: the child counted {calls} calls and {bytes} bytes; the parent counted {} and {} (the parent's counts are reported)",
+                outcome.result.calls, outcome.result.bytes
+            );
+        }
+    }
+    let line = serde_json::to_string(&outcome.result).context("encoding the Result")?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{line}").context("writing the Result")?;
+    stdout.flush().context("writing the Result")?;
+    Ok(if outcome.result.ok {
+        EXIT_OK
+    } else if outcome.protocol_violation() {
+        EXIT_PROTOCOL
+    } else {
+        EXIT_NOT_OK
+    })
+}
+
+fn read_program(path: &std::path::Path) -> anyhow::Result<String> {
+    if path.as_os_str() == "-" {
+        let mut program = String::new();
+        std::io::stdin()
+            .read_to_string(&mut program)
+            .context("reading the program from stdin")?;
+        return Ok(program);
+    }
+    std::fs::read_to_string(path).with_context(|| format!("reading the program {}", path.display()))
+}

@@ -1,0 +1,232 @@
+//! `--tool NAME=COMMAND`: a tool answered by a shell command.
+//!
+//! A call runs COMMAND with `sh -c`, the args text on its stdin and
+//! `WASMWIRE_TOOL=NAME` in its environment. Exit 0: the value is its stdout
+//! with one trailing newline removed. Otherwise the error is its stderr, and
+//! the kind is the one named by a first stderr line `kind: CLASS`, else the
+//! exit code's (sysexits.h): 64/65 invalid, 66 not_found, 69/75 transient,
+//! 77 denied, anything else unknown. The command's process group is killed
+//! when the call's deadline passes or the execution ends (the handler's
+//! future is dropped).
+
+use std::process::Stdio;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+use wasmwire::{FailureKind, Tool, ToolFailure, wire::Call};
+
+/// The most a tool command may print; past it the call fails with `limit`.
+const MAX_OUTPUT: usize = wire::MAX_FRAME_BYTES;
+
+/// A parsed `--tool` argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolSpec {
+    pub name: String,
+    pub signature: String,
+    pub command: String,
+}
+
+impl ToolSpec {
+    /// `NAME=COMMAND` or `NAME(PARAM, ...)=COMMAND`.
+    pub fn parse(spec: &str) -> Result<ToolSpec, String> {
+        let paren = spec.find('(');
+        let eq = spec
+            .find('=')
+            .ok_or_else(|| format!("{spec:?} is not NAME=COMMAND or NAME(PARAM, ...)=COMMAND"))?;
+        let (head, command) = match paren {
+            Some(p) if p < eq => {
+                let close = spec[p..]
+                    .find(')')
+                    .map(|c| p + c)
+                    .ok_or_else(|| format!("{spec:?}: the parameter list has no ')'"))?;
+                let rest = spec[close + 1..].trim_start();
+                let command = rest
+                    .strip_prefix('=')
+                    .ok_or_else(|| format!("{spec:?}: expected '=' after the parameter list"))?;
+                (&spec[..=close], command)
+            }
+            _ => (&spec[..eq], &spec[eq + 1..]),
+        };
+        let head = head.trim();
+        let name = head.split('(').next().unwrap_or_default().trim().to_string();
+        if name.is_empty() {
+            return Err(format!("{spec:?}: the tool has no name"));
+        }
+        if command.trim().is_empty() {
+            return Err(format!("{spec:?}: the tool has no command"));
+        }
+        let signature = if head.contains('(') { head.to_string() } else { String::new() };
+        Ok(ToolSpec {
+            name,
+            signature,
+            command: command.to_string(),
+        })
+    }
+}
+
+/// The tool a spec describes.
+pub fn tool(spec: &ToolSpec) -> Tool {
+    let (name, command) = (spec.name.clone(), spec.command.clone());
+    Tool::new(spec.name.clone(), move |call: Call| run(name.clone(), command.clone(), call)).signature(spec.signature.clone())
+}
+
+async fn run(name: String, command: String, call: Call) -> Result<String, wire::HandlerError> {
+    let mut child = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(&command)
+        .env("WASMWIRE_TOOL", &name)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| ToolFailure::new(FailureKind::Unknown, format!("could not start `{command}`: {e}")))?;
+    // Dropping this future (deadline, end of execution) kills the whole group.
+    let _group = KillGroup(child.id());
+    let mut stdin = child.stdin.take();
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let args = call.args;
+    let feed = async move {
+        if let Some(stdin) = stdin.as_mut() {
+            // A command that does not read its stdin is fine.
+            let _ = stdin.write_all(args.as_bytes()).await;
+        }
+        drop(stdin);
+    };
+    let (_, out, err, status) = tokio::join!(feed, read_capped(stdout.as_mut()), read_capped(stderr.as_mut()), child.wait());
+    let status = status.map_err(|e| ToolFailure::new(FailureKind::Unknown, format!("waiting for `{command}`: {e}")))?;
+    let (out, out_over) = out;
+    let (err, _) = err;
+    if out_over {
+        return Err(ToolFailure::new(FailureKind::Limit, format!("`{command}` printed more than {MAX_OUTPUT} bytes")).into());
+    }
+    if status.success() {
+        let mut value = String::from_utf8_lossy(&out).into_owned();
+        if value.ends_with('\n') {
+            value.pop();
+        }
+        return Ok(value);
+    }
+    let stderr = String::from_utf8_lossy(&err).into_owned();
+    Err(failure(status.code(), &stderr).into())
+}
+
+/// The failure a non-zero exit means.
+fn failure(code: Option<i32>, stderr: &str) -> ToolFailure {
+    let (first, rest) = stderr.split_once('\n').unwrap_or((stderr, ""));
+    if let Some(kind) = first.strip_prefix("kind:").and_then(|k| k.trim().parse::<FailureKind>().ok()) {
+        return ToolFailure::new(kind, rest.trim_end());
+    }
+    let kind = match code {
+        Some(64 | 65) => FailureKind::Invalid,
+        Some(66) => FailureKind::NotFound,
+        Some(69 | 75) => FailureKind::Transient,
+        Some(77) => FailureKind::Denied,
+        _ => FailureKind::Unknown,
+    };
+    let message = stderr.trim_end();
+    let message = if message.is_empty() {
+        match code {
+            Some(code) => format!("the tool exited with code {code}"),
+            None => "the tool was killed by a signal".to_string(),
+        }
+    } else {
+        message.to_string()
+    };
+    ToolFailure::new(kind, message)
+}
+
+/// Reads all of a pipe, keeping at most MAX_OUTPUT bytes; says whether it was cut.
+async fn read_capped<R: tokio::io::AsyncRead + Unpin>(pipe: Option<&mut R>) -> (Vec<u8>, bool) {
+    let mut kept = Vec::new();
+    let Some(pipe) = pipe else { return (kept, false) };
+    let mut limited = pipe.take(MAX_OUTPUT as u64 + 1);
+    let _ = limited.read_to_end(&mut kept).await;
+    let over = kept.len() > MAX_OUTPUT;
+    kept.truncate(MAX_OUTPUT);
+    (kept, over)
+}
+
+/// Kills a process group when dropped.
+struct KillGroup(Option<u32>);
+
+impl Drop for KillGroup {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
+            // SAFETY: kill has no memory-safety preconditions; a group that
+            // already exited makes it fail harmlessly with ESRCH.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_and_signature_specs_parse() {
+        assert_eq!(
+            ToolSpec::parse("echo=cat"),
+            Ok(ToolSpec { name: "echo".into(), signature: String::new(), command: "cat".into() })
+        );
+        assert_eq!(
+            ToolSpec::parse("get_logs(host, count)=./logs.sh --x=1"),
+            Ok(ToolSpec {
+                name: "get_logs".into(),
+                signature: "get_logs(host, count)".into(),
+                command: "./logs.sh --x=1".into()
+            })
+        );
+        assert_eq!(ToolSpec::parse("x=a=b").unwrap().command, "a=b");
+    }
+
+    #[test]
+    fn bad_specs_say_why() {
+        assert!(ToolSpec::parse("nocommand").unwrap_err().contains("NAME=COMMAND"));
+        assert!(ToolSpec::parse("=cat").unwrap_err().contains("no name"));
+        assert!(ToolSpec::parse("x=").unwrap_err().contains("no command"));
+        assert!(ToolSpec::parse("f(a=cat").unwrap_err().contains("no ')'"));
+        assert!(ToolSpec::parse("f(a) cat").is_err());
+    }
+
+    #[test]
+    fn exit_codes_map_to_kinds() {
+        let kind = |code| failure(Some(code), "").kind;
+        assert_eq!(kind(64), FailureKind::Invalid);
+        assert_eq!(kind(65), FailureKind::Invalid);
+        assert_eq!(kind(66), FailureKind::NotFound);
+        assert_eq!(kind(69), FailureKind::Transient);
+        assert_eq!(kind(75), FailureKind::Transient);
+        assert_eq!(kind(77), FailureKind::Denied);
+        assert_eq!(kind(1), FailureKind::Unknown);
+        assert_eq!(failure(None, "").kind, FailureKind::Unknown);
+    }
+
+    #[test]
+    fn a_kind_line_wins_over_the_exit_code() {
+        let f = failure(Some(66), "kind: rate_limited\nslow down\n");
+        assert_eq!((f.kind, f.message.as_str()), (FailureKind::RateLimited, "slow down"));
+        // An unknown class on the first line is just text.
+        let f = failure(Some(77), "kind: sideways\nno\n");
+        assert_eq!(f.kind, FailureKind::Denied);
+        assert!(f.message.contains("kind: sideways"));
+    }
+
+    #[tokio::test]
+    async fn a_command_gets_args_on_stdin_and_its_name_in_the_environment() {
+        let call = Call { id: "1".into(), tool: "t".into(), args: "{\"a\":1}".into(), deadline: None };
+        let out = run("t".into(), "printf '%s|' \"$WASMWIRE_TOOL\"; cat".into(), call).await.unwrap();
+        assert_eq!(out, "t|{\"a\":1}");
+    }
+
+    #[tokio::test]
+    async fn exactly_one_trailing_newline_is_removed() {
+        let call = Call { id: "1".into(), tool: "t".into(), args: String::new(), deadline: None };
+        assert_eq!(run("t".into(), "printf 'x\\n\\n'".into(), call).await.unwrap(), "x\n");
+    }
+}

@@ -1,0 +1,245 @@
+//! The console: where a child's stderr goes.
+//!
+//! A program's `console.log` lines are the child's stderr. The parent keeps
+//! them up to a byte cap and drops the rest, remembering that it did. The sink
+//! never blocks and never fails, so a child that floods its console is never
+//! stalled or trapped by it: the flood is cut, the execution goes on.
+//!
+//! [`Console`] is a cheap-clone handle: give one clone to the child (as a
+//! tokio [`AsyncWrite`], or as WASI stderr through the
+//! [`StdoutStream`](wasmtime_wasi::cli::StdoutStream) impl) and keep another
+//! to read the text with [`Console::finish`].
+
+use std::fmt;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
+
+use tokio::io::AsyncWrite;
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
+
+/// The default cap on captured console output: 1 MiB.
+pub const DEFAULT_CONSOLE_CAP: usize = 1 << 20;
+
+/// How much a WASI guest may write per `check-write` permit. Only a hint: the
+/// sink takes any amount.
+const WRITE_PERMIT: usize = 64 * 1024;
+
+/// A capped, never-blocking capture of a child's stderr.
+///
+/// Clones share one buffer. Past the cap, bytes are counted and discarded.
+#[derive(Clone)]
+pub struct Console {
+    shared: Arc<Mutex<Captured>>,
+}
+
+#[derive(Debug)]
+struct Captured {
+    text: Vec<u8>,
+    cap: usize,
+    dropped: u64,
+}
+
+impl Console {
+    /// A console that keeps at most `cap` bytes.
+    pub fn new(cap: usize) -> Self {
+        Console {
+            shared: Arc::new(Mutex::new(Captured {
+                text: Vec::new(),
+                cap,
+                dropped: 0,
+            })),
+        }
+    }
+
+    /// Appends `bytes`, keeping what fits under the cap and counting the rest.
+    pub fn write(&self, bytes: &[u8]) {
+        let mut captured = self.lock();
+        let room = captured.cap.saturating_sub(captured.text.len());
+        let kept = bytes.len().min(room);
+        captured.text.extend_from_slice(&bytes[..kept]);
+        let dropped = u64::try_from(bytes.len() - kept).unwrap_or(u64::MAX);
+        captured.dropped = captured.dropped.saturating_add(dropped);
+    }
+
+    /// Bytes discarded because the cap was reached (0 if nothing was cut).
+    pub fn dropped_bytes(&self) -> u64 {
+        self.lock().dropped
+    }
+
+    /// Whether output was cut at the cap.
+    pub fn truncated(&self) -> bool {
+        self.dropped_bytes() > 0
+    }
+
+    /// The captured text so far, lossily decoded as UTF-8, with a marker line
+    /// appended when output was cut.
+    ///
+    /// It does not consume anything: calling it again gives the same text plus
+    /// whatever was written in between.
+    pub fn finish(&self) -> String {
+        let captured = self.lock();
+        let mut kept: &[u8] = &captured.text;
+        if captured.dropped > 0 {
+            // The cap may have split a character: keep only whole ones.
+            if let Err(e) = std::str::from_utf8(kept)
+                && e.error_len().is_none()
+            {
+                kept = &kept[..e.valid_up_to()];
+            }
+        }
+        let mut text = String::from_utf8_lossy(kept).into_owned();
+        if captured.dropped > 0 {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!(
+                "[console output truncated: {} more bytes were dropped past the cap of {} bytes]\n",
+                captured.dropped, captured.cap
+            ));
+        }
+        text
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Captured> {
+        // Nothing panics while holding the lock; should it ever, the buffer is
+        // still a valid byte vector, so poisoning is ignored.
+        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Default for Console {
+    /// A console with [`DEFAULT_CONSOLE_CAP`].
+    fn default() -> Self {
+        Console::new(DEFAULT_CONSOLE_CAP)
+    }
+}
+
+impl fmt::Debug for Console {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let captured = self.lock();
+        f.debug_struct("Console")
+            .field("len", &captured.text.len())
+            .field("cap", &captured.cap)
+            .field("dropped", &captured.dropped)
+            .finish()
+    }
+}
+
+impl AsyncWrite for Console {
+    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.write(buf);
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl IsTerminal for Console {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+/// As WASI stderr: always writable, never closed, so the guest never blocks
+/// or sees an error on its console.
+impl StdoutStream for Console {
+    fn async_stream(&self) -> Box<dyn AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl OutputStream for Console {
+    fn write(&mut self, bytes: bytes::Bytes) -> StreamResult<()> {
+        Console::write(self, &bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+
+    fn check_write(&mut self) -> StreamResult<usize> {
+        Ok(WRITE_PERMIT)
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for Console {
+    async fn ready(&mut self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::AsyncWriteExt;
+
+    use super::*;
+
+    #[test]
+    fn output_under_the_cap_is_kept_whole() {
+        let console = Console::new(100);
+        console.write(b"hello\n");
+        console.write(b"world\n");
+        assert_eq!(console.finish(), "hello\nworld\n");
+        assert!(!console.truncated());
+    }
+
+    #[test]
+    fn output_past_the_cap_is_cut_and_marked() {
+        let console = Console::new(10);
+        console.write(b"0123456789abcdef");
+        console.write(b"more");
+        assert!(console.truncated());
+        assert_eq!(console.dropped_bytes(), 10);
+        let text = console.finish();
+        assert!(text.starts_with("0123456789\n[console output truncated: 10 more bytes"));
+        assert!(text.ends_with("cap of 10 bytes]\n"));
+    }
+
+    #[test]
+    fn a_character_split_by_the_cap_is_dropped_whole() {
+        let console = Console::new(4);
+        console.write("abcé".as_bytes()); // é is two bytes: only its first fits
+        assert!(console.finish().starts_with("abc\n[console output truncated: 2 more"));
+    }
+
+    #[test]
+    fn clones_share_one_buffer() {
+        let console = Console::new(100);
+        let child_side = console.clone();
+        child_side.write(b"from the child");
+        assert_eq!(console.finish(), "from the child");
+    }
+
+    #[tokio::test]
+    async fn async_writes_never_fail_past_the_cap() {
+        let mut console = Console::new(3);
+        console.write_all(b"abcdef").await.expect("a console write never fails");
+        console.flush().await.expect("a console flush never fails");
+        assert_eq!(console.dropped_bytes(), 3);
+    }
+
+    #[test]
+    fn the_wasi_stream_keeps_accepting_past_the_cap() {
+        let console = Console::new(2);
+        let mut stream = StdoutStream::p2_stream(&console);
+        for _ in 0..3 {
+            assert!(stream.check_write().expect("always writable") > 0);
+            stream.write(bytes::Bytes::from_static(b"xyz")).expect("never fails");
+        }
+        assert_eq!(console.dropped_bytes(), 7);
+    }
+}

@@ -1,0 +1,37 @@
+//! The errors the host API returns. Everything that happens *inside* an
+//! execution ends in a [`crate::Outcome`] instead; these are only for what
+//! stops an execution from starting at all.
+
+use crate::wasm::WasmError;
+
+/// Why a [`crate::Sandbox`] could not be built or an execution not started.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// The wasm engine or component could not be set up.
+    #[error(transparent)]
+    Wasm(#[from] WasmError),
+    /// The execution asked for a budget item this backend cannot hold.
+    #[error("the {backend} backend cannot hold `{item}`; refusing to start rather than pretend")]
+    Unsupported {
+        /// The backend's name.
+        backend: &'static str,
+        /// The budget item (`wall_clock`, `max_calls`, `max_bytes`, `max_memory`).
+        item: &'static str,
+    },
+    /// The process child could not be started.
+    #[error("could not start the child process `{command}`: {source}")]
+    Spawn {
+        /// The command.
+        command: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A tool was registered with a bad name or signature.
+    #[error("tool {name:?}: {why}")]
+    BadTool {
+        /// The tool's name.
+        name: String,
+        /// What is wrong with it.
+        why: String,
+    },
+}

@@ -1,0 +1,182 @@
+//! The process backend: any executable as the child.
+//!
+//! The call channel is the child's stdin (Responses in) and stdout (Requests
+//! out); the start channel is fd 3 (the child reads its Start) and fd 4 (the
+//! child writes its Result); stderr is captured like console output. The
+//! child runs `sh -c COMMAND` in a process group of its own with an empty
+//! environment (only `PATH`), and the whole group is killed when the
+//! execution ends, on wall clock and on cancel. With `max_memory` set, an
+//! address-space limit (`RLIMIT_AS`) is set on the child before exec.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::process::Stdio;
+
+use tokio::net::unix::pipe;
+use tokio::process::Command;
+use tokio_util::sync::CancellationToken;
+
+use crate::backend::{Holds, Spawned};
+use crate::console::Console;
+use crate::wasm::{ChildEnd, ChildFailure};
+use crate::{Budget, SandboxError};
+
+/// The fd a process child reads its Start from.
+pub const START_FD: RawFd = 3;
+/// The fd a process child writes its Result to.
+pub const RESULT_FD: RawFd = 4;
+
+/// An executable to run as the child.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessChild {
+    command: String,
+    memory_limit: bool,
+}
+
+impl ProcessChild {
+    /// A child started as `sh -c COMMAND`.
+    pub fn new(command: impl Into<String>) -> Self {
+        ProcessChild {
+            command: command.into(),
+            memory_limit: cfg!(target_os = "linux"),
+        }
+    }
+
+    /// Do not set an address-space limit on the child (some runtimes, such
+    /// as Node.js, reserve far more address space than they use). The
+    /// backend then no longer holds `max_memory`, and an execution that asks
+    /// for it is refused.
+    pub fn without_memory_limit(mut self) -> Self {
+        self.memory_limit = false;
+        self
+    }
+
+    /// The command.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    pub(crate) fn holds(&self) -> Holds {
+        Holds {
+            wall_clock: true,
+            max_calls: true,
+            max_bytes: true,
+            max_memory: self.memory_limit,
+        }
+    }
+
+    pub(crate) fn spawn(&self, console: Console, budget: &Budget, stop: CancellationToken) -> Result<Spawned, SandboxError> {
+        let spawn_error = |source| SandboxError::Spawn {
+            command: self.command.clone(),
+            source,
+        };
+        let (start_child, start_parent) = pipe_pair().map_err(spawn_error)?;
+        let (result_parent, result_child) = pipe_pair().map_err(spawn_error)?;
+        let mut command = Command::new("/bin/sh");
+        command
+            .arg("-c")
+            .arg(&self.command)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let address_space = (self.memory_limit && budget.max_memory > 0).then_some(budget.max_memory);
+        let (start_fd, result_fd) = (start_child.as_raw_fd(), result_child.as_raw_fd());
+        // SAFETY: the closure runs in the forked child before exec and only
+        // makes async-signal-safe calls (fcntl, dup2, setrlimit).
+        unsafe {
+            command.pre_exec(move || place_fds(start_fd, result_fd, address_space));
+        }
+        let mut child = command.spawn().map_err(spawn_error)?;
+        // The child has its ends now; ours must close so EOF can be seen.
+        drop((start_child, result_child));
+        let missing = || spawn_error(io::Error::other("a child stdio pipe is missing"));
+        let stdin = child.stdin.take().ok_or_else(missing)?;
+        let stdout = child.stdout.take().ok_or_else(missing)?;
+        let mut stderr = child.stderr.take().ok_or_else(missing)?;
+        let start_writer = pipe::Sender::from_owned_fd(start_parent).map_err(spawn_error)?;
+        let start_reader = pipe::Receiver::from_owned_fd(result_parent).map_err(spawn_error)?;
+        let mut sink = console;
+        let drain = tokio::spawn(async move {
+            let _ = tokio::io::copy(&mut stderr, &mut sink).await;
+        });
+        let exit = async move {
+            let pid = child.id();
+            let end = tokio::select! {
+                status = child.wait() => match status {
+                    Ok(status) => exit_end(status),
+                    Err(e) => ChildEnd::Failed(ChildFailure::Trap { message: format!("waiting for the child failed: {e}") }),
+                },
+                () = stop.cancelled() => ChildEnd::Failed(ChildFailure::Cancelled),
+            };
+            // Kill the whole group (sh and anything it started), then reap.
+            if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
+                // SAFETY: kill has no memory-safety preconditions.
+                unsafe {
+                    libc::kill(-pid, libc::SIGKILL);
+                }
+            }
+            let _ = child.wait().await;
+            drain.abort();
+            end
+        };
+        Ok(Spawned {
+            call_reader: Box::new(stdout),
+            call_writer: Box::new(stdin),
+            start_reader: Box::new(start_reader),
+            start_writer: Box::new(start_writer),
+            exit: Box::pin(exit),
+        })
+    }
+}
+
+fn exit_end(status: std::process::ExitStatus) -> ChildEnd {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => ChildEnd::Exited { code },
+        (None, Some(signal)) => ChildEnd::Failed(ChildFailure::Trap {
+            message: format!("the child was killed by signal {signal}"),
+        }),
+        (None, None) => ChildEnd::Failed(ChildFailure::Trap {
+            message: format!("the child ended with {status}"),
+        }),
+    }
+}
+
+/// A pipe as (read end, write end), both close-on-exec; the parent's end is
+/// made non-blocking by tokio when wrapped.
+fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: fds is a valid 2-element array for pipe2 to fill.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: pipe2 succeeded, so both are open fds that nothing else owns.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// In the forked child: put the start channel on fds 3 and 4 and set the
+/// address-space limit. Only async-signal-safe calls.
+fn place_fds(start_fd: RawFd, result_fd: RawFd, address_space: Option<u64>) -> io::Result<()> {
+    let check = |r: libc::c_int| if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) };
+    // First move both out of the way, in case either already is 3 or 4.
+    // SAFETY: plain fd syscalls on fds this process owns.
+    unsafe {
+        let high_start = check(libc::fcntl(start_fd, libc::F_DUPFD_CLOEXEC, 10))?;
+        let high_result = check(libc::fcntl(result_fd, libc::F_DUPFD_CLOEXEC, 10))?;
+        // dup2 clears close-on-exec on the new fd.
+        check(libc::dup2(high_start, START_FD))?;
+        check(libc::dup2(high_result, RESULT_FD))?;
+        if let Some(bytes) = address_space {
+            let limit = libc::rlimit {
+                rlim_cur: bytes as libc::rlim_t,
+                rlim_max: bytes as libc::rlim_t,
+            };
+            check(libc::setrlimit(libc::RLIMIT_AS, &limit))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,279 @@
+//! [`Sandbox`]: built once, runs many executions, each ending in one Result.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+use wire::{DEFAULT_MAX_INFLIGHT, Ending, FailureKind, Server, ServerOptions, Start, Starter, StarterError, VERSION};
+
+use crate::backend::Backend;
+use crate::console::{Console, DEFAULT_CONSOLE_CAP};
+use crate::process::ProcessChild;
+use crate::tools::Tools;
+use crate::wasm::{ChildEnd, ChildFailure, EngineOptions, WasmChild};
+use crate::{Budget, SandboxError};
+
+/// How long the parent waits for a child to wind down after its Result
+/// (or after being told to stop) before it stops waiting. A wasm child is
+/// stopped within one epoch tick; a process child is killed at once.
+const WIND_DOWN: Duration = Duration::from_secs(2);
+
+/// A Sandbox's settings.
+#[derive(Debug, Clone)]
+pub struct SandboxOptions {
+    /// Calls in flight at once per execution (invariant 4).
+    pub max_in_flight: usize,
+    /// The host's maximum per-call deadline; `None` leaves only the program's wish.
+    pub max_call_deadline: Option<Duration>,
+    /// Bytes of console output kept per execution.
+    pub console_cap: usize,
+    /// How the wasm engine is built.
+    pub engine: EngineOptions,
+}
+
+impl Default for SandboxOptions {
+    fn default() -> Self {
+        SandboxOptions {
+            max_in_flight: DEFAULT_MAX_INFLIGHT,
+            max_call_deadline: None,
+            console_cap: DEFAULT_CONSOLE_CAP,
+            engine: EngineOptions::default(),
+        }
+    }
+}
+
+/// One program to run, and its budget.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Execution {
+    /// The JavaScript program: the body of an async function.
+    pub program: String,
+    /// Its budget; every item 0 = unlimited.
+    pub budget: Budget,
+}
+
+impl Execution {
+    /// `program` with an unlimited budget.
+    pub fn new(program: impl Into<String>) -> Self {
+        Execution {
+            program: program.into(),
+            budget: Budget::default(),
+        }
+    }
+
+    /// Sets the budget.
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+}
+
+/// How an execution ended: always exactly one Result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The Result. Its `calls` and `bytes` are the parent's own counts.
+    pub result: wire::Result,
+    /// The program's console output (stderr), truncated at the cap with a marker.
+    pub console: String,
+    /// What the child claimed it counted, when the Result came from it.
+    pub child_counts: Option<(u64, u64)>,
+    /// Whether the child's counts disagreed with the parent's.
+    pub counts_disagree: bool,
+    /// Wall time from start to Result.
+    pub elapsed: Duration,
+}
+
+impl Outcome {
+    /// Whether the execution ended because the child broke the protocol.
+    pub fn protocol_violation(&self) -> bool {
+        !self.result.ok && self.result.kind.is_none()
+    }
+}
+
+/// Runs untrusted programs in children and serves their tool calls.
+///
+/// Built once; the engine, the compiled component and its pre-instantiation
+/// are shared by every execution. `Send + Sync` and cheap to clone: run as
+/// many executions at once as you like.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    backend: Backend,
+    options: Arc<SandboxOptions>,
+}
+
+/// The built-in QuickJS guest component, built from guest/ by build.rs.
+pub static GUEST_COMPONENT: &[u8] = include_bytes!(env!("WASMWIRE_GUEST_WASM"));
+
+impl Sandbox {
+    /// A sandbox running the built-in QuickJS guest.
+    pub fn new(options: SandboxOptions) -> Result<Self, SandboxError> {
+        Self::with_component(GUEST_COMPONENT, options)
+    }
+
+    /// A sandbox running any component that implements the `child` world.
+    pub fn with_component(component: &[u8], options: SandboxOptions) -> Result<Self, SandboxError> {
+        let child = WasmChild::new(component, &options.engine)?;
+        Ok(Sandbox {
+            backend: Backend::Wasm(Arc::new(child)),
+            options: Arc::new(options),
+        })
+    }
+
+    /// A sandbox driving an executable as the child (the process backend).
+    pub fn with_process(child: ProcessChild, options: SandboxOptions) -> Self {
+        Sandbox {
+            backend: Backend::Process(Arc::new(child)),
+            options: Arc::new(options),
+        }
+    }
+
+    /// Which budget items this sandbox's backend can hold.
+    pub fn holds(&self) -> crate::Holds {
+        self.backend.holds()
+    }
+
+    /// Runs one execution to its one Result.
+    ///
+    /// Returns an error only when the execution could not start (a budget
+    /// item the backend cannot hold, a process that cannot be spawned).
+    /// Everything that happens once it has started, whatever the program or
+    /// the child does, ends in the returned [`Outcome`].
+    pub async fn run(
+        &self,
+        execution: &Execution,
+        tools: &Tools,
+        cancel: CancellationToken,
+    ) -> Result<Outcome, SandboxError> {
+        let budget = execution.budget;
+        self.backend.holds().check(self.backend.name(), &budget)?;
+        let started = Instant::now();
+        let start = Start {
+            v: VERSION,
+            program: execution.program.clone(),
+            bindings: tools.bindings(),
+            budget,
+            result_id: next_result_id(),
+        };
+        let console = Console::new(self.options.console_cap);
+        // Stops the child and the server: on cancel, and once we have our answer.
+        let stop = cancel.child_token();
+        let child = self.backend.spawn(console.clone(), &budget, stop.clone())?;
+
+        let server = Server::new(
+            ServerOptions {
+                max_in_flight: self.options.max_in_flight,
+                max_call_deadline: self.options.max_call_deadline,
+                max_calls: budget.max_calls,
+                max_bytes: budget.max_bytes,
+            },
+            Arc::new(tools.clone()),
+        );
+        let tally = server.tally();
+        let mut serving = tokio::spawn(server.serve(child.call_reader, child.call_writer, stop.clone()));
+        let mut exit = child.exit;
+        let wall_clock = (!budget.wall_clock.is_zero()).then_some(budget.wall_clock);
+        let never = CancellationToken::new();
+        let starting = Starter::new(child.start_reader, child.start_writer).start(&start, &never, wall_clock);
+        tokio::pin!(starting);
+
+        let mut serving_done = false;
+        let end = loop {
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => break End::Cancelled,
+                served = &mut serving, if !serving_done => {
+                    serving_done = true;
+                    match served {
+                        Ok(Err(violation)) => break End::Protocol(format!("on the call channel: {violation}")),
+                        // The child closed its call channel: the Result may still come.
+                        Ok(Ok(Ending::Closed | Ending::Cancelled)) => {}
+                        Err(e) => break End::Protocol(format!("the call-channel server failed: {e}")),
+                    }
+                }
+                result = &mut starting => break match result {
+                    Ok(result) => End::Result(result),
+                    Err(StarterError::TimedOut(_)) => End::WallClock,
+                    Err(StarterError::Cancelled) => End::Cancelled,
+                    Err(StarterError::Protocol(e)) => End::Protocol(format!("on the start channel: {e}")),
+                    Err(StarterError::NoResult | StarterError::Send(_)) => {
+                        // The child is gone or going: its end says why.
+                        let deadline = wall_clock.map(|w| w.saturating_sub(started.elapsed())).unwrap_or(WIND_DOWN);
+                        match tokio::time::timeout(deadline.max(Duration::from_millis(1)), &mut exit).await {
+                            Ok(end) => End::Child(end),
+                            Err(_) => End::WallClock,
+                        }
+                    }
+                },
+            }
+        };
+
+        // Whatever ended it: stop the child and every handler, and wait for both.
+        stop.cancel();
+        let _ = tokio::time::timeout(WIND_DOWN, &mut exit).await;
+        if !serving_done {
+            let _ = tokio::time::timeout(WIND_DOWN, &mut serving).await;
+        }
+        serving.abort();
+
+        let (calls, bytes) = (tally.calls(), tally.bytes());
+        let (mut result, child_counts) = match end {
+            End::Result(result) => {
+                let counts = (result.calls, result.bytes);
+                (result, Some(counts))
+            }
+            other => (other.into_result(&start.result_id, &budget), None),
+        };
+        result.calls = calls;
+        result.bytes = bytes;
+        Ok(Outcome {
+            result,
+            console: console.finish(),
+            counts_disagree: child_counts.is_some_and(|c| c != (calls, bytes)),
+            child_counts,
+            elapsed: started.elapsed(),
+        })
+    }
+}
+
+/// What ended an execution, before it is put as a Result.
+#[derive(Debug)]
+enum End {
+    Result(wire::Result),
+    Cancelled,
+    WallClock,
+    Protocol(String),
+    Child(ChildEnd),
+}
+
+impl End {
+    fn into_result(self, result_id: &str, budget: &Budget) -> wire::Result {
+        let failure = |kind, why: String| wire::Result::failure(result_id, kind, why);
+        let wall_clock = || failure(FailureKind::Limit, format!("wall clock of {:?} ran out", budget.wall_clock));
+        match self {
+            End::Result(result) => result,
+            End::Cancelled => failure(FailureKind::Cancelled, "the execution was cancelled".into()),
+            End::WallClock => wall_clock(),
+            End::Protocol(why) => wire::Result::protocol_error(result_id, format!("protocol violation {why}")),
+            End::Child(ChildEnd::Exited { code }) => wire::Result::protocol_error(
+                result_id,
+                format!("protocol violation: the child exited (code {code}) without sending a Result"),
+            ),
+            End::Child(ChildEnd::Failed(f)) => match f {
+                ChildFailure::WallClock { .. } => wall_clock(),
+                ChildFailure::MemoryLimit { .. } | ChildFailure::StackOverflow => {
+                    failure(FailureKind::Limit, f.to_string())
+                }
+                ChildFailure::Cancelled => failure(FailureKind::Cancelled, "the execution was cancelled".into()),
+                ChildFailure::Trap { .. } | ChildFailure::Instantiate { .. } => {
+                    failure(FailureKind::Unknown, f.to_string())
+                }
+            },
+        }
+    }
+}
+
+/// A process-unique id for each Start, so a stale Result cannot pass for a new one.
+fn next_result_id() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    format!("r{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+}

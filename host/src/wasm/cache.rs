@@ -1,0 +1,178 @@
+//! The on-disk cache of compiled components.
+//!
+//! Compiling the QuickJS guest takes seconds; loading its compiled form takes
+//! milliseconds. A compiled component is kept under the cache directory as
+//! `<key>.cwasm`, where the key is a SHA-256 of the component's bytes and of
+//! the engine's [`precompile_compatibility_hash`](Engine::precompile_compatibility_hash)
+//! (which covers the wasmtime version and every setting that changes code).
+//!
+//! The file is `SHA-256(payload) ++ payload`, written to a temporary file and
+//! renamed into place, so a reader sees a whole file or none, and a damaged
+//! file is recompiled rather than loaded. Any cache error (no home directory,
+//! read-only disk, ...) falls back to compiling in memory.
+
+use std::hash::{Hash, Hasher};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+/// Changes whenever the file layout above changes.
+const FORMAT: &[u8] = b"wasmwire-cwasm-1";
+
+/// Length of the digest that opens every cache file.
+const DIGEST_LEN: usize = 32;
+
+/// `$XDG_CACHE_HOME/wasmwire`, else `$HOME/.cache/wasmwire`, else none.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let absolute = |var: &str| std::env::var_os(var).map(PathBuf::from).filter(|p| p.is_absolute());
+    absolute("XDG_CACHE_HOME")
+        .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
+        .map(|dir| dir.join("wasmwire"))
+}
+
+/// The component compiled for `engine`: from `dir` if it holds it, else
+/// compiled now (and stored in `dir` for next time).
+pub(super) fn load_or_compile(
+    engine: &Engine,
+    component: &[u8],
+    dir: Option<&Path>,
+) -> wasmtime::Result<Component> {
+    let Some(dir) = dir else {
+        return Component::new(engine, component);
+    };
+    let path = dir.join(format!("{}.cwasm", key(engine, component)));
+    if let Some(compiled) = load(engine, &path) {
+        return Ok(compiled);
+    }
+    let compiled = engine.precompile_component(component)?;
+    // SAFETY: `compiled` was produced just now by `precompile_component` on
+    // this very engine.
+    let loaded = unsafe { Component::deserialize(engine, &compiled)? };
+    // Best effort: a cache that cannot be written only costs the next process
+    // a compilation.
+    let _ = store(dir, &path, &compiled);
+    Ok(loaded)
+}
+
+fn key(engine: &Engine, component: &[u8]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(FORMAT);
+    hasher.update(component);
+    engine
+        .precompile_compatibility_hash()
+        .hash(&mut DigestHasher(&mut hasher));
+    hex(&hasher.finalize())
+}
+
+fn load(engine: &Engine, path: &Path) -> Option<Component> {
+    let file = std::fs::read(path).ok()?;
+    let (digest, payload) = file.split_at_checked(DIGEST_LEN)?;
+    if Sha256::digest(payload).as_slice() != digest {
+        let _ = std::fs::remove_file(path);
+        return None;
+    }
+    // SAFETY: the payload is what `store` wrote for this key: the output of
+    // `precompile_component` on an engine with the same compatibility hash
+    // (part of the key), checked whole against its digest. The cache lives in
+    // the user's own cache directory, created private; whoever can write there
+    // can already run code as the user.
+    match unsafe { Component::deserialize(engine, payload) } {
+        Ok(component) => Some(component),
+        Err(_) => {
+            let _ = std::fs::remove_file(path);
+            None
+        }
+    }
+}
+
+fn store(dir: &Path, path: &Path, compiled: &[u8]) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)?;
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    file.write_all(&Sha256::digest(compiled))?;
+    file.write_all(compiled)?;
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Feeds a [`Hash`] value into a SHA-256.
+struct DigestHasher<'a>(&'a mut Sha256);
+
+impl Hasher for DigestHasher<'_> {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        // Only the digest is used; this is never called for a key.
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The smallest component there is, `(component)`: the magic, version
+    /// 0x0d and layer 1.
+    const EMPTY_COMPONENT: &[u8] = b"\0asm\x0d\0\x01\0";
+
+    fn engine() -> Engine {
+        Engine::default()
+    }
+
+    #[test]
+    fn a_compiled_component_is_stored_and_loaded_back() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let engine = engine();
+        let bytes = EMPTY_COMPONENT;
+        load_or_compile(&engine, bytes, Some(dir.path())).expect("compiles");
+        let path = dir.path().join(format!("{}.cwasm", key(&engine, bytes)));
+        assert!(path.exists());
+        assert!(load(&engine, &path).is_some());
+    }
+
+    #[test]
+    fn a_damaged_file_is_recompiled_not_loaded() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let engine = engine();
+        let bytes = EMPTY_COMPONENT;
+        load_or_compile(&engine, bytes, Some(dir.path())).expect("compiles");
+        let path = dir.path().join(format!("{}.cwasm", key(&engine, bytes)));
+        let mut file = std::fs::read(&path).expect("cached");
+        let last = file.len() - 1;
+        file[last] ^= 0xff;
+        std::fs::write(&path, &file).expect("writable");
+        assert!(load(&engine, &path).is_none());
+        assert!(!path.exists(), "the damaged file is removed");
+        load_or_compile(&engine, bytes, Some(dir.path())).expect("recompiles");
+        assert!(load(&engine, &path).is_some());
+    }
+
+    #[test]
+    fn the_key_depends_on_the_engine_settings() {
+        let bytes = EMPTY_COMPONENT;
+        let mut config = wasmtime::Config::new();
+        config.epoch_interruption(true);
+        let other = Engine::new(&config).expect("engine");
+        assert_ne!(key(&engine(), bytes), key(&other, bytes));
+    }
+
+    #[test]
+    fn an_unwritable_cache_still_compiles() {
+        let bytes = EMPTY_COMPONENT;
+        let dir = Path::new("/proc/wasmwire-cannot-be-here");
+        load_or_compile(&engine(), bytes, Some(dir)).expect("compiles anyway");
+    }
+}

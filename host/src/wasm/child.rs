@@ -1,0 +1,167 @@
+//! [`WasmChild`]: a `child` component compiled once and run many times, each
+//! run in a fresh Store.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime::{Engine, Store, UpdateDeadline};
+use wasmtime_wasi::p2::bindings::CommandPre;
+
+use super::engine::{self, EngineOptions};
+use super::epoch::Ticker;
+use super::error::WasmError;
+use super::exit::{self, ChildEnd, ChildExit, ChildFailure};
+use super::start_channel::{self, StartChannel};
+use super::state::{ChildState, Interrupt};
+use super::{ChildIo, ChildLimits, cache};
+
+/// A compiled `child` component, ready to run.
+///
+/// Built once (the engine, the compiled component and its pre-instantiation
+/// are made here), then shared: it is `Send + Sync`, and every
+/// [`run`](WasmChild::run) only makes a new Store. Share it with an `Arc`.
+pub struct WasmChild {
+    engine: Engine,
+    pre: CommandPre<ChildState>,
+    /// Free pool slots, when the engine pools instances.
+    slots: Option<Arc<Semaphore>>,
+    ticker: Ticker,
+}
+
+impl std::fmt::Debug for WasmChild {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WasmChild")
+            .field("pooled", &self.slots.is_some())
+            .field("ticker", &self.ticker)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a run was stopped by before the child finished.
+enum Stop {
+    Interrupt(Interrupt),
+    Instantiate(wasmtime::Error),
+    Run(wasmtime::Error),
+}
+
+impl WasmChild {
+    /// Compiles `component` (or loads it from the cache) and links it against
+    /// the `child` world: WASI 0.2 plus the start channel.
+    ///
+    /// Fails if the bytes are not a component, or if the component needs
+    /// imports the `child` world does not give.
+    pub fn new(component: &[u8], options: &EngineOptions) -> Result<Self, WasmError> {
+        let engine = engine::build(options)?;
+        let compiled = cache::load_or_compile(&engine, component, options.cache_dir.as_deref())
+            .map_err(WasmError::compile)?;
+        let mut linker = Linker::<ChildState>::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(WasmError::engine)?;
+        start_channel::add_to_linker::<ChildState, HasSelf<StartChannel>>(&mut linker, |state| {
+            &mut state.start
+        })
+        .map_err(WasmError::engine)?;
+        let pre = linker
+            .instantiate_pre(&compiled)
+            .and_then(CommandPre::new)
+            .map_err(WasmError::not_a_child)?;
+        let slots = options
+            .pooling
+            .map(|pooling| Arc::new(Semaphore::new(pooling.max_children.max(1) as usize)));
+        let ticker = Ticker::start(engine.clone()).map_err(WasmError::Ticker)?;
+        Ok(WasmChild {
+            engine,
+            pre,
+            slots,
+            ticker,
+        })
+    }
+
+    /// Runs the component once, in a fresh Store, until it exits, traps, runs
+    /// out of wall clock, or `cancel` fires.
+    ///
+    /// The wall clock covers the whole call, including any wait for a pool
+    /// slot. A child computing is stopped by epoch interruption; a child
+    /// blocked on a channel is stopped by dropping its Store. Either way the
+    /// channels in `io` are closed when this returns.
+    pub async fn run(&self, io: ChildIo, limits: ChildLimits, cancel: &CancellationToken) -> ChildExit {
+        let started = Instant::now();
+        let mut store = Store::new(
+            &self.engine,
+            ChildState::new(io, &limits, started, cancel.clone()),
+        );
+        store.limiter(|state| &mut state.limiter);
+        // Every tick: stop the child if its time is up or it was cancelled,
+        // else yield to the executor so a spinning child shares its thread.
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_callback(|mut context| {
+            let state = context.data_mut();
+            state.interrupt = if state.cancel.is_cancelled() {
+                Some(Interrupt::Cancelled)
+            } else if state.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                Some(Interrupt::WallClock)
+            } else {
+                None
+            };
+            Ok(match state.interrupt {
+                Some(_) => UpdateDeadline::Interrupt,
+                None => UpdateDeadline::Yield(1),
+            })
+        });
+        let deadline = store.data().deadline;
+
+        let ended = {
+            let execution = async {
+                let _slot = match &self.slots {
+                    // The semaphore is never closed.
+                    Some(slots) => slots.acquire().await.ok(),
+                    None => None,
+                };
+                let _ticking = self.ticker.running();
+                let command = self
+                    .pre
+                    .instantiate_async(&mut store)
+                    .await
+                    .map_err(Stop::Instantiate)?;
+                let ran = command.wasi_cli_run().call_run(&mut store).await;
+                // `run` returning its error variant is exit code 1.
+                ran.map(|status| if status.is_ok() { 0 } else { 1 })
+                    .map_err(Stop::Run)
+            };
+            // The epoch callback cannot stop a child that waits inside a host
+            // call (reading its stdin or its start channel): these can.
+            let out_of_time = async {
+                match deadline {
+                    Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                result = execution => result,
+                () = cancel.cancelled() => Err(Stop::Interrupt(Interrupt::Cancelled)),
+                () = out_of_time => Err(Stop::Interrupt(Interrupt::WallClock)),
+            }
+        };
+        let end = match ended {
+            Ok(code) => ChildEnd::Exited { code },
+            Err(Stop::Interrupt(why)) => ChildEnd::Failed(exit::interrupted(why, &limits)),
+            Err(Stop::Instantiate(error)) => ChildEnd::Failed(match store.data().limiter.refused() {
+                Some(refusal) => exit::memory_limit(refusal, &limits),
+                None => ChildFailure::Instantiate {
+                    message: exit::describe(&error),
+                },
+            }),
+            Err(Stop::Run(error)) => exit::classify(&error, store.data(), &limits),
+        };
+        let limiter = &store.data().limiter;
+        ChildExit {
+            end,
+            peak_memory: limiter.peak(),
+            refused: limiter.refused(),
+            elapsed: started.elapsed(),
+        }
+    }
+}

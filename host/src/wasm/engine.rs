@@ -1,0 +1,108 @@
+//! The wasmtime engine every child of one [`WasmChild`](super::WasmChild)
+//! shares: epoch interruption on, a bounded wasm stack, and optionally a
+//! pooling instance allocator.
+
+use std::path::PathBuf;
+
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, WasmBacktraceDetails};
+
+use super::cache;
+use super::error::WasmError;
+use super::limits;
+
+/// Default most wasm stack a child may use: 1 MiB. QuickJS recurses through
+/// its interpreter loop for every JS call, so a program's recursion depth is
+/// bounded by this (and by the guest's own shadow stack).
+pub const DEFAULT_MAX_WASM_STACK: usize = 1 << 20;
+
+/// Stack left to host functions on top of the wasm stack, on the fiber each
+/// child runs on. wasmtime-wasi's host calls are shallow; 1 MiB is ample.
+const HOST_STACK: usize = 1 << 20;
+
+/// How the engine is built; [`Default`] suits a CLI and a long-lived parent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// Where compiled components are kept between processes, so a CLI does
+    /// not recompile the guest on every run. `None`: compile every time.
+    /// Defaults to [`default_cache_dir`]. Any cache error falls back to
+    /// compiling.
+    pub cache_dir: Option<PathBuf>,
+    /// Preallocate instance slots (see [`Pooling`]). `None`: allocate each
+    /// child's memory on demand.
+    pub pooling: Option<Pooling>,
+    /// Most wasm stack a child may use, in bytes; past it the child traps
+    /// with a stack overflow.
+    pub max_wasm_stack: usize,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            cache_dir: cache::default_cache_dir(),
+            pooling: None,
+            max_wasm_stack: DEFAULT_MAX_WASM_STACK,
+        }
+    }
+}
+
+/// A pooling instance allocator: memory, tables and stacks for up to
+/// `max_children` children are reserved once and reused, which makes each
+/// instantiation cheaper. Runs beyond `max_children` wait for a free slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pooling {
+    /// Children that can run at once.
+    pub max_children: u32,
+    /// Most linear memory one child can have, in bytes, whatever its own
+    /// `max_memory` says (a slot's size is fixed when the pool is made).
+    pub max_memory: u64,
+}
+
+impl Default for Pooling {
+    fn default() -> Self {
+        Pooling {
+            max_children: 64,
+            max_memory: 1 << 30,
+        }
+    }
+}
+
+/// Core instances, memories and tables a pool reserves per child. A
+/// component built by `wasm-component-ld` has one main module plus a few
+/// small shims for its imports.
+const POOLED_CORE_INSTANCES_PER_CHILD: u32 = 16;
+const POOLED_MEMORIES_PER_CHILD: u32 = 2;
+const POOLED_TABLES_PER_CHILD: u32 = 8;
+
+/// Builds the engine for `options`.
+pub(super) fn build(options: &EngineOptions) -> Result<Engine, WasmError> {
+    let mut config = Config::new();
+    config
+        .epoch_interruption(true)
+        .max_wasm_stack(options.max_wasm_stack)
+        .async_stack_size(options.max_wasm_stack.saturating_add(HOST_STACK))
+        // Fixed rather than read from WASMTIME_BACKTRACE_DETAILS, so that the
+        // environment cannot change the compiled artifact or its cache key.
+        .wasm_backtrace_details(WasmBacktraceDetails::Disable)
+        .memory_init_cow(true);
+    if let Some(pooling) = options.pooling {
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool(pooling)));
+    }
+    Engine::new(&config).map_err(WasmError::engine)
+}
+
+fn pool(pooling: Pooling) -> PoolingAllocationConfig {
+    let children = pooling.max_children.max(1);
+    let max_memory = usize::try_from(pooling.max_memory).unwrap_or(usize::MAX);
+    let mut pool = PoolingAllocationConfig::new();
+    pool.total_component_instances(children)
+        .total_core_instances(children.saturating_mul(POOLED_CORE_INSTANCES_PER_CHILD))
+        .total_memories(children.saturating_mul(POOLED_MEMORIES_PER_CHILD))
+        .total_tables(children.saturating_mul(POOLED_TABLES_PER_CHILD))
+        .total_stacks(children)
+        .max_core_instances_per_component(POOLED_CORE_INSTANCES_PER_CHILD)
+        .max_memories_per_component(POOLED_MEMORIES_PER_CHILD)
+        .max_tables_per_component(POOLED_TABLES_PER_CHILD)
+        .max_memory_size(max_memory)
+        .table_elements(limits::MAX_TABLE_ELEMENTS);
+    pool
+}

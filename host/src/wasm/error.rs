@@ -1,0 +1,35 @@
+//! Errors from setting up the wasm backend. A run never returns one: how a
+//! run ends is a [`ChildExit`](super::ChildExit).
+
+/// Why a [`WasmChild`](super::WasmChild) could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum WasmError {
+    /// wasmtime refused the engine configuration (e.g. a pooling allocator
+    /// too large for this machine's address space).
+    #[error("the wasmtime engine could not be configured")]
+    Engine(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The bytes are not a valid component, or it failed to compile.
+    #[error("the child component could not be compiled")]
+    Compile(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The component imports something the `child` world does not give, or
+    /// does not export `wasi:cli/run`.
+    #[error("the component is not a `child` component (wit/child.wit)")]
+    NotAChild(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The epoch ticker thread could not be started.
+    #[error("the epoch ticker thread could not be started")]
+    Ticker(#[source] std::io::Error),
+}
+
+impl WasmError {
+    pub(super) fn engine(e: wasmtime::Error) -> Self {
+        WasmError::Engine(e.into_boxed_dyn_error())
+    }
+
+    pub(super) fn compile(e: wasmtime::Error) -> Self {
+        WasmError::Compile(e.into_boxed_dyn_error())
+    }
+
+    pub(super) fn not_a_child(e: wasmtime::Error) -> Self {
+        WasmError::NotAChild(e.into_boxed_dyn_error())
+    }
+}

@@ -1,0 +1,181 @@
+//! How a run of a wasm child ends.
+//!
+//! Every run ends in exactly one [`ChildEnd`]: the child exited (with a WASI
+//! exit code), or it was stopped for one named reason. Traps are classified
+//! here once (`classify`), so the stack-overflow and memory-limit cases are
+//! recognised in one place.
+
+use std::time::Duration;
+
+use wasmtime::Trap;
+use wasmtime_wasi::I32Exit;
+
+use super::limits::Refusal;
+use super::state::{ChildState, Interrupt};
+
+/// What one run of a child came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChildExit {
+    /// How the child ended.
+    pub end: ChildEnd,
+    /// The most linear memory the child held at once, in bytes.
+    pub peak_memory: u64,
+    /// The first growth the memory cap refused, if any. Set even when the
+    /// child went on after it: a program may catch its own out-of-memory
+    /// error and report a `limit` Result itself.
+    pub refused: Option<Refusal>,
+    /// Wall time of the whole run, instantiation included.
+    pub elapsed: Duration,
+}
+
+impl ChildExit {
+    /// The failure, if the child did not exit by itself.
+    pub fn failure(&self) -> Option<&ChildFailure> {
+        match &self.end {
+            ChildEnd::Exited { .. } => None,
+            ChildEnd::Failed(failure) => Some(failure),
+        }
+    }
+}
+
+/// The way a child's run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChildEnd {
+    /// `wasi:cli/run` returned, or the child called `exit`: `code` is 0 for
+    /// success, 1 for `run` returning an error, else the code it exited with.
+    /// Whether it wrote a Result is for the start channel's reader to say.
+    Exited {
+        /// The exit code.
+        code: i32,
+    },
+    /// The child was stopped, or stopped itself by trapping.
+    Failed(ChildFailure),
+}
+
+/// Why a child was stopped. Each is one failure a parent reports; the
+/// display text names the limit so it can go into a Result's `error`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChildFailure {
+    /// The memory cap refused a growth and the child then trapped (or could
+    /// not even be instantiated within the cap).
+    #[error("memory limit reached: the child asked for {requested} bytes, over its cap of {max_memory} bytes")]
+    MemoryLimit {
+        /// Total linear memory the refused growth would have made, in bytes
+        /// (for a refused table growth: the elements asked for).
+        requested: u64,
+        /// The cap in bytes (0 if the refusal came from a table or an
+        /// allocator maximum rather than the run's cap).
+        max_memory: u64,
+    },
+    /// The wall clock ran out, whether the child was computing or waiting on
+    /// a channel.
+    #[error("wall clock of {limit:?} ran out")]
+    WallClock {
+        /// The run's wall clock.
+        limit: Duration,
+    },
+    /// The child ran out of stack: wasmtime's `max_wasm_stack`, or the C
+    /// shadow stack in its linear memory (seen as a fault just below address
+    /// 0, which wraps to the top of the 32-bit address space).
+    #[error("stack overflow: the child recursed too deeply")]
+    StackOverflow,
+    /// The caller cancelled the run.
+    #[error("cancelled")]
+    Cancelled,
+    /// The child trapped for any other reason (`unreachable`, a Rust panic,
+    /// an out-of-bounds access, a host call refusing to go on...).
+    #[error("the child trapped: {message}")]
+    Trap {
+        /// The trap and its cause, as wasmtime reports it.
+        message: String,
+    },
+    /// The child could not be instantiated (for a reason other than the
+    /// memory cap), e.g. the pooling allocator's slots are exhausted.
+    #[error("the child could not be instantiated: {message}")]
+    Instantiate {
+        /// wasmtime's reason.
+        message: String,
+    },
+}
+
+/// Faulting addresses at or above this are a shadow-stack pointer that went
+/// below 0: with the stack placed first in linear memory, overflowing it
+/// wraps to the top of the 32-bit space. No real linear memory reaches here
+/// (it would be 4 GiB less one MiB).
+const WRAPPED_STACK_FLOOR: u64 = 0xfff0_0000;
+
+/// Names what ended a run that returned `error` from wasmtime.
+pub(super) fn classify(error: &wasmtime::Error, state: &ChildState, limits: &super::ChildLimits) -> ChildEnd {
+    if let Some(exit) = error.downcast_ref::<I32Exit>() {
+        return ChildEnd::Exited { code: exit.0 };
+    }
+    let failure = match error.downcast_ref::<Trap>() {
+        Some(Trap::Interrupt) => interrupted(state.interrupt.unwrap_or(Interrupt::WallClock), limits),
+        Some(Trap::StackOverflow) => ChildFailure::StackOverflow,
+        Some(Trap::MemoryOutOfBounds) if wrapped_stack_fault(error) => ChildFailure::StackOverflow,
+        _ => match state.limiter.refused() {
+            Some(refusal) => memory_limit(refusal, limits),
+            None => ChildFailure::Trap {
+                message: describe(error),
+            },
+        },
+    };
+    ChildEnd::Failed(failure)
+}
+
+/// The failure for an epoch interrupt or a host-side stop.
+pub(super) fn interrupted(why: Interrupt, limits: &super::ChildLimits) -> ChildFailure {
+    match why {
+        Interrupt::WallClock => ChildFailure::WallClock {
+            limit: limits.wall_clock,
+        },
+        Interrupt::Cancelled => ChildFailure::Cancelled,
+    }
+}
+
+/// The failure for a run that ended after the limiter refused `refusal`.
+pub(super) fn memory_limit(refusal: Refusal, limits: &super::ChildLimits) -> ChildFailure {
+    let requested = match refusal {
+        Refusal::Memory { requested } | Refusal::Table { requested } => requested,
+    };
+    ChildFailure::MemoryLimit {
+        requested,
+        max_memory: match refusal {
+            Refusal::Memory { .. } => limits.max_memory,
+            Refusal::Table { .. } => 0,
+        },
+    }
+}
+
+/// Whether `error` is a memory fault at an address a wrapped-around shadow
+/// stack pointer would produce. wasmtime reports the address only in the
+/// text of its context ("memory fault at wasm address 0x... in linear memory
+/// of size 0x..."), so it is read from there.
+fn wrapped_stack_fault(error: &wasmtime::Error) -> bool {
+    const PREFIX: &str = "memory fault at wasm address 0x";
+    error.chain().any(|cause| {
+        let text = cause.to_string();
+        let Some(rest) = text.strip_prefix(PREFIX) else {
+            return false;
+        };
+        let hex: String = rest.chars().take_while(char::is_ascii_hexdigit).collect();
+        u64::from_str_radix(&hex, 16).is_ok_and(|address| address >= WRAPPED_STACK_FLOOR)
+    })
+}
+
+/// The error and its causes on one line; the wasm backtrace, if any, is left
+/// out (it is long and names the guest's internals).
+pub(super) fn describe(error: &wasmtime::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let line = cause.to_string();
+        if line.starts_with("error while executing at wasm backtrace") {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(line.trim());
+    }
+    text
+}
