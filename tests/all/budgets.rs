@@ -1,0 +1,169 @@
+//! Every budget item at its boundary, and the hostile programs each one
+//! stops. After every hostile case the same Sandbox runs a normal program.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use wasmwire::{Budget, CancellationToken, Execution, FailureKind, Sandbox, SandboxOptions};
+use wasmwire_tests::{assert_failed, assert_still_healthy, budget, run, run_on, run_with, sandbox, tools, value};
+
+fn with(f: impl FnOnce(&mut Budget)) -> Budget {
+    let mut b = budget();
+    f(&mut b);
+    b
+}
+
+#[tokio::test]
+async fn max_calls_allows_n_and_refuses_n_plus_one() {
+    let program = r#"
+        const got = [];
+        for (let i = 0; i < 4; i++) {
+            try { got.push(await echo(i)); } catch (e) { got.push(e.kind); }
+        }
+        return got;
+    "#;
+    let outcome = run_with(program, with(|b| b.max_calls = 3)).await;
+    assert_eq!(value(&outcome), json!([0, 1, 2, "limit"]));
+    assert_eq!(outcome.result.calls, 3);
+    assert_still_healthy(sandbox()).await;
+}
+
+#[tokio::test]
+async fn max_bytes_allows_exactly_the_budget_and_refuses_one_byte_more() {
+    let program = r#"
+        const a = await bytes(60);
+        let second;
+        try { second = (await bytes(41)).length; } catch (e) { second = e.kind; }
+        const third = (await bytes(40)).length;
+        return [a.length, second, third];
+    "#;
+    let outcome = run_with(program, with(|b| b.max_bytes = 100)).await;
+    assert_eq!(value(&outcome), json!([60, "limit", 40]));
+    assert_eq!(outcome.result.bytes, 100);
+}
+
+#[tokio::test]
+async fn an_endless_loop_ends_at_the_wall_clock() {
+    let t = Instant::now();
+    let outcome = run_with("for (;;) {}", with(|b| b.wall_clock = Duration::from_millis(300))).await;
+    assert_failed(&outcome, FailureKind::Limit, "wall clock");
+    assert!(t.elapsed() < Duration::from_secs(3), "took {:?}", t.elapsed());
+    assert_still_healthy(sandbox()).await;
+}
+
+#[tokio::test]
+async fn a_loop_that_catches_everything_cannot_swallow_the_interrupt() {
+    let program = "for (;;) { try { for (;;) {} } catch (e) {} finally { continue; } }";
+    let outcome = run_with(program, with(|b| b.wall_clock = Duration::from_millis(300))).await;
+    assert_failed(&outcome, FailureKind::Limit, "wall clock");
+    assert_still_healthy(sandbox()).await;
+}
+
+#[tokio::test]
+async fn a_memory_bomb_ends_as_limit() {
+    let program = "const a = []; for (;;) a.push(new Array(100000).fill(a.length));";
+    let outcome = run_with(program, with(|b| b.max_memory = 32 << 20)).await;
+    assert_failed(&outcome, FailureKind::Limit, "memory");
+    assert_still_healthy(sandbox()).await;
+}
+
+#[tokio::test]
+async fn a_string_doubling_bomb_ends_as_limit() {
+    let program = "let s = 'x'; for (;;) s = s + s;";
+    let outcome = run_with(program, with(|b| b.max_memory = 32 << 20)).await;
+    assert_failed(&outcome, FailureKind::Limit, "memory");
+    assert_still_healthy(sandbox()).await;
+}
+
+#[tokio::test]
+async fn deep_recursion_ends_as_limit() {
+    let outcome = run("function f(n) { return f(n + 1) + 1; } return f(0);").await;
+    assert_failed(&outcome, FailureKind::Limit, "stack");
+    assert_still_healthy(sandbox()).await;
+}
+
+#[tokio::test]
+async fn a_console_flood_is_truncated_and_the_execution_goes_on() {
+    let program = "for (let i = 0; i < 200000; i++) console.log('flood line ' + i); return 'done';";
+    let outcome = run(program).await;
+    assert_eq!(value(&outcome), json!("done"));
+    assert!(outcome.console.len() <= wasmwire::console::DEFAULT_CONSOLE_CAP + 200, "{}", outcome.console.len());
+    assert!(outcome.console.contains("flood line 0\n"));
+    assert!(outcome.console.trim_end().lines().last().unwrap_or("").contains("truncated"), "marker at the end");
+}
+
+#[tokio::test]
+async fn a_tool_that_never_answers_fails_transient_at_the_per_call_deadline() {
+    let program = r#"
+        const t = Date.now();
+        try { await host.call("never", {}, {deadlineMs: 100}); return "answered"; }
+        catch (e) { return [e.kind, e.retryable, Date.now() - t >= 90]; }
+    "#;
+    let outcome = run(program).await;
+    assert_eq!(value(&outcome), json!(["transient", true, true]));
+    assert_still_healthy(sandbox()).await;
+}
+
+#[tokio::test]
+async fn a_tool_that_never_answers_without_a_deadline_ends_at_the_wall_clock() {
+    let outcome = run_with("await never(); return 1;", with(|b| b.wall_clock = Duration::from_millis(200))).await;
+    assert_failed(&outcome, FailureKind::Limit, "wall clock");
+}
+
+#[tokio::test]
+async fn the_host_maximum_call_deadline_caps_the_programs_wish() {
+    let sandbox = Sandbox::new(SandboxOptions {
+        max_call_deadline: Some(Duration::from_millis(50)),
+        ..SandboxOptions::default()
+    })
+    .unwrap();
+    let program = r#"try { await host.call("never", {}, {deadlineMs: 60000}); } catch (e) { return e.kind; }"#;
+    let outcome = run_on(&sandbox, program, budget(), &tools()).await;
+    assert_eq!(value(&outcome), json!("transient"));
+}
+
+#[tokio::test]
+async fn the_in_flight_cap_allows_n_and_refuses_n_plus_one_at_once() {
+    let sandbox = Sandbox::new(SandboxOptions {
+        max_in_flight: 4,
+        ..SandboxOptions::default()
+    })
+    .unwrap();
+    let program = r#"
+        const ps = [];
+        for (let i = 0; i < 5; i++) ps.push(delay(50, i).then(v => v, e => e.kind));
+        return await Promise.all(ps);
+    "#;
+    let outcome = run_on(&sandbox, program, budget(), &tools()).await;
+    assert_eq!(value(&outcome), json!([0, 1, 2, 3, "limit"]));
+    assert_eq!(outcome.result.calls, 4, "the refused call is not counted");
+}
+
+#[tokio::test]
+async fn cancellation_ends_in_cancelled_and_stops_the_child() {
+    let cancel = CancellationToken::new();
+    let c = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        c.cancel();
+    });
+    let execution = Execution::new("const p = never(); for (;;) {}").budget(budget());
+    let t = Instant::now();
+    let outcome = sandbox().run(&execution, &tools(), cancel).await.unwrap();
+    assert_failed(&outcome, FailureKind::Cancelled, "cancel");
+    assert!(t.elapsed() < Duration::from_secs(3), "took {:?}", t.elapsed());
+    assert_still_healthy(sandbox()).await;
+}
+
+#[tokio::test]
+async fn cancellation_while_waiting_on_a_tool_ends_in_cancelled() {
+    let cancel = CancellationToken::new();
+    let c = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        c.cancel();
+    });
+    let execution = Execution::new("await never(); return 1;").budget(budget());
+    let outcome = sandbox().run(&execution, &tools(), cancel).await.unwrap();
+    assert_failed(&outcome, FailureKind::Cancelled, "cancel");
+}

@@ -1,0 +1,116 @@
+//! Programs calling tools: values, concurrency, failure classes, console.
+
+use serde_json::json;
+use wasmwire::FailureKind;
+use wasmwire_tests::{assert_failed, run, sandbox, value};
+
+#[tokio::test]
+async fn a_program_calls_a_tool_and_returns_its_value() {
+    let outcome = run("const r = await echo({host: 'db1', n: 50}); return {got: r, sum: r.n + 1};").await;
+    assert_eq!(value(&outcome), json!({"got": {"host": "db1", "n": 50}, "sum": 51}));
+    assert_eq!((outcome.result.calls, outcome.result.bytes), (1, 22));
+    assert!(!outcome.counts_disagree, "{outcome:#?}");
+}
+
+#[tokio::test]
+async fn signature_parameters_become_the_args_object() {
+    // delay(ms, value) receives {"ms":1,"value":[1,"two"]} and returns value.
+    let outcome = run("return await delay(1, [1, 'two']);").await;
+    assert_eq!(value(&outcome), json!([1, "two"]));
+}
+
+#[tokio::test]
+async fn fifty_concurrent_calls_answered_in_reverse_order_resolve_by_id() {
+    // Call i waits (50 - i) * 4 ms: the last sent is answered first.
+    let program = r#"
+        const ps = [];
+        for (let i = 0; i < 50; i++) ps.push(delay((50 - i) * 4, i));
+        const got = await Promise.all(ps);
+        return got;
+    "#;
+    let outcome = run(program).await;
+    assert_eq!(value(&outcome), json!((0..50).collect::<Vec<_>>()));
+    assert_eq!(outcome.result.calls, 50);
+}
+
+#[tokio::test]
+async fn every_failure_class_from_a_tool_reaches_js_with_its_retryability() {
+    for row in wire::FAILURE_KINDS {
+        let program = format!(
+            r#"try {{ await fail("{}", "it broke"); return "no error"; }}
+               catch (e) {{ return [e.name, e.kind, e.retryable, e.message, e.tool, e instanceof Error]; }}"#,
+            row.name
+        );
+        let outcome = run(&program).await;
+        assert_eq!(
+            value(&outcome),
+            json!(["ToolError", row.name, row.retryable, "it broke", "fail", true]),
+            "{}",
+            row.name
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_uncaught_tool_failure_ends_the_execution_with_its_own_kind() {
+    for row in wire::FAILURE_KINDS {
+        let outcome = run(&format!(r#"await fail("{}", "gone"); return 1;"#, row.name)).await;
+        assert_failed(&outcome, row.kind, "gone");
+    }
+}
+
+#[tokio::test]
+async fn a_plain_handler_error_is_unknown_and_an_unknown_tool_is_not_found() {
+    let outcome = run("try { await plain_error(); } catch (e) { return [e.kind, e.message]; }").await;
+    assert_eq!(value(&outcome), json!(["unknown", "the disk is on fire"]));
+    let outcome = run("try { await host.call('nope', {}); } catch (e) { return e.kind; }").await;
+    assert_eq!(value(&outcome), json!("not_found"));
+}
+
+#[tokio::test]
+async fn a_value_that_is_not_json_arrives_as_a_string() {
+    let outcome = run("const r = await raw(); return [typeof r, r];").await;
+    assert_eq!(value(&outcome), json!(["string", "not json {"]));
+}
+
+#[tokio::test]
+async fn program_errors_are_invalid_with_line_and_column() {
+    let outcome = run("const a = 1;\nconst b = ;\nreturn a;").await;
+    assert_failed(&outcome, FailureKind::Invalid, "2:");
+    let outcome = run("const x = 1;\nnull.boom;").await;
+    assert_failed(&outcome, FailureKind::Invalid, "2:");
+}
+
+#[tokio::test]
+async fn console_output_is_captured_one_line_per_call() {
+    let outcome = run("console.log('a', 1); console.info({b: 2}); console.warn('c'); console.error('d'); return null;").await;
+    assert_eq!(value(&outcome), json!(null));
+    let lines: Vec<&str> = outcome.console.lines().collect();
+    assert_eq!(lines.len(), 4, "{:?}", outcome.console);
+    assert!(lines[0].contains('a') && lines[0].contains('1'));
+    assert!(lines[1].contains('b') && lines[1].contains('2'));
+}
+
+#[tokio::test]
+async fn many_executions_run_at_once_on_one_sandbox() {
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..32 {
+        set.spawn(async move {
+            let outcome = wasmwire_tests::run_on(
+                sandbox(),
+                &format!("const r = await delay(5, {i}); return r * 2;"),
+                wasmwire_tests::budget(),
+                &wasmwire_tests::tools(),
+            )
+            .await;
+            (i, value(&outcome))
+        });
+    }
+    let mut seen = 0;
+    while let Some(done) = set.join_next().await {
+        let (i, v) = done.unwrap();
+        assert_eq!(v, json!(i * 2));
+        seen += 1;
+    }
+    assert_eq!(seen, 32);
+}

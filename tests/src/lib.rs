@@ -1,0 +1,124 @@
+//! Shared set-up for the end-to-end suites: one Sandbox per test binary (the
+//! guest is compiled once), a standard set of tools, and run helpers.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use wasmwire::{
+    Budget, CancellationToken, Execution, FailureKind, Outcome, Sandbox, SandboxOptions, Tool, ToolFailure, Tools,
+};
+use wire::{Call, HandlerError};
+
+/// The Sandbox every test of a binary shares, built once.
+pub fn sandbox() -> &'static Sandbox {
+    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
+    SANDBOX.get_or_init(|| Sandbox::new(SandboxOptions::default()).expect("the built-in guest loads"))
+}
+
+/// The default budget of the tests: generous, but every item set.
+pub fn budget() -> Budget {
+    Budget {
+        wall_clock: Duration::from_secs(10),
+        max_calls: 0,
+        max_bytes: 0,
+        max_memory: 64 << 20,
+    }
+}
+
+fn args_json(call: &Call) -> Result<serde_json::Value, HandlerError> {
+    serde_json::from_str(&call.args).map_err(|e| ToolFailure::new(FailureKind::Invalid, format!("bad args: {e}")).into())
+}
+
+/// The standard tools:
+/// - `echo(x)`: returns its args text unchanged;
+/// - `delay(ms, value)`: sleeps `ms`, then returns `value` as JSON;
+/// - `fail(kind, message)`: fails with that failure class;
+/// - `plain_error()`: fails with a plain (unclassified) error;
+/// - `never()`: never answers;
+/// - `bytes(n)`: returns a string value of exactly `n` bytes (not JSON);
+/// - `raw()`: returns text that is not JSON.
+pub fn tools() -> Tools {
+    let standard = [
+        Tool::new("echo", |call: Call| async move { Ok(call.args) }),
+        Tool::new("delay", |call: Call| async move {
+            let args = args_json(&call)?;
+            tokio::time::sleep(Duration::from_millis(args["ms"].as_u64().unwrap_or(0))).await;
+            Ok(args["value"].to_string())
+        })
+        .signature("delay(ms, value)"),
+        Tool::new("fail", |call: Call| async move {
+            let args = args_json(&call)?;
+            let kind: FailureKind = args["kind"].as_str().unwrap_or("").parse()?;
+            Err(ToolFailure::new(kind, args["message"].as_str().unwrap_or("")).into())
+        })
+        .signature("fail(kind, message)"),
+        Tool::new("plain_error", |_call: Call| async move {
+            Err::<String, HandlerError>("the disk is on fire".into())
+        })
+        .signature("plain_error()"),
+        Tool::new("never", |_call: Call| async move {
+            std::future::pending::<()>().await;
+            Ok(String::new())
+        })
+        .signature("never()"),
+        Tool::new("bytes", |call: Call| async move {
+            let n = args_json(&call)?["n"].as_u64().unwrap_or(0);
+            Ok("x".repeat(n as usize))
+        })
+        .signature("bytes(n)"),
+        Tool::new("raw", |_call: Call| async move { Ok("not json {".to_string()) }).signature("raw()"),
+    ];
+    let mut tools = Tools::new();
+    for tool in standard {
+        tools.register(tool).expect("the standard tools are valid");
+    }
+    tools
+}
+
+/// Runs `program` on the shared sandbox with the standard tools and budget.
+pub async fn run(program: &str) -> Outcome {
+    run_with(program, budget()).await
+}
+
+/// Runs `program` with `budget`.
+pub async fn run_with(program: &str, budget: Budget) -> Outcome {
+    run_on(sandbox(), program, budget, &tools()).await
+}
+
+/// Runs `program` on `sandbox` with `tools`.
+pub async fn run_on(sandbox: &Sandbox, program: &str, budget: Budget, tools: &Tools) -> Outcome {
+    let execution = Execution::new(program).budget(budget);
+    sandbox
+        .run(&execution, tools, CancellationToken::new())
+        .await
+        .expect("the execution starts")
+}
+
+/// The Result's value parsed as JSON, or a panic that shows the whole outcome.
+pub fn value(outcome: &Outcome) -> serde_json::Value {
+    assert!(outcome.result.ok, "expected ok, got {outcome:#?}");
+    serde_json::from_str(&outcome.result.value).unwrap_or_else(|e| panic!("value is not JSON ({e}): {outcome:#?}"))
+}
+
+/// Asserts the outcome failed with `kind` and an error containing `needle`.
+pub fn assert_failed(outcome: &Outcome, kind: FailureKind, needle: &str) {
+    assert!(!outcome.result.ok, "expected {kind}, got ok: {outcome:#?}");
+    assert_eq!(outcome.result.kind, Some(kind), "{outcome:#?}");
+    assert!(
+        outcome.result.error.contains(needle),
+        "error {:?} does not contain {needle:?}",
+        outcome.result.error
+    );
+}
+
+/// After a hostile case: the same sandbox still runs a normal program correctly.
+pub async fn assert_still_healthy(sandbox: &Sandbox) {
+    let outcome = run_on(
+        sandbox,
+        "const a = await echo({n: 20}); const b = await delay(1, [a.n, 22]); return b[0] + b[1];",
+        budget(),
+        &tools(),
+    )
+    .await;
+    assert_eq!(value(&outcome), serde_json::json!(42), "{outcome:#?}");
+}
