@@ -1,0 +1,463 @@
+//! The tools as the program sees them: global async functions, `host.<name>`
+//! and `host.call(name, args, {deadlineMs})`.
+//!
+//! A binding with a signature such as `get_logs(host, count)` maps its
+//! arguments to an object by position: `get_logs("db1", 50)` sends
+//! `{"host":"db1","count":50}` (an `undefined` argument is left out). A
+//! binding without one sends its single argument: a string as it is,
+//! `undefined` as no args, anything else as its JSON text. `host.call`
+//! always takes args in that second form.
+//!
+//! A binding becomes a global only when its name is a plain ASCII
+//! identifier that is not a reserved word and not already reachable from the
+//! global object (`eval`, `JSON`, `Promise`, `console`, `host`, `toString`,
+//! ...). Every binding is reachable through `host`, which has no prototype,
+//! so no name can collide with anything there except `call` itself.
+//!
+//! What is sent is built without looking anything up in the program's
+//! reach: the args object for a signature has no prototype (a setter or
+//! `toJSON` added to `Object.prototype` never sees it), and JSON text comes
+//! from QuickJS's C serializer, not from the global `JSON`. Values the
+//! program passes in are serialized by JSON's usual rules, their own
+//! `toJSON` methods included.
+
+use rquickjs::function::{Opt, Rest};
+use rquickjs::object::Property;
+use rquickjs::{Ctx, Exception, Function, Object, Value};
+use wire::StartBinding;
+
+use crate::calls::Call;
+use crate::session::Session;
+use crate::tool_error;
+
+/// One binding, checked and ready to install.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Binding {
+    /// The tool's name.
+    pub(crate) name: String,
+    /// The signature's parameter names; `None` when it has no signature.
+    pub(crate) parameters: Option<Vec<String>>,
+}
+
+/// Checks the Start's bindings. A name given twice, an empty name or a
+/// signature that is not `name(param, ...)` is a fault of the Start, refused
+/// before the program runs.
+pub(crate) fn plan(bindings: &[StartBinding]) -> Result<Vec<Binding>, String> {
+    let mut planned: Vec<Binding> = Vec::with_capacity(bindings.len());
+    for binding in bindings {
+        if binding.name.is_empty() {
+            return Err("a binding has an empty name".to_owned());
+        }
+        if planned.iter().any(|b| b.name == binding.name) {
+            return Err(format!("binding {:?} is declared twice", binding.name));
+        }
+        let parameters = parameters(&binding.signature)
+            .map_err(|why| format!("binding {:?}: {why}", binding.name))?;
+        planned.push(Binding {
+            name: binding.name.clone(),
+            parameters,
+        });
+    }
+    Ok(planned)
+}
+
+/// Defines `host` and the global functions.
+pub(crate) fn install<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    bindings: &[Binding],
+) -> rquickjs::Result<()> {
+    let globals = ctx.globals();
+    let host = Object::new(ctx.clone())?;
+    host.set_prototype(None)?;
+    host.prop("call", Property::from(host_call(ctx, session)?))?;
+    // `host` first, so that a binding named "host" cannot take the global.
+    globals.prop(
+        "host",
+        Property::from(host.clone()).writable().configurable(),
+    )?;
+    for binding in bindings {
+        let function = binding_function(ctx, session, binding.clone())?;
+        if binding.name != "call" {
+            host.prop(
+                binding.name.as_str(),
+                Property::from(function.clone()).enumerable(),
+            )?;
+        }
+        if is_identifier(&binding.name) && !globals.contains_key(binding.name.as_str())? {
+            globals.prop(
+                binding.name.as_str(),
+                Property::from(function).writable().configurable(),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The function a binding becomes.
+fn binding_function<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    binding: Binding,
+) -> rquickjs::Result<Function<'js>> {
+    let session = session.clone();
+    let arity = binding.parameters.as_ref().map_or(1, Vec::len);
+    let name = binding.name.clone();
+    Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>, values: Rest<Value<'js>>| {
+            let args = match &binding.parameters {
+                Some(parameters) => args_from_parameters(&ctx, &session, parameters, &values.0),
+                None => args_from_value(&ctx, &session, &binding.name, values.0.first()),
+            };
+            call(&ctx, &session, binding.name.clone(), args, 0)
+        },
+    )?
+    .with_name(name)?
+    .with_length(arity)
+}
+
+/// `host.call(name, args, {deadlineMs})`.
+fn host_call<'js>(ctx: &Ctx<'js>, session: &Session<'js>) -> rquickjs::Result<Function<'js>> {
+    let session = session.clone();
+    Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>,
+              tool: Opt<Value<'js>>,
+              args: Opt<Value<'js>>,
+              options: Opt<Value<'js>>| {
+            let Some(tool) = tool.0.as_ref().and_then(Value::as_string) else {
+                return rejected(
+                    &ctx,
+                    type_error(&ctx, "host.call: the tool name must be a string"),
+                );
+            };
+            let Some(intrinsics) = session.intrinsics() else {
+                return Err(ended(&ctx));
+            };
+            let tool = intrinsics.string(tool);
+            let deadline = match deadline_ms(&ctx, options.0.as_ref()) {
+                Ok(deadline) => deadline,
+                Err(e) => return rejected(&ctx, tool_error::caught(&ctx, e)),
+            };
+            let args = args_from_value(&ctx, &session, &tool, args.0.as_ref());
+            call(&ctx, &session, tool, args, deadline)
+        },
+    )?
+    .with_name("call")?
+    .with_length(3)
+}
+
+/// Queues a call and returns its promise; a call whose args could not be
+/// built is rejected with the reason, as an async function would.
+fn call<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    tool: String,
+    args: rquickjs::Result<String>,
+    deadline_ms: u64,
+) -> rquickjs::Result<Value<'js>> {
+    let args = match args {
+        Ok(args) => args,
+        Err(e) => return rejected(ctx, tool_error::caught(ctx, e)),
+    };
+    let Some(intrinsics) = session.intrinsics() else {
+        return Err(ended(ctx));
+    };
+    let site = intrinsics.call_site()?;
+    let (promise, resolve, reject) = ctx.promise()?;
+    let call = Call {
+        tool,
+        args,
+        deadline_ms,
+        resolve,
+        reject,
+        site,
+    };
+    if session.with_calls(|calls| calls.queue(call)).is_none() {
+        return Err(ended(ctx));
+    }
+    Ok(promise.into_value())
+}
+
+/// Args for a binding with a signature: its parameters by position.
+fn args_from_parameters<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    parameters: &[String],
+    values: &[Value<'js>],
+) -> rquickjs::Result<String> {
+    let object = Object::new(ctx.clone())?;
+    object.set_prototype(None)?;
+    for (parameter, value) in parameters.iter().zip(values) {
+        if !value.is_undefined() {
+            object.prop(
+                parameter.as_str(),
+                Property::from(value.clone()).enumerable(),
+            )?;
+        }
+    }
+    let json = ctx.json_stringify(object)?;
+    let intrinsics = session.intrinsics().ok_or_else(|| ended(ctx))?;
+    // An object always has JSON text.
+    Ok(json.map(|s| intrinsics.string(&s)).unwrap_or_default())
+}
+
+/// Args for a binding without a signature, and for `host.call`.
+fn args_from_value<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    tool: &str,
+    value: Option<&Value<'js>>,
+) -> rquickjs::Result<String> {
+    let intrinsics = session.intrinsics().ok_or_else(|| ended(ctx))?;
+    let Some(value) = value.filter(|v| !v.is_undefined()) else {
+        return Ok(String::new());
+    };
+    if let Some(s) = value.as_string() {
+        return Ok(intrinsics.string(s));
+    }
+    match ctx.json_stringify(value.clone())? {
+        Some(json) => Ok(intrinsics.string(&json)),
+        None => Err(Exception::throw_type(
+            ctx,
+            &format!(
+                "{tool}: args must be a string or have a JSON form; got a {}",
+                crate::intrinsics::Intrinsics::type_name(value)
+            ),
+        )),
+    }
+}
+
+/// `options.deadlineMs` as whole milliseconds (rounded up); 0 = none.
+fn deadline_ms<'js>(ctx: &Ctx<'js>, options: Option<&Value<'js>>) -> rquickjs::Result<u64> {
+    let Some(options) = options.filter(|o| !o.is_undefined() && !o.is_null()) else {
+        return Ok(0);
+    };
+    let Some(options) = options.as_object() else {
+        return Err(Exception::throw_type(
+            ctx,
+            "host.call: options must be an object",
+        ));
+    };
+    let deadline: Value = options.get("deadlineMs")?;
+    if deadline.is_undefined() {
+        return Ok(0);
+    }
+    match deadline.as_number() {
+        Some(ms) if ms.is_finite() && ms >= 0.0 => {
+            // `as` saturates: a deadline past u64 milliseconds is no deadline worth refusing.
+            Ok(ms.ceil() as u64)
+        }
+        _ => Err(Exception::throw_range(
+            ctx,
+            "host.call: deadlineMs must be a finite, non-negative number of milliseconds",
+        )),
+    }
+}
+
+/// A promise already rejected with `reason`.
+fn rejected<'js>(ctx: &Ctx<'js>, reason: Value<'js>) -> rquickjs::Result<Value<'js>> {
+    let (promise, _, reject) = ctx.promise()?;
+    reject.call::<_, ()>((reason,))?;
+    Ok(promise.into_value())
+}
+
+/// A `TypeError` value (not thrown).
+fn type_error<'js>(ctx: &Ctx<'js>, message: &str) -> Value<'js> {
+    let e = Exception::throw_type(ctx, message);
+    tool_error::caught(ctx, e)
+}
+
+/// Thrown when a function outlives its run (a program cannot reach one
+/// afterwards; this only keeps the closure total).
+fn ended(ctx: &Ctx<'_>) -> rquickjs::Error {
+    Exception::throw_internal(ctx, "the execution has ended")
+}
+
+/// The parameter names of `name(a, b: type, c = 1)`; `None` for no signature.
+fn parameters(signature: &str) -> Result<Option<Vec<String>>, String> {
+    let signature = signature.trim();
+    if signature.is_empty() {
+        return Ok(None);
+    }
+    let (Some(open), Some(close)) = (signature.find('('), signature.rfind(')')) else {
+        return Err(format!(
+            "signature {signature:?} is not of the form name(param, ...)"
+        ));
+    };
+    if close < open {
+        return Err(format!(
+            "signature {signature:?} is not of the form name(param, ...)"
+        ));
+    }
+    let mut names = Vec::new();
+    for parameter in split_top_level(&signature[open + 1..close]) {
+        let parameter = parameter.trim();
+        if parameter.is_empty() {
+            continue;
+        }
+        let name = parameter
+            .split([':', '=', '?'])
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .trim_start_matches("...");
+        if name.is_empty() {
+            return Err(format!(
+                "signature {signature:?} has a parameter without a name"
+            ));
+        }
+        names.push(name.to_owned());
+    }
+    Ok(Some(names))
+}
+
+/// Splits on commas that are not nested in brackets, so that a parameter's
+/// type (`Map<string, number>`) stays whole.
+fn split_top_level(list: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&list[start..]);
+    parts
+}
+
+/// Words a binding may not take as a global name: reserved words, and names
+/// the function body itself defines.
+const RESERVED: &[&str] = &[
+    "arguments",
+    "await",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "implements",
+    "import",
+    "in",
+    "instanceof",
+    "interface",
+    "let",
+    "new",
+    "null",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "static",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+    "yield",
+];
+
+/// Whether `name` can be a global binding: an ASCII identifier that is not
+/// a reserved word. (Non-ASCII identifiers are valid JS, but are left to
+/// `host` rather than checked against Unicode's tables.)
+pub(crate) fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    (first.is_ascii_alphabetic() || first == '_' || first == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        && !RESERVED.contains(&name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signature_parameters_are_names_in_order() {
+        assert_eq!(
+            parameters("get_logs(host, count)"),
+            Ok(Some(vec!["host".into(), "count".into()]))
+        );
+        assert_eq!(
+            parameters("f(a: Map<string, number>, b?: string, c = 1, ...rest)"),
+            Ok(Some(vec![
+                "a".into(),
+                "b".into(),
+                "c".into(),
+                "rest".into()
+            ]))
+        );
+        assert_eq!(parameters("now()"), Ok(Some(vec![])));
+        assert_eq!(parameters(""), Ok(None));
+        assert_eq!(parameters("   "), Ok(None));
+    }
+
+    #[test]
+    fn malformed_signatures_are_refused() {
+        assert!(parameters("get_logs").is_err());
+        assert!(parameters("f)(").is_err());
+        assert!(parameters("f(: string)").is_err());
+    }
+
+    #[test]
+    fn only_plain_ascii_non_reserved_names_are_identifiers() {
+        for name in ["get_logs", "_x", "$", "a1", "fetchURL"] {
+            assert!(is_identifier(name), "{name}");
+        }
+        for name in [
+            "",
+            "1a",
+            "get-logs",
+            "a b",
+            "données",
+            "class",
+            "await",
+            "arguments",
+            "yield",
+        ] {
+            assert!(!is_identifier(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn duplicate_and_empty_names_are_refused() {
+        let binding = |name: &str| StartBinding {
+            name: name.into(),
+            signature: String::new(),
+        };
+        assert!(plan(&[binding("a"), binding("a")]).is_err());
+        assert!(plan(&[binding("")]).is_err());
+        assert!(plan(&[binding("a"), binding("b")]).is_ok());
+    }
+}

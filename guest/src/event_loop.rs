@@ -1,0 +1,175 @@
+//! Runs the job queue and the call channel until the program settles.
+//!
+//! One turn: run every pending job, send every call the program queued,
+//! look at the program's promise, and if it is still pending, block for the
+//! next answer and settle that call. A program still pending with no job to
+//! run and no call in flight can never settle (it awaits a promise nobody
+//! will resolve), and the loop says so instead of waiting forever.
+
+use rquickjs::promise::PromiseState;
+use rquickjs::{Ctx, Promise, Value};
+use wire::{ClientError, FailureKind, Reply};
+
+use crate::limits::StackGuard;
+use crate::session::Session;
+use crate::tool_error;
+use crate::transport::Transport;
+
+/// How the program's promise ended up.
+#[derive(Debug)]
+pub(crate) enum Settled<'js> {
+    /// It resolved with this value.
+    Fulfilled(Value<'js>),
+    /// It rejected with this reason.
+    Rejected(Value<'js>),
+    /// It is pending and nothing left can settle it.
+    Stuck,
+    /// The stack guard stopped the program.
+    Stopped,
+    /// The parent broke the protocol; the text says how.
+    Protocol(String),
+}
+
+/// Drives `promise` to an end.
+pub(crate) fn drive<'js, T: Transport + ?Sized>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    promise: &Promise<'js>,
+    transport: &mut T,
+    guard: &StackGuard,
+) -> Settled<'js> {
+    loop {
+        while ctx.execute_pending_job() {
+            if guard.tripped() {
+                return Settled::Stopped;
+            }
+        }
+        if guard.tripped() {
+            return Settled::Stopped;
+        }
+        if send_queued(ctx, session, transport) > 0 {
+            // Calls that failed to send were rejected: their jobs run first.
+            continue;
+        }
+        match promise.state() {
+            PromiseState::Resolved => return settled_value(ctx, promise, true),
+            PromiseState::Rejected => return settled_value(ctx, promise, false),
+            PromiseState::Pending => {}
+        }
+        if session.with_calls(|calls| calls.in_flight()).unwrap_or(0) == 0 {
+            return Settled::Stuck;
+        }
+        match transport.recv() {
+            Ok(reply) => answer(ctx, session, reply),
+            Err(ClientError::Protocol(e)) => return Settled::Protocol(e.to_string()),
+            Err(e @ (ClientError::Closed | ClientError::Idle)) => {
+                // The transport has nothing more to say about the calls still
+                // in flight here: fail them, so that the program can go on.
+                fail_in_flight(ctx, session, &format!("the call was lost: {e}"));
+            }
+        }
+    }
+}
+
+/// The value or reason of a settled promise.
+fn settled_value<'js>(ctx: &Ctx<'js>, promise: &Promise<'js>, fulfilled: bool) -> Settled<'js> {
+    match promise.result::<Value>() {
+        Some(Ok(value)) if fulfilled => Settled::Fulfilled(value),
+        Some(Ok(value)) => Settled::Rejected(value),
+        Some(Err(e)) => Settled::Rejected(tool_error::caught(ctx, e)),
+        None => Settled::Stuck,
+    }
+}
+
+/// Sends every queued call. Returns how many failed to send (and were
+/// rejected).
+fn send_queued<'js, T: Transport + ?Sized>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    transport: &mut T,
+) -> usize {
+    let queued = session
+        .with_calls(|calls| calls.take_queued())
+        .unwrap_or_default();
+    let mut failed = 0;
+    for call in queued {
+        match transport.send(&call.tool, &call.args, call.deadline_ms) {
+            Ok(id) => {
+                session.with_calls(|calls| calls.sent(id, call));
+            }
+            Err(e) => {
+                // Nothing was sent (the args do not fit in a frame): the
+                // call's arguments are at fault, not the tool.
+                failed += 1;
+                tool_error::reject(ctx, session, call, FailureKind::Invalid, &e.to_string());
+            }
+        }
+    }
+    failed
+}
+
+/// Settles the call `reply` answers.
+fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, reply: Reply) {
+    let Some(call) = session
+        .with_calls(|calls| calls.answered(&reply.id))
+        .flatten()
+    else {
+        // The transport matched it to a call this run never made; nothing
+        // here waits for it.
+        return;
+    };
+    match reply.outcome {
+        Ok(value) => {
+            let value = match parse_value(ctx, session, &value) {
+                Ok(value) => value,
+                Err(thrown) => {
+                    // Out of memory while building the value: the program
+                    // sees the call fail with what QuickJS threw.
+                    let _ = call.reject.call::<_, ()>((thrown,));
+                    return;
+                }
+            };
+            if call.resolve.call::<_, ()>((value,)).is_err() {
+                let _ = ctx.catch();
+            }
+        }
+        Err(failure) => {
+            tool_error::reject(ctx, session, call, failure.kind, &failure.message);
+        }
+    }
+}
+
+/// A value as JSON when it parses, else as the raw string.
+fn parse_value<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    text: &str,
+) -> Result<Value<'js>, Value<'js>> {
+    match ctx.json_parse(text) {
+        Ok(value) => return Ok(value),
+        Err(rquickjs::Error::Exception) => {
+            let thrown = ctx.catch();
+            let out_of_memory = session.intrinsics().is_some_and(|i| {
+                thrown.is_error() && i.error_headline(&thrown) == "InternalError: out of memory"
+            });
+            if out_of_memory {
+                return Err(thrown);
+            }
+        }
+        // Not JSON (a NUL byte, say), but a fine string.
+        Err(_) => {}
+    }
+    rquickjs::String::from_str(ctx.clone(), text)
+        .map(|s| s.into_value())
+        .map_err(|e| tool_error::caught(ctx, e))
+}
+
+/// Fails every call in flight as cancelled.
+fn fail_in_flight<'js>(ctx: &Ctx<'js>, session: &Session<'js>, why: &str) {
+    let calls = session
+        .with_calls(|calls| calls.take_in_flight())
+        .unwrap_or_default();
+    for call in calls {
+        tool_error::reject(ctx, session, call, FailureKind::Cancelled, why);
+    }
+}

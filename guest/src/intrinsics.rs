@@ -1,0 +1,187 @@
+//! The intrinsics the evaluator relies on, captured before the program runs.
+//!
+//! A program may reassign `JSON.stringify`, replace `Error`, or pollute
+//! `Object.prototype`. Nothing the evaluator does afterwards looks a global
+//! up again: it holds the original functions here, and everything else it
+//! needs (JSON, property definition) goes through QuickJS's C API, which no
+//! program can reach.
+
+use rquickjs::object::Property;
+use rquickjs::{Constructor, Ctx, Function, Object, Symbol, Type, Value};
+
+/// Defines `ToolError` and hands back the originals the evaluator keeps.
+/// Runs before the program, so every name here is still the intrinsic.
+const PRELUDE: &str = r#"(function () {
+  "use strict";
+  class ToolError extends Error {}
+  Object.defineProperty(ToolError.prototype, "name", {
+    value: "ToolError", writable: true, enumerable: false, configurable: true,
+  });
+  return [Error, ToolError, String.prototype.toWellFormed];
+})()"#;
+
+/// The file name QuickJS reports for evaluator-internal code, so that a
+/// location search never mistakes it for the program.
+const PRELUDE_FILE: &str = "<wasmwire>";
+
+/// Handles on the original intrinsics. Cheap to clone (each is a reference).
+#[derive(Clone, Debug)]
+pub(crate) struct Intrinsics<'js> {
+    /// The original `Error`: a ToolError is born as one at the call site, so
+    /// its stack points at the call in the program.
+    error: Constructor<'js>,
+    /// `ToolError.prototype`, so that `e instanceof ToolError` holds.
+    tool_error_prototype: Object<'js>,
+    /// `String.prototype.toWellFormed`: JS strings may hold lone surrogates,
+    /// Rust strings may not.
+    to_well_formed: Function<'js>,
+}
+
+impl<'js> Intrinsics<'js> {
+    /// Captures the originals and defines the global `ToolError`.
+    pub(crate) fn capture(ctx: &Ctx<'js>) -> rquickjs::Result<Self> {
+        let mut options = rquickjs::context::EvalOptions::default();
+        options.filename = Some(PRELUDE_FILE.into());
+        let captured: rquickjs::Array = ctx.eval_with_options(PRELUDE, options)?;
+        let error: Constructor = captured.get(0)?;
+        let tool_error: Constructor = captured.get(1)?;
+        let to_well_formed: Function = captured.get(2)?;
+        let tool_error_prototype: Object = tool_error.get("prototype")?;
+        // Like the built-in classes: writable, configurable, not enumerable.
+        ctx.globals().prop(
+            "ToolError",
+            Property::from(tool_error).writable().configurable(),
+        )?;
+        Ok(Intrinsics {
+            error,
+            tool_error_prototype,
+            to_well_formed,
+        })
+    }
+
+    /// A new error object whose stack is the current call stack, with
+    /// `ToolError.prototype`. Made when the program calls a tool; it becomes
+    /// the ToolError if the call fails.
+    pub(crate) fn call_site(&self) -> rquickjs::Result<Object<'js>> {
+        let site: Object = self.error.construct(("",))?;
+        site.set_prototype(Some(&self.tool_error_prototype))?;
+        Ok(site)
+    }
+
+    /// A JS string as Rust text; lone surrogates become U+FFFD.
+    pub(crate) fn string(&self, s: &rquickjs::String<'js>) -> String {
+        let well_formed = self
+            .to_well_formed
+            .call::<_, rquickjs::String>((rquickjs::function::This(s.clone()),));
+        match well_formed.and_then(|s| s.to_string()) {
+            Ok(text) => text,
+            Err(_) => {
+                // Only reachable when out of memory; the text is for people.
+                let _ = s.ctx().catch();
+                "<unprintable string>".to_owned()
+            }
+        }
+    }
+
+    /// How a value reads in console output and error messages: strings as
+    /// they are, errors as `Name: message`, other objects as JSON where
+    /// possible. Never fails; a value whose conversion throws gets a
+    /// placeholder, and the exception is dropped.
+    pub(crate) fn display(&self, value: &Value<'js>) -> String {
+        let ctx = value.ctx();
+        let text = match value.type_of() {
+            Type::String => value.as_string().map(|s| self.string(s)),
+            Type::Symbol => value
+                .as_symbol()
+                .map(|s| format!("Symbol({})", self.symbol_description(s))),
+            Type::BigInt => self.coerce(value).map(|s| s + "n"),
+            Type::Undefined | Type::Null | Type::Bool | Type::Int | Type::Float => {
+                self.coerce(value)
+            }
+            Type::Function | Type::Constructor => Some(format!(
+                "[Function {}]",
+                self.property(value, "name")
+                    .filter(|name| !name.is_empty())
+                    .unwrap_or_else(|| "(anonymous)".to_owned())
+            )),
+            Type::Exception => Some(self.error_headline(value)),
+            _ => self.json(value).or_else(|| self.coerce(value)),
+        };
+        text.unwrap_or_else(|| {
+            let _ = ctx.catch();
+            format!("[{}]", value.type_name())
+        })
+    }
+
+    /// `Name: message` of an error object, each read as the program left it.
+    pub(crate) fn error_headline(&self, value: &Value<'js>) -> String {
+        let name = self
+            .property(value, "name")
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| "Error".to_owned());
+        match self.property(value, "message") {
+            Some(message) if !message.is_empty() => format!("{name}: {message}"),
+            _ => name,
+        }
+    }
+
+    /// A property of an object as text, or `None` when it is missing or its
+    /// getter throws.
+    pub(crate) fn property(&self, value: &Value<'js>, key: &str) -> Option<String> {
+        let object = value.as_object()?;
+        match object.get::<_, Value>(key) {
+            Ok(v) if v.is_undefined() => None,
+            Ok(v) => self.coerce(&v),
+            Err(_) => {
+                let _ = value.ctx().catch();
+                None
+            }
+        }
+    }
+
+    /// `String(value)`, or `None` when it throws.
+    fn coerce(&self, value: &Value<'js>) -> Option<String> {
+        if let Some(s) = value.as_string() {
+            return Some(self.string(s));
+        }
+        match value.get::<rquickjs::convert::Coerced<rquickjs::String>>() {
+            Ok(s) => Some(self.string(&s.0)),
+            Err(_) => {
+                let _ = value.ctx().catch();
+                None
+            }
+        }
+    }
+
+    /// The value as JSON text, or `None` when JSON has no text for it.
+    fn json(&self, value: &Value<'js>) -> Option<String> {
+        match value.ctx().json_stringify(value.clone()) {
+            Ok(Some(s)) => Some(self.string(&s)),
+            Ok(None) => None,
+            Err(_) => {
+                let _ = value.ctx().catch();
+                None
+            }
+        }
+    }
+
+    /// A value's type as a JavaScript programmer names it.
+    pub(crate) fn type_name(value: &Value<'js>) -> &'static str {
+        match value.type_of() {
+            Type::Function | Type::Constructor => "function",
+            Type::Int | Type::Float => "number",
+            Type::Bool => "boolean",
+            Type::BigInt => "BigInt",
+            Type::Exception => "error",
+            Type::Array => "array",
+            other => other.as_str(),
+        }
+    }
+
+    fn symbol_description(&self, symbol: &Symbol<'js>) -> String {
+        match symbol.description() {
+            Ok(d) if !d.is_undefined() => self.coerce(&d).unwrap_or_default(),
+            _ => String::new(),
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! The wasmwire child's evaluator: runs one JavaScript program with QuickJS
+//! and calls the parent's tools over the `wire` protocol.
+//!
+//! The child (`main.rs`) takes one [`wire::Start`] from its start channel,
+//! hands it to an [`Evaluator`] together with a [`wire::Client`] on its
+//! stdin/stdout, and writes back the one [`wire::Result`] the evaluator
+//! returns. Everything in between is here, and none of it depends on wasm,
+//! so the tests drive it natively through a scripted [`Transport`].
+//!
+//! The JavaScript surface (DESIGN section 8):
+//!
+//! * the program is the body of an async function: top-level `await` and
+//!   `return` work, and the Result's value is the JSON text of what it
+//!   returns (`undefined` becomes `null`);
+//! * each binding is a global async function (when its name allows) and
+//!   `host.<name>`; `host.call(name, args, {deadlineMs})` sets a deadline;
+//! * a call resolves to its value parsed as JSON (or the raw string) and
+//!   rejects with a `ToolError` carrying `kind`, `retryable`, `message` and
+//!   `tool`;
+//! * `console.log/info/warn/error/debug` write one line each;
+//! * errors name their line and column in the program.
+//!
+//! One module per concern: `bindings` (`host` and the global functions),
+//! `tool_error`, `console`, `program` (the wrapper, and places in the
+//! program), `event_loop` (jobs and the call channel), `calls` (the call
+//! table), `outcome` (endings and their Results), `limits` (memory and
+//! stack), `intrinsics` (what is captured before the program runs),
+//! `session` (what the native functions share), `transport`.
+//!
+//! ```
+//! use wire::{Client, Response, Start, StartBinding, StartBudget};
+//!
+//! let start = Start {
+//!     v: 1,
+//!     program: "const logs = await get_logs('db1', 2);\nreturn logs.length;".into(),
+//!     bindings: vec![StartBinding { name: "get_logs".into(), signature: "get_logs(host, count)".into() }],
+//!     budget: StartBudget::default(),
+//!     result_id: "r1".into(),
+//! };
+//! // The parent's answer to call "1", and a buffer for the child's Requests.
+//! let answers = wire::encode(&Response::success("1", r#"["a","b"]"#)).unwrap();
+//! let mut requests = Vec::new();
+//! let mut client = Client::new(&answers[..], &mut requests);
+//!
+//! let result = wasmwire_guest::evaluate(&start, &mut client, std::io::sink());
+//! assert_eq!((result.ok, result.value.as_str(), result.calls), (true, "2", 1));
+//! ```
+#![warn(missing_docs)]
+// Tests may unwrap: a panic there is a failed test, not a crashed child.
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+mod bindings;
+mod calls;
+mod console;
+mod event_loop;
+mod intrinsics;
+mod limits;
+mod outcome;
+mod program;
+mod session;
+mod tool_error;
+mod transport;
+
+use std::io::Write;
+
+use rquickjs::{Context, Runtime};
+use wire::{FailureKind, Start};
+
+use crate::event_loop::Settled;
+use crate::intrinsics::Intrinsics;
+use crate::limits::StackGuard;
+use crate::outcome::{Ending, Judge};
+use crate::session::Session;
+
+pub use crate::transport::Transport;
+
+/// QuickJS could not be set up (in practice: no memory for a runtime).
+#[derive(Debug, thiserror::Error)]
+#[error("could not set up the JavaScript engine: {0}")]
+pub struct SetupError(#[from] rquickjs::Error);
+
+/// One QuickJS runtime and context, ready to run one program.
+///
+/// Set-up is separate from [`run`](Evaluator::run) so that it can happen
+/// ahead of time (a pre-initialised snapshot of the child). An evaluator
+/// runs exactly one program: afterwards its globals are that program's.
+pub struct Evaluator {
+    runtime: Runtime,
+    context: Context,
+    guard: StackGuard,
+    used: bool,
+}
+
+impl std::fmt::Debug for Evaluator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Evaluator")
+            .field("used", &self.used)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Evaluator {
+    /// A fresh runtime with the standard intrinsics.
+    pub fn new() -> Result<Self, SetupError> {
+        let runtime = Runtime::new()?;
+        limits::configure_stack(&runtime);
+        let guard = StackGuard::install(&runtime);
+        let context = Context::full(&runtime)?;
+        Ok(Evaluator {
+            runtime,
+            context,
+            guard,
+            used: false,
+        })
+    }
+
+    /// Runs `start`'s program to its end and returns the one Result for it.
+    ///
+    /// Tool calls go through `transport`; console output goes to `console`,
+    /// one line per call. Never panics on anything the program or the
+    /// transport does: every ending, including a protocol violation, is a
+    /// Result. A second call on the same evaluator fails without running.
+    pub fn run<T, W>(&mut self, start: &Start, transport: &mut T, console: W) -> wire::Result
+    where
+        T: Transport + ?Sized,
+        W: Write + 'static,
+    {
+        let ending = if std::mem::replace(&mut self.used, true) {
+            Ending::failed(
+                FailureKind::Invalid,
+                "this evaluator already ran a program; each run needs a fresh one",
+            )
+        } else {
+            self.execute(start, transport, Box::new(console))
+        };
+        let result = ending.into_result(&start.result_id, transport.calls(), transport.bytes());
+        fit_in_frame(result)
+    }
+
+    fn execute<T: Transport + ?Sized>(
+        &mut self,
+        start: &Start,
+        transport: &mut T,
+        console: Box<dyn Write>,
+    ) -> Ending {
+        let quickjs_in_use = u64::try_from(self.runtime.memory_usage().malloc_size).unwrap_or(0);
+        let memory_limited = match limits::quickjs_memory_limit(
+            start.budget.max_memory,
+            limits::linear_memory_in_use(),
+            quickjs_in_use,
+        ) {
+            Ok(Some(limit)) => {
+                self.runtime.set_memory_limit(limit);
+                true
+            }
+            Ok(None) => false,
+            Err(why) => return Ending::failed(FailureKind::Limit, format!("memory limit: {why}")),
+        };
+        let guard = self.guard.clone();
+        self.context.with(|ctx| {
+            let intrinsics = match Intrinsics::capture(&ctx) {
+                Ok(intrinsics) => intrinsics,
+                Err(e) => {
+                    // Only a heap too small for a few objects gets here.
+                    let _ = ctx.catch();
+                    return Ending::failed(
+                        FailureKind::Limit,
+                        format!("memory limit: no room to set up the program's globals ({e})"),
+                    );
+                }
+            };
+            let session = Session::open(intrinsics.clone(), console);
+            let judge = Judge {
+                intrinsics: &intrinsics,
+                session: &session,
+                source: &start.program,
+                guard: &guard,
+                memory_limited,
+            };
+            let ending = run_program(&ctx, &session, &judge, start, transport, &guard);
+            // Every JS value held on the Rust side goes before the runtime
+            // does; QuickJS aborts on objects still alive at teardown.
+            session.close();
+            drop(intrinsics);
+            ending
+        })
+    }
+}
+
+/// Installs the surface, compiles and runs the program, and judges its end.
+fn run_program<'js, T: Transport + ?Sized>(
+    ctx: &rquickjs::Ctx<'js>,
+    session: &Session<'js>,
+    judge: &Judge<'_, 'js>,
+    start: &Start,
+    transport: &mut T,
+    guard: &StackGuard,
+) -> Ending {
+    let bindings = match bindings::plan(&start.bindings) {
+        Ok(bindings) => bindings,
+        Err(why) => return Ending::failed(FailureKind::Invalid, format!("bad Start: {why}")),
+    };
+    let installed =
+        console::install(ctx, session).and_then(|()| bindings::install(ctx, session, &bindings));
+    if let Err(e) = installed {
+        return judge.error(ctx, e);
+    }
+    if start.program.contains('\0') {
+        return Ending::failed(FailureKind::Invalid, "the program contains a NUL character");
+    }
+    let function = match program::compile(ctx, &start.program) {
+        Ok(function) => function,
+        Err(e) => return judge.error(ctx, e),
+    };
+    let Some(function) = function.into_function() else {
+        return Ending::failed(
+            FailureKind::Invalid,
+            "the program is not a function body: it closes the function it is wrapped in",
+        );
+    };
+    let returned = match function.call::<_, rquickjs::Value>(()) {
+        Ok(returned) => returned,
+        Err(e) => return judge.error(ctx, e),
+    };
+    let settled = match returned.into_promise() {
+        Some(promise) => event_loop::drive(ctx, session, &promise, transport, guard),
+        // Only a program that broke out of its wrapper returns a non-promise.
+        None => {
+            return Ending::failed(
+                FailureKind::Invalid,
+                "the program is not a function body: it closes the function it is wrapped in",
+            );
+        }
+    };
+    match settled {
+        Settled::Fulfilled(value) => judge.fulfilled(ctx, &value),
+        Settled::Rejected(reason) => judge.rejected(&reason),
+        Settled::Stuck => Ending::failed(
+            FailureKind::Invalid,
+            "the program can never finish: it awaits a promise that nothing will settle \
+             (no tool call is in flight and no job is pending)",
+        ),
+        Settled::Stopped => Ending::failed(
+            FailureKind::Limit,
+            "stack limit: the program recursed too deeply",
+        ),
+        Settled::Protocol(why) => Ending::Protocol(why),
+    }
+}
+
+/// A Result whose frame would exceed the protocol's maximum is replaced by
+/// a `limit` failure: the parent must get exactly one Result, and it must
+/// be one it can read.
+fn fit_in_frame(result: wire::Result) -> wire::Result {
+    // Escaping can grow JSON text at most sixfold (`\u0000`); below this the
+    // frame always fits and the check costs nothing.
+    if result.value.len() < wire::MAX_FRAME_BYTES / 8 {
+        return result;
+    }
+    match wire::encode(&result) {
+        Ok(_) => result,
+        Err(_) => {
+            let mut failure = wire::Result::failure(
+                result.result_id.clone(),
+                FailureKind::Limit,
+                format!(
+                    "the return value is {} bytes of JSON, more than a Result frame can carry ({} bytes)",
+                    result.value.len(),
+                    wire::MAX_FRAME_BYTES
+                ),
+            );
+            failure.calls = result.calls;
+            failure.bytes = result.bytes;
+            failure
+        }
+    }
+}
+
+/// Runs `start` on a fresh [`Evaluator`]; set-up failure is a Result too.
+pub fn evaluate<T, W>(start: &Start, transport: &mut T, console: W) -> wire::Result
+where
+    T: Transport + ?Sized,
+    W: Write + 'static,
+{
+    match Evaluator::new() {
+        Ok(mut evaluator) => evaluator.run(start, transport, console),
+        Err(e) => {
+            let mut result =
+                wire::Result::failure(&start.result_id, FailureKind::Limit, e.to_string());
+            result.calls = transport.calls();
+            result.bytes = transport.bytes();
+            result
+        }
+    }
+}

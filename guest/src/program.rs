@@ -1,0 +1,128 @@
+//! The program as the body of an async function, and places in it.
+//!
+//! The program is compiled as `(async function () {<program>\n})`, with the
+//! head on the program's first line: line numbers QuickJS reports are then
+//! the program's own, and only columns on line 1 need the head's length taken
+//! off. QuickJS counts columns in bytes; [`Position`] counts characters, as
+//! an editor does.
+
+use std::fmt;
+
+use rquickjs::context::EvalOptions;
+use rquickjs::{Ctx, Value};
+
+/// The file name QuickJS reports for the program. Its `<>` cannot appear in
+/// a URL-like name a program would choose, so a search for it in a stack
+/// finds the program's frames only.
+pub(crate) const FILE: &str = "<program>";
+
+/// Opens the async function, on the same line as the program's first line.
+const HEAD: &str = "(async function () {";
+
+/// Closes it on a line of its own, so that a program ending in a `//`
+/// comment does not swallow it.
+const TAIL: &str = "\n})";
+
+/// A place in the program: 1-based line and 1-based column in characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Position {
+    /// The line, counting from 1.
+    pub(crate) line: usize,
+    /// The column in characters (Unicode scalar values), counting from 1.
+    pub(crate) column: usize,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
+    }
+}
+
+/// Compiles the program into its async function (not yet called).
+///
+/// Sloppy mode, as a classic script is: a program written for a browser
+/// console or Node behaves the same here.
+pub(crate) fn compile<'js>(ctx: &Ctx<'js>, source: &str) -> rquickjs::Result<Value<'js>> {
+    let mut text = String::with_capacity(HEAD.len() + source.len() + TAIL.len());
+    text.push_str(HEAD);
+    text.push_str(source);
+    text.push_str(TAIL);
+    let mut options = EvalOptions::default();
+    options.strict = false;
+    options.filename = Some(FILE.into());
+    ctx.eval_with_options(text, options)
+}
+
+/// The program's innermost place in a QuickJS stack trace, if any frame is
+/// the program's. Frames read `    at f (<program>:3:7)`, or for a syntax
+/// error `    at <program>:3:7`.
+pub(crate) fn locate(stack: &str, source: &str) -> Option<Position> {
+    let marker = format!("{FILE}:");
+    stack.lines().find_map(|frame| {
+        let at = frame.find(&marker)? + marker.len();
+        let mut numbers = frame[at..].split(|c: char| !c.is_ascii_digit());
+        let line = numbers.next()?.parse().ok()?;
+        let column = numbers.next()?.parse().ok()?;
+        Some(position(source, line, column))
+    })
+}
+
+/// Turns QuickJS's line and byte column in the wrapped text into a place in
+/// the program.
+fn position(source: &str, line: usize, byte_column: usize) -> Position {
+    let lines: Vec<&str> = source.split('\n').collect();
+    let Some(text) = line.checked_sub(1).and_then(|i| lines.get(i)) else {
+        // The wrapper's closing line: the program ended too early (an
+        // unclosed brace, a dangling operator). Point just past its end.
+        let last = lines.last().copied().unwrap_or_default();
+        return Position {
+            line: lines.len().max(1),
+            column: last.chars().count() + 1,
+        };
+    };
+    let mut offset = byte_column.saturating_sub(1);
+    if line == 1 {
+        offset = offset.saturating_sub(HEAD.len());
+    }
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    Position {
+        line,
+        column: text[..offset].chars().count() + 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_line_columns_lose_the_head() {
+        let at = position("let x = ;", 1, HEAD.len() + 9);
+        assert_eq!(at, Position { line: 1, column: 9 });
+    }
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        // "é" is two bytes: QuickJS's byte column 5 is the fourth character.
+        let at = position("a\néé;x", 2, 6);
+        assert_eq!(at, Position { line: 2, column: 4 });
+    }
+
+    #[test]
+    fn a_place_in_the_closing_line_is_the_end_of_the_program() {
+        let at = position("return 1 +\n  (2", 3, 1);
+        assert_eq!(at, Position { line: 2, column: 5 });
+    }
+
+    #[test]
+    fn locate_takes_the_innermost_program_frame() {
+        let stack =
+            "    at get (native)\n    at f (<program>:3:7)\n    at <anonymous> (<program>:9:1)\n";
+        let source = "a\nb\nccccccc\n";
+        assert_eq!(locate(stack, source), Some(Position { line: 3, column: 7 }));
+        assert_eq!(locate("    at <wasmwire>:1:1\n", source), None);
+    }
+}

@@ -1,0 +1,79 @@
+//! The state one run shares between the native functions and the event loop.
+//!
+//! Native functions live inside JS function objects, and QuickJS's collector
+//! cannot see what a Rust closure holds: a closure that held JS values itself
+//! could form a cycle the collector never frees, and QuickJS aborts when a
+//! runtime is dropped with objects still alive. So closures hold only this
+//! handle, and [`Session::close`] drops every JS value in it when the run ends.
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::rc::Rc;
+
+use crate::calls::Calls;
+use crate::intrinsics::Intrinsics;
+
+struct State<'js> {
+    intrinsics: Intrinsics<'js>,
+    calls: Calls<'js>,
+    console: Box<dyn Write>,
+}
+
+/// A shared handle on the run's state; clones share it.
+#[derive(Clone)]
+pub(crate) struct Session<'js> {
+    state: Rc<RefCell<Option<State<'js>>>>,
+}
+
+impl std::fmt::Debug for Session<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("open", &self.state.try_borrow().map(|s| s.is_some()).ok())
+            .finish()
+    }
+}
+
+impl<'js> Session<'js> {
+    /// Opens the state of one run.
+    pub(crate) fn open(intrinsics: Intrinsics<'js>, console: Box<dyn Write>) -> Self {
+        Session {
+            state: Rc::new(RefCell::new(Some(State {
+                intrinsics,
+                calls: Calls::default(),
+                console,
+            }))),
+        }
+    }
+
+    /// The captured intrinsics, or `None` once the run has ended.
+    pub(crate) fn intrinsics(&self) -> Option<Intrinsics<'js>> {
+        let state = self.state.try_borrow().ok()?;
+        state.as_ref().map(|s| s.intrinsics.clone())
+    }
+
+    /// Runs `f` on the call table; `None` once the run has ended.
+    ///
+    /// `f` must not call into JavaScript: a program's code could re-enter a
+    /// binding while the table is borrowed.
+    pub(crate) fn with_calls<R>(&self, f: impl FnOnce(&mut Calls<'js>) -> R) -> Option<R> {
+        let mut state = self.state.try_borrow_mut().ok()?;
+        state.as_mut().map(|s| f(&mut s.calls))
+    }
+
+    /// Writes one line of console output. Output is best effort: a console
+    /// the parent stopped reading must not fail the program.
+    pub(crate) fn write_console(&self, line: &[u8]) {
+        if let Ok(mut state) = self.state.try_borrow_mut()
+            && let Some(state) = state.as_mut()
+        {
+            let _ = state.console.write_all(line);
+            let _ = state.console.flush();
+        }
+    }
+
+    /// Ends the run: drops every JS value the session holds.
+    pub(crate) fn close(&self) {
+        let state = self.state.try_borrow_mut().ok().and_then(|mut s| s.take());
+        drop(state);
+    }
+}

@@ -1,0 +1,89 @@
+//! `ToolError`: how a failed call reaches the program.
+//!
+//! A ToolError carries `name`, `kind`, `retryable`, `message` and `tool`, so a
+//! program can branch on the failure class (`if (e.retryable) ...`). Its
+//! stack is the call site, made when the program called the tool, so an
+//! uncaught one still points at the line that called.
+//!
+//! The evaluator remembers every ToolError it hands out. An uncaught
+//! rejection ends the execution with the ToolError's own kind only when it is
+//! one of those objects: a program cannot claim a class by building a
+//! look-alike or by editing `kind` (which is read-only anyway).
+
+use rquickjs::object::Property;
+use rquickjs::{Ctx, Object, Value};
+use wire::FailureKind;
+
+use crate::calls::{Call, IssuedToolError};
+use crate::session::Session;
+
+/// Fails `call` with a ToolError of class `kind`.
+pub(crate) fn reject<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    call: Call<'js>,
+    kind: FailureKind,
+    message: &str,
+) {
+    let error = call.site.clone();
+    if let Err(e) = dress(&error, kind, message, &call.tool) {
+        // Out of memory while defining a few properties: the call still
+        // fails, with whatever QuickJS threw.
+        let thrown = caught(ctx, e);
+        let _ = call.reject.call::<_, ()>((thrown,));
+        return;
+    }
+    session.with_calls(|calls| {
+        calls.issue(IssuedToolError {
+            error: error.clone(),
+            kind,
+            tool: call.tool.clone(),
+        })
+    });
+    if call.reject.call::<_, ()>((error,)).is_err() {
+        let _ = ctx.catch();
+    }
+}
+
+/// Gives the call-site error its ToolError fields.
+fn dress(error: &Object<'_>, kind: FailureKind, message: &str, tool: &str) -> rquickjs::Result<()> {
+    error.prop(
+        "name",
+        Property::from("ToolError").writable().configurable(),
+    )?;
+    error.prop(
+        "message",
+        Property::from(message)
+            .writable()
+            .configurable()
+            .enumerable(),
+    )?;
+    error.prop("kind", Property::from(kind.as_str()).enumerable())?;
+    error.prop("retryable", Property::from(kind.retryable()).enumerable())?;
+    error.prop("tool", Property::from(tool).enumerable())?;
+    Ok(())
+}
+
+/// The exception behind `error`, or a placeholder when QuickJS has none.
+pub(crate) fn caught<'js>(ctx: &Ctx<'js>, error: rquickjs::Error) -> Value<'js> {
+    match error {
+        rquickjs::Error::Exception => ctx.catch(),
+        other => {
+            let text = other.to_string();
+            rquickjs::String::from_str(ctx.clone(), &text)
+                .map(|s| s.into_value())
+                .unwrap_or_else(|_| Value::new_undefined(ctx.clone()))
+        }
+    }
+}
+
+/// The class of `value` if it is a ToolError the evaluator issued.
+pub(crate) fn issued_kind<'js>(
+    session: &Session<'js>,
+    value: &Value<'js>,
+) -> Option<(FailureKind, String)> {
+    let object = value.as_object()?;
+    session
+        .with_calls(|calls| calls.issued(object).map(|i| (i.kind, i.tool.clone())))
+        .flatten()
+}

@@ -1,0 +1,277 @@
+//! Bindings: global functions, `host`, args, names, deadlines, intrinsics.
+
+use wire::FailureKind;
+
+use crate::fake::{Tools, run};
+
+#[test]
+fn signature_parameters_become_the_args_object() {
+    let run = run(
+        "return await get_logs('db1', 50);",
+        &[("get_logs", "get_logs(host, count)")],
+        Tools::new().echo("get_logs"),
+    );
+    assert_eq!(run.tools.args_sent(), [r#"{"host":"db1","count":50}"#]);
+    assert_eq!(run.value(), r#"{"host":"db1","count":50}"#);
+}
+
+#[test]
+fn a_missing_argument_is_left_out_and_extra_ones_are_ignored() {
+    let run = run(
+        "await get_logs('db1'); await get_logs('db2', 5, 'extra'); await get_logs(undefined, 1);",
+        &[("get_logs", "get_logs(host, count)")],
+        Tools::new().echo("get_logs"),
+    );
+    assert_eq!(
+        run.tools.args_sent(),
+        [
+            r#"{"host":"db1"}"#,
+            r#"{"host":"db2","count":5}"#,
+            r#"{"count":1}"#
+        ]
+    );
+}
+
+#[test]
+fn without_a_signature_the_single_argument_is_sent_as_json_or_as_a_string() {
+    let run = run(
+        "await search({ q: 'x', n: [1, 2] }); await search('raw text'); await search(); await search(7);",
+        &[("search", "")],
+        Tools::new().echo("search"),
+    );
+    assert_eq!(
+        run.tools.args_sent(),
+        [r#"{"q":"x","n":[1,2]}"#, "raw text", "", "7"]
+    );
+}
+
+#[test]
+fn args_without_a_json_form_reject_the_call_and_send_nothing() {
+    let program = r#"
+        const out = [];
+        for (const bad of [() => 1, 5n]) {
+            try { await search(bad); } catch (e) { out.push(e.name); }
+        }
+        const cyclic = {}; cyclic.self = cyclic;
+        try { await search(cyclic); } catch (e) { out.push(e.name); }
+        return out;"#;
+    let run = run(program, &[("search", "")], Tools::new().echo("search"));
+    assert_eq!(run.value(), r#"["TypeError","TypeError","TypeError"]"#);
+    assert!(run.tools.sent.is_empty());
+}
+
+#[test]
+fn every_binding_is_also_on_host() {
+    let run = run(
+        "return [await host.get_logs('a', 1), await host.search('q'), Object.keys(host)];",
+        &[("get_logs", "get_logs(host, count)"), ("search", "")],
+        Tools::new().echo("get_logs").echo("search"),
+    );
+    assert_eq!(
+        run.value(),
+        r#"[{"host":"a","count":1},"q",["get_logs","search"]]"#
+    );
+}
+
+#[test]
+fn host_call_sets_the_deadline_and_takes_args_as_json() {
+    let run = run(
+        "return await host.call('get_logs', { host: 'a' }, { deadlineMs: 250 });",
+        &[("get_logs", "get_logs(host, count)")],
+        Tools::new().echo("get_logs"),
+    );
+    let sent = &run.tools.sent[0];
+    assert_eq!(
+        (sent.tool.as_str(), sent.args.as_str(), sent.deadline_ms),
+        ("get_logs", r#"{"host":"a"}"#, 250)
+    );
+}
+
+#[test]
+fn calls_without_a_deadline_send_none() {
+    let run = run(
+        "await host.call('t', 'x'); await host.call('t', 'x', {}); await t('x');",
+        &[("t", "")],
+        Tools::new().echo("t"),
+    );
+    assert!(
+        run.tools.sent.iter().all(|s| s.deadline_ms == 0),
+        "{:?}",
+        run.tools.sent
+    );
+}
+
+#[test]
+fn a_fractional_deadline_is_rounded_up() {
+    let run = run(
+        "await host.call('t', '', { deadlineMs: 0.5 });",
+        &[("t", "")],
+        Tools::new().echo("t"),
+    );
+    assert_eq!(run.tools.sent[0].deadline_ms, 1);
+}
+
+#[test]
+fn host_call_rejects_bad_arguments_without_sending() {
+    let program = r#"
+        const out = [];
+        for (const [name, opts] of [[42, undefined], ['t', { deadlineMs: -1 }], ['t', { deadlineMs: 'soon' }],
+                                    ['t', { deadlineMs: Infinity }], ['t', 5]]) {
+            try { await host.call(name, 'x', opts); } catch (e) { out.push(e.name); }
+        }
+        return out;"#;
+    let run = run(program, &[("t", "")], Tools::new().echo("t"));
+    assert_eq!(
+        run.value(),
+        r#"["TypeError","RangeError","RangeError","RangeError","TypeError"]"#
+    );
+    assert!(run.tools.sent.is_empty());
+}
+
+#[test]
+fn names_that_are_not_identifiers_or_shadow_globals_are_reachable_only_through_host() {
+    let names = [
+        "get-logs", "eval", "JSON", "Promise", "console", "class", "host", "toString", "données",
+        "call",
+    ];
+    let bindings: Vec<(&str, &str)> = names.iter().map(|n| (*n, "")).collect();
+    let tools = names.iter().fold(Tools::new(), |tools, n| tools.echo(n));
+    let program = r#"
+        const globals = [typeof eval('1 + 1'), typeof JSON.parse, typeof Promise.all, typeof console.log,
+                         typeof globalThis['get-logs'], typeof globalThis['données'], typeof host.call,
+                         typeof toString, toString === Object.prototype.toString];
+        const sent = [await host['get-logs']('a'), await host.eval('b'), await host.JSON('c'),
+                      await host.class('d'), await host.host('e'), await host['données']('f'),
+                      await host.toString('g'), await host.call('call', 'h')];
+        return { globals, sent };"#;
+    let run = run(program, &bindings, tools);
+    assert_eq!(
+        run.value(),
+        r#"{"globals":["number","function","function","function","undefined","undefined","function","function",true],"sent":["a","b","c","d","e","f","g","h"]}"#
+    );
+    assert_eq!(
+        run.tools.tools_sent(),
+        [
+            "get-logs", "eval", "JSON", "class", "host", "données", "toString", "call"
+        ]
+    );
+}
+
+#[test]
+fn an_identifier_binding_is_a_global_function_named_for_its_tool() {
+    let run = run(
+        "return [typeof get_logs, get_logs.name, get_logs.length, typeof host.search, search.length];",
+        &[("get_logs", "get_logs(host, count)"), ("search", "")],
+        Tools::new(),
+    );
+    assert_eq!(run.value(), r#"["function","get_logs",2,"function",1]"#);
+}
+
+#[test]
+fn reassigning_json_stringify_does_not_change_what_is_sent() {
+    let program = r#"
+        JSON.stringify = () => '"hijacked"';
+        globalThis.JSON = { stringify: () => 'hijacked', parse: () => 'hijacked' };
+        return [await get_logs('db1', 2), await search({ a: 1 })];"#;
+    let run = run(
+        program,
+        &[("get_logs", "get_logs(host, count)"), ("search", "")],
+        Tools::new().echo("get_logs").echo("search"),
+    );
+    assert_eq!(
+        run.tools.args_sent(),
+        [r#"{"host":"db1","count":2}"#, r#"{"a":1}"#]
+    );
+    // Values are parsed with the original JSON too.
+    assert_eq!(run.value(), r#"[{"host":"db1","count":2},{"a":1}]"#);
+}
+
+#[test]
+fn polluting_object_prototype_does_not_change_what_is_sent() {
+    let program = r#"
+        Object.prototype.injected = 'x';
+        Object.prototype.toJSON = function () { return 'hijacked'; };
+        Object.defineProperty(Object.prototype, 'count', { set() { throw new Error('setter ran'); } });
+        Object.defineProperty(Object.prototype, 'host', { get() { return 'evil'; }, set() {} });
+        Array.prototype.toJSON = function () { return 'hijacked'; };
+        String.prototype.toWellFormed = function () { return 'hijacked'; };
+        await get_logs('db1', 50);
+        await search('plain');
+        await search(12);"#;
+    let run = run(
+        program,
+        &[("get_logs", "get_logs(host, count)"), ("search", "")],
+        Tools::new().echo("get_logs").echo("search"),
+    );
+    assert_eq!(
+        run.tools.args_sent(),
+        [r#"{"host":"db1","count":50}"#, "plain", "12"]
+    );
+}
+
+#[test]
+fn replacing_error_and_tool_error_does_not_change_the_tool_errors_made() {
+    let program = r#"
+        globalThis.Error = function () { return { fake: true }; };
+        const Original = ToolError;
+        globalThis.ToolError = function () {};
+        try { await fail(); } catch (e) {
+            return [e instanceof Original, e.name, e.kind, e.fake === undefined];
+        }"#;
+    let run = run(
+        program,
+        &[("fail", "")],
+        Tools::new().failing("fail", FailureKind::Denied, "no"),
+    );
+    assert_eq!(run.value(), r#"[true,"ToolError","denied",true]"#);
+}
+
+#[test]
+fn a_binding_declared_twice_is_a_bad_start() {
+    let run = run("return 1;", &[("a", ""), ("a", "a(x)")], Tools::new());
+    let (kind, error) = run.failure();
+    assert_eq!(kind, FailureKind::Invalid);
+    assert!(error.contains("declared twice"), "{error}");
+}
+
+#[test]
+fn a_malformed_signature_is_a_bad_start() {
+    let run = run("return 1;", &[("a", "a x y")], Tools::new());
+    let (kind, error) = run.failure();
+    assert_eq!(kind, FailureKind::Invalid);
+    assert!(error.contains("signature"), "{error}");
+}
+
+#[test]
+fn unicode_and_lone_surrogates_in_args_are_kept_as_json_escapes() {
+    let program = r#"
+        await t({ s: 'é😀\ud800x' });
+        await t('plain é😀 and a lone \udc00 surrogate');
+        await sig('😀', '\udbff');"#;
+    let run = run(
+        program,
+        &[("t", ""), ("sig", "sig(a, b)")],
+        Tools::new().echo("t").echo("sig"),
+    );
+    assert_eq!(
+        run.tools.args_sent(),
+        [
+            r#"{"s":"é😀\ud800x"}"#,
+            // Text sent as it is must be UTF-8: a lone surrogate cannot be.
+            "plain é😀 and a lone \u{fffd} surrogate",
+            r#"{"a":"😀","b":"\udbff"}"#,
+        ]
+    );
+}
+
+#[test]
+fn unicode_and_lone_surrogates_in_values_reach_the_program_intact() {
+    let tools = Tools::new().tool("t", |_| {
+        Ok(r#"{"s":"é😀\udc00","e":"\ud83d\ude00"}"#.to_owned())
+    });
+    let program = r#"
+        const v = await t();
+        return [v.s.length, v.s.charCodeAt(3), v.e === '😀', v.s];"#;
+    let run = run(program, &[("t", "")], tools);
+    assert_eq!(run.value(), r#"[4,56320,true,"é😀\udc00"]"#);
+}
