@@ -8,6 +8,9 @@
 //! a wasi-sdk-shaped directory of symlinks to Debian's clang-19 and wasi-libc
 //! (see shared/TOOLCHAIN.md section 2) unless `WASI_SDK` already names one.
 //! When a part is missing it says so and points at `scripts/setup`.
+//!
+//! `WASMWIRE_PREBUILT_GUEST=<file.wasm>` embeds that component instead of
+//! building one (for machines that build the guest elsewhere).
 
 use std::env;
 use std::ffi::OsString;
@@ -17,6 +20,8 @@ use std::process::{Command, ExitCode};
 
 const GUEST_PACKAGE: &str = "wasmwire-guest";
 const GUEST_TARGET: &str = "wasm32-wasip2";
+/// Names a guest component built elsewhere, to embed instead of building one.
+const PREBUILT: &str = "WASMWIRE_PREBUILT_GUEST";
 
 /// Debian's parts of a wasi-sdk (packages clang-19, llvm-19, wasi-libc).
 const CLANG: &str = "/usr/bin/clang-19";
@@ -33,7 +38,9 @@ const SETUP_HINT: &str = "run `scripts/setup` once: it installs clang-19, lld-19
 /// the outer build, and that would change or break the nested build:
 /// flags for the host target, the outer target directory and target, the
 /// clippy driver (a different fingerprint would rebuild the guest on every
-/// switch between `cargo build` and `cargo clippy`), the outer jobserver.
+/// switch between `cargo build` and `cargo clippy`). The jobserver
+/// (`CARGO_MAKEFLAGS`) is inherited on purpose: the nested build then shares
+/// the outer build's job slots instead of starting as many again.
 const NOT_INHERITED: &[&str] = &[
     "RUSTFLAGS",
     "CARGO_ENCODED_RUSTFLAGS",
@@ -45,9 +52,6 @@ const NOT_INHERITED: &[&str] = &[
     "CARGO_BUILD_TARGET_DIR",
     "RUSTC_WORKSPACE_WRAPPER",
     "RUSTC_LINKER",
-    "CARGO_MAKEFLAGS",
-    "MAKEFLAGS",
-    "MFLAGS",
     "CARGO_MANIFEST_DIR",
     "CARGO_MANIFEST_PATH",
     "CARGO_MANIFEST_LINKS",
@@ -82,12 +86,13 @@ fn build() -> Result<(), String> {
     let out_dir = PathBuf::from(var("OUT_DIR")?);
     watch(&workspace);
 
-    // TEMPORARY (remove before the guest lands): no guest binary yet.
-    if !workspace.join("guest/src/main.rs").exists() {
-        let embedded = out_dir.join("wasmwire-guest.wasm");
-        fs::write(&embedded, b"").map_err(|e| e.to_string())?;
-        println!("cargo::rustc-env=WASMWIRE_GUEST_WASM={}", embedded.display());
-        println!("cargo::warning=guest/src/main.rs does not exist yet: embedding an empty guest");
+    let embedded = out_dir.join("wasmwire-guest.wasm");
+    // An escape hatch for machines that build the guest elsewhere.
+    if let Some(prebuilt) = env::var_os(PREBUILT) {
+        let size = fs::copy(&prebuilt, &embedded)
+            .map_err(|e| format!("{PREBUILT}={}: {e}", Path::new(&prebuilt).display()))?;
+        println!("cargo::rerun-if-changed={}", Path::new(&prebuilt).display());
+        embed(&embedded, size);
         return Ok(());
     }
 
@@ -99,16 +104,31 @@ fn build() -> Result<(), String> {
     let mut command = Command::new(cargo);
     command
         .current_dir(&workspace)
-        .args(["build", "--release", "--target", GUEST_TARGET, "-p", GUEST_PACKAGE])
+        .args([
+            "build",
+            "--release",
+            "--target",
+            GUEST_TARGET,
+            "-p",
+            GUEST_PACKAGE,
+        ])
         .arg("--manifest-path")
         .arg(workspace.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(&guest_target_dir)
+        // The workspace's release profile keeps debug info for the host;
+        // in the guest it would be most of the component (the C parts get
+        // full DWARF), embedded in every host binary. The name section
+        // stays, so traps still name the guest's functions.
+        .args(["--config", "profile.release.debug=false"])
+        .args(["--config", "profile.release.strip=\"debuginfo\""])
         .env("WASI_SDK", &wasi_sdk);
     for (name, _) in env::vars_os() {
         let name_text = name.to_string_lossy();
         if NOT_INHERITED.contains(&name_text.as_ref())
-            || NOT_INHERITED_PREFIXES.iter().any(|p| name_text.starts_with(p))
+            || NOT_INHERITED_PREFIXES
+                .iter()
+                .any(|p| name_text.starts_with(p))
         {
             command.env_remove(&name);
         }
@@ -129,15 +149,21 @@ fn build() -> Result<(), String> {
         .join(format!("{GUEST_PACKAGE}.wasm"));
     // A copy per build, so a concurrent nested build cannot change the bytes
     // under this crate's `include_bytes!`.
-    let embedded = out_dir.join("wasmwire-guest.wasm");
     let size = fs::copy(&built, &embedded)
         .map_err(|e| format!("the guest build left no {}: {e}", built.display()))?;
-    println!("cargo::rustc-env=WASMWIRE_GUEST_WASM={}", embedded.display());
+    embed(&embedded, size);
+    Ok(())
+}
+
+fn embed(embedded: &Path, size: u64) {
     println!(
-        "cargo::warning=guest component {GUEST_PACKAGE}.wasm: {} KiB",
+        "cargo::rustc-env=WASMWIRE_GUEST_WASM={}",
+        embedded.display()
+    );
+    println!(
+        "cargo::warning=guest component: {} KiB",
         size.div_ceil(1024)
     );
-    Ok(())
 }
 
 fn var(name: &str) -> Result<String, String> {
@@ -164,6 +190,7 @@ fn watch(workspace: &Path) {
         }
     }
     println!("cargo::rerun-if-env-changed=WASI_SDK");
+    println!("cargo::rerun-if-env-changed={PREBUILT}");
 }
 
 /// The outer target directory: the ancestor of OUT_DIR above `<profile>/build`
@@ -198,8 +225,13 @@ fn wasi_sdk(dir: &Path) -> Result<PathBuf, String> {
     }
     let sdk = dir.join("wasi-sdk");
     let sysroot = sdk.join("share/wasi-sysroot");
-    let io = |e: std::io::Error| format!("could not make the wasi-sdk shim in {}: {e}", sdk.display());
-    for sub in ["bin", "share/wasi-sysroot/include", "share/wasi-sysroot/lib"] {
+    let io =
+        |e: std::io::Error| format!("could not make the wasi-sdk shim in {}: {e}", sdk.display());
+    for sub in [
+        "bin",
+        "share/wasi-sysroot/include",
+        "share/wasi-sysroot/lib",
+    ] {
         fs::create_dir_all(sdk.join(sub)).map_err(io)?;
     }
     link(CLANG, &sdk.join("bin/clang")).map_err(io)?;

@@ -6,9 +6,8 @@
 //! stalled or trapped by it: the flood is cut, the execution goes on.
 //!
 //! [`Console`] is a cheap-clone handle: give one clone to the child (as a
-//! tokio [`AsyncWrite`], or as WASI stderr through the
-//! [`StdoutStream`](wasmtime_wasi::cli::StdoutStream) impl) and keep another
-//! to read the text with [`Console::finish`].
+//! tokio [`AsyncWrite`], or as WASI stderr through its [`StdoutStream`]
+//! impl) and keep another to read the text with [`Console::finish`].
 
 use std::fmt;
 use std::io;
@@ -96,8 +95,9 @@ impl Console {
                 text.push('\n');
             }
             text.push_str(&format!(
-                "[console output truncated: {} more bytes were dropped past the cap of {} bytes]\n",
-                captured.dropped, captured.cap
+                "[console output truncated: the cap of {} reached, {} more dropped]\n",
+                bytes(captured.cap as u64),
+                bytes(captured.dropped)
             ));
         }
         text
@@ -107,6 +107,14 @@ impl Console {
         // Nothing panics while holding the lock; should it ever, the buffer is
         // still a valid byte vector, so poisoning is ignored.
         self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn bytes(n: u64) -> String {
+    if n == 1 {
+        "1 byte".to_string()
+    } else {
+        format!("{n} bytes")
     }
 }
 
@@ -129,7 +137,11 @@ impl fmt::Debug for Console {
 }
 
 impl AsyncWrite for Console {
-    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         self.write(buf);
         Poll::Ready(Ok(buf.len()))
     }
@@ -205,15 +217,20 @@ mod tests {
         assert!(console.truncated());
         assert_eq!(console.dropped_bytes(), 10);
         let text = console.finish();
-        assert!(text.starts_with("0123456789\n[console output truncated: 10 more bytes"));
-        assert!(text.ends_with("cap of 10 bytes]\n"));
+        assert_eq!(
+            text,
+            "0123456789\n[console output truncated: the cap of 10 bytes reached, 10 bytes more dropped]\n"
+        );
     }
 
     #[test]
     fn a_character_split_by_the_cap_is_dropped_whole() {
         let console = Console::new(4);
         console.write("abcé".as_bytes()); // é is two bytes: only its first fits
-        assert!(console.finish().starts_with("abc\n[console output truncated: 2 more"));
+        assert_eq!(
+            console.finish(),
+            "abc\n[console output truncated: the cap of 4 bytes reached, 1 byte more dropped]\n"
+        );
     }
 
     #[test]
@@ -227,8 +244,13 @@ mod tests {
     #[tokio::test]
     async fn async_writes_never_fail_past_the_cap() {
         let mut console = Console::new(3);
-        console.write_all(b"abcdef").await.expect("a console write never fails");
-        console.flush().await.expect("a console flush never fails");
+        console
+            .write_all(b"abcdef")
+            .await
+            .expect("a console write never fails");
+        AsyncWriteExt::flush(&mut console)
+            .await
+            .expect("a console flush never fails");
         assert_eq!(console.dropped_bytes(), 3);
     }
 
@@ -238,7 +260,9 @@ mod tests {
         let mut stream = StdoutStream::p2_stream(&console);
         for _ in 0..3 {
             assert!(stream.check_write().expect("always writable") > 0);
-            stream.write(bytes::Bytes::from_static(b"xyz")).expect("never fails");
+            stream
+                .write(bytes::Bytes::from_static(b"xyz"))
+                .expect("never fails");
         }
         assert_eq!(console.dropped_bytes(), 7);
     }

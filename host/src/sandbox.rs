@@ -177,6 +177,7 @@ impl Sandbox {
         tokio::pin!(starting);
 
         let mut serving_done = false;
+        let mut exited = false;
         let end = loop {
             tokio::select! {
                 biased;
@@ -199,7 +200,10 @@ impl Sandbox {
                         // The child is gone or going: its end says why.
                         let deadline = wall_clock.map(|w| w.saturating_sub(started.elapsed())).unwrap_or(WIND_DOWN);
                         match tokio::time::timeout(deadline.max(Duration::from_millis(1)), &mut exit).await {
-                            Ok(end) => End::Child(end),
+                            Ok(end) => {
+                                exited = true;
+                                End::Child(end)
+                            }
                             Err(_) => End::WallClock,
                         }
                     }
@@ -209,7 +213,9 @@ impl Sandbox {
 
         // Whatever ended it: stop the child and every handler, and wait for both.
         stop.cancel();
-        let _ = tokio::time::timeout(WIND_DOWN, &mut exit).await;
+        if !exited {
+            let _ = tokio::time::timeout(WIND_DOWN, &mut exit).await;
+        }
         if !serving_done {
             let _ = tokio::time::timeout(WIND_DOWN, &mut serving).await;
         }

@@ -155,3 +155,31 @@ fn a_file_that_is_not_a_child_component_is_a_setup_error() {
     assert!(out.stdout.is_empty());
     let _ = std::fs::remove_dir_all(dir);
 }
+
+// Shared with the library suite, which reads every field.
+#[allow(dead_code)]
+#[path = "../../tests/src/hostile.rs"]
+mod hostile;
+
+/// Every case of tests/hostile/ through the real CLI: one Result line, the
+/// stated kind, and the exit code that goes with it.
+#[test]
+fn every_hostile_program_ends_in_one_result_line_through_the_cli() {
+    let cases = hostile::cases();
+    assert!(cases.len() >= 20);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let wall = format!("{}ms", case.wall_clock_ms);
+        let mem = format!("{}MiB", case.max_memory_mib);
+        let (code, result, _) = run(
+            &["--wall-clock", &wall, "--max-memory", &mem, "--tool", "echo=cat", "--tool", "never=sleep 600"],
+            &case.program,
+        );
+        let want_code = if case.kind.is_none() { 0 } else { 1 };
+        let kind = result.get("kind").and_then(Value::as_str).map(str::to_string);
+        if code != want_code || kind != case.kind {
+            failures.push(format!("{}: exit {code}, kind {kind:?}, result {result}", case.name));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

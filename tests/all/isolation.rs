@@ -23,7 +23,7 @@ async fn dynamic_import_of_host_modules_fails() {
         }
         return out;
     "#;
-    assert_eq!(value(&run(program).await), json!(["refused"; 6]));
+    assert_eq!(value(&run(program).await), json!(vec!["refused"; 6]));
 }
 
 #[tokio::test]

@@ -4,5 +4,6 @@
 
 mod budgets;
 mod children;
+mod hostile;
 mod isolation;
 mod programs;

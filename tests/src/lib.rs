@@ -1,6 +1,8 @@
 //! Shared set-up for the end-to-end suites: one Sandbox per test binary (the
 //! guest is compiled once), a standard set of tools, and run helpers.
 
+pub mod hostile;
+
 use std::sync::OnceLock;
 use std::time::Duration;
 

@@ -27,7 +27,11 @@ const DIGEST_LEN: usize = 32;
 
 /// `$XDG_CACHE_HOME/wasmwire`, else `$HOME/.cache/wasmwire`, else none.
 pub fn default_cache_dir() -> Option<PathBuf> {
-    let absolute = |var: &str| std::env::var_os(var).map(PathBuf::from).filter(|p| p.is_absolute());
+    let absolute = |var: &str| {
+        std::env::var_os(var)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
     absolute("XDG_CACHE_HOME")
         .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
         .map(|dir| dir.join("wasmwire"))

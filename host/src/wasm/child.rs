@@ -31,6 +31,12 @@ pub struct WasmChild {
     ticker: Ticker,
 }
 
+// Shared across threads and tasks, as documented.
+const _: () = {
+    const fn shareable<T: Send + Sync>() {}
+    shareable::<WasmChild>();
+};
+
 impl std::fmt::Debug for WasmChild {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WasmChild")
@@ -85,8 +91,18 @@ impl WasmChild {
     /// The wall clock covers the whole call, including any wait for a pool
     /// slot. A child computing is stopped by epoch interruption; a child
     /// blocked on a channel is stopped by dropping its Store. Either way the
-    /// channels in `io` are closed when this returns.
-    pub async fn run(&self, io: ChildIo, limits: ChildLimits, cancel: &CancellationToken) -> ChildExit {
+    /// channels in `io` are closed when this returns. Dropping the returned
+    /// future stops the child as well: a spinning child yields to the
+    /// executor every epoch tick, so it never holds a thread for long.
+    ///
+    /// Call it inside a tokio runtime with timers enabled: wasmtime-wasi runs
+    /// the child's stdio on it.
+    pub async fn run(
+        &self,
+        io: ChildIo,
+        limits: ChildLimits,
+        cancel: &CancellationToken,
+    ) -> ChildExit {
         let started = Instant::now();
         let mut store = Store::new(
             &self.engine,
@@ -100,7 +116,10 @@ impl WasmChild {
             let state = context.data_mut();
             state.interrupt = if state.cancel.is_cancelled() {
                 Some(Interrupt::Cancelled)
-            } else if state.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            } else if state
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline)
+            {
                 Some(Interrupt::WallClock)
             } else {
                 None
@@ -148,12 +167,14 @@ impl WasmChild {
         let end = match ended {
             Ok(code) => ChildEnd::Exited { code },
             Err(Stop::Interrupt(why)) => ChildEnd::Failed(exit::interrupted(why, &limits)),
-            Err(Stop::Instantiate(error)) => ChildEnd::Failed(match store.data().limiter.refused() {
-                Some(refusal) => exit::memory_limit(refusal, &limits),
-                None => ChildFailure::Instantiate {
-                    message: exit::describe(&error),
-                },
-            }),
+            Err(Stop::Instantiate(error)) => {
+                ChildEnd::Failed(match store.data().limiter.refused() {
+                    Some(refusal) => exit::memory_limit(refusal, &limits),
+                    None => ChildFailure::Instantiate {
+                        message: exit::describe(&error),
+                    },
+                })
+            }
             Err(Stop::Run(error)) => exit::classify(&error, store.data(), &limits),
         };
         let limiter = &store.data().limiter;

@@ -4,16 +4,20 @@
 
 use std::path::PathBuf;
 
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, WasmBacktraceDetails};
+use wasmtime::{
+    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, WasmBacktraceDetails,
+};
 
 use super::cache;
 use super::error::WasmError;
-use super::limits;
 
-/// Default most wasm stack a child may use: 1 MiB. QuickJS recurses through
-/// its interpreter loop for every JS call, so a program's recursion depth is
-/// bounded by this (and by the guest's own shadow stack).
-pub const DEFAULT_MAX_WASM_STACK: usize = 1 << 20;
+/// Default most wasm stack a child may use: 2 MiB. QuickJS recurses through
+/// its interpreter for every JavaScript call, so this bounds a program's
+/// recursion depth: measured with the QuickJS guest, roughly a thousand
+/// nested calls per MiB (wasmtime's own default, 512 KiB, allows only ~500).
+/// The stack is host memory outside `max_memory`, touched only as deep as
+/// the child recurses.
+pub const DEFAULT_MAX_WASM_STACK: usize = 2 << 20;
 
 /// Stack left to host functions on top of the wasm stack, on the fiber each
 /// child runs on. wasmtime-wasi's host calls are shallow; 1 MiB is ample.
@@ -24,7 +28,7 @@ const HOST_STACK: usize = 1 << 20;
 pub struct EngineOptions {
     /// Where compiled components are kept between processes, so a CLI does
     /// not recompile the guest on every run. `None`: compile every time.
-    /// Defaults to [`default_cache_dir`]. Any cache error falls back to
+    /// Defaults to [`default_cache_dir`](super::default_cache_dir). Any cache error falls back to
     /// compiling.
     pub cache_dir: Option<PathBuf>,
     /// Preallocate instance slots (see [`Pooling`]). `None`: allocate each
@@ -72,6 +76,10 @@ impl Default for Pooling {
 const POOLED_CORE_INSTANCES_PER_CHILD: u32 = 16;
 const POOLED_MEMORIES_PER_CHILD: u32 = 2;
 const POOLED_TABLES_PER_CHILD: u32 = 8;
+/// Elements a pooled table slot holds: the guest's function table has a few
+/// thousand. Slots are reserved up front, so this is kept well below
+/// [`MAX_TABLE_ELEMENTS`](super::limits::MAX_TABLE_ELEMENTS).
+const POOLED_TABLE_ELEMENTS: usize = 64 * 1024;
 
 /// Builds the engine for `options`.
 pub(super) fn build(options: &EngineOptions) -> Result<Engine, WasmError> {
@@ -103,6 +111,6 @@ fn pool(pooling: Pooling) -> PoolingAllocationConfig {
         .max_memories_per_component(POOLED_MEMORIES_PER_CHILD)
         .max_tables_per_component(POOLED_TABLES_PER_CHILD)
         .max_memory_size(max_memory)
-        .table_elements(limits::MAX_TABLE_ELEMENTS);
+        .table_elements(POOLED_TABLE_ELEMENTS);
     pool
 }

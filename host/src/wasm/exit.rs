@@ -58,13 +58,12 @@ pub enum ChildEnd {
 pub enum ChildFailure {
     /// The memory cap refused a growth and the child then trapped (or could
     /// not even be instantiated within the cap).
-    #[error("memory limit reached: the child asked for {requested} bytes, over its cap of {max_memory} bytes")]
+    #[error("memory limit reached: {refusal}{}", cap_text(*max_memory))]
     MemoryLimit {
-        /// Total linear memory the refused growth would have made, in bytes
-        /// (for a refused table growth: the elements asked for).
-        requested: u64,
-        /// The cap in bytes (0 if the refusal came from a table or an
-        /// allocator maximum rather than the run's cap).
+        /// The growth that was refused.
+        refusal: Refusal,
+        /// The run's cap in bytes (0: none; the refusal came from a table
+        /// limit or the allocator's maximum).
         max_memory: u64,
     },
     /// The wall clock ran out, whether the child was computing or waiting on
@@ -76,7 +75,10 @@ pub enum ChildFailure {
     },
     /// The child ran out of stack: wasmtime's `max_wasm_stack`, or the C
     /// shadow stack in its linear memory (seen as a fault just below address
-    /// 0, which wraps to the top of the 32-bit address space).
+    /// 0, which wraps to the top of the 32-bit address space). A shadow-stack
+    /// overflow that faults inside `memory.fill`/`memory.copy` carries no
+    /// address and shows up as a [`Trap`](ChildFailure::Trap) instead; the
+    /// QuickJS guest stops runaway recursion well before either happens.
     #[error("stack overflow: the child recursed too deeply")]
     StackOverflow,
     /// The caller cancelled the run.
@@ -105,12 +107,18 @@ pub enum ChildFailure {
 const WRAPPED_STACK_FLOOR: u64 = 0xfff0_0000;
 
 /// Names what ended a run that returned `error` from wasmtime.
-pub(super) fn classify(error: &wasmtime::Error, state: &ChildState, limits: &super::ChildLimits) -> ChildEnd {
+pub(super) fn classify(
+    error: &wasmtime::Error,
+    state: &ChildState,
+    limits: &super::ChildLimits,
+) -> ChildEnd {
     if let Some(exit) = error.downcast_ref::<I32Exit>() {
         return ChildEnd::Exited { code: exit.0 };
     }
     let failure = match error.downcast_ref::<Trap>() {
-        Some(Trap::Interrupt) => interrupted(state.interrupt.unwrap_or(Interrupt::WallClock), limits),
+        Some(Trap::Interrupt) => {
+            interrupted(state.interrupt.unwrap_or(Interrupt::WallClock), limits)
+        }
         Some(Trap::StackOverflow) => ChildFailure::StackOverflow,
         Some(Trap::MemoryOutOfBounds) if wrapped_stack_fault(error) => ChildFailure::StackOverflow,
         _ => match state.limiter.refused() {
@@ -135,15 +143,17 @@ pub(super) fn interrupted(why: Interrupt, limits: &super::ChildLimits) -> ChildF
 
 /// The failure for a run that ended after the limiter refused `refusal`.
 pub(super) fn memory_limit(refusal: Refusal, limits: &super::ChildLimits) -> ChildFailure {
-    let requested = match refusal {
-        Refusal::Memory { requested } | Refusal::Table { requested } => requested,
-    };
     ChildFailure::MemoryLimit {
-        requested,
-        max_memory: match refusal {
-            Refusal::Memory { .. } => limits.max_memory,
-            Refusal::Table { .. } => 0,
-        },
+        refusal,
+        max_memory: limits.max_memory,
+    }
+}
+
+fn cap_text(max_memory: u64) -> String {
+    if max_memory > 0 {
+        format!(" (cap: {max_memory} bytes)")
+    } else {
+        String::new()
     }
 }
 
@@ -178,4 +188,50 @@ pub(super) fn describe(error: &wasmtime::Error) -> String {
         text.push_str(line.trim());
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fault_at(address: u64) -> wasmtime::Error {
+        wasmtime::Error::from(Trap::MemoryOutOfBounds).context(format!(
+            "memory fault at wasm address {address:#x} in linear memory of size 0x110000"
+        ))
+    }
+
+    #[test]
+    fn a_fault_just_below_zero_is_a_wrapped_stack() {
+        assert!(wrapped_stack_fault(&fault_at(0xffff_fff0)));
+        assert!(!wrapped_stack_fault(&fault_at(0x20_0000)));
+        assert!(!wrapped_stack_fault(&wasmtime::Error::from(
+            Trap::MemoryOutOfBounds
+        )));
+    }
+
+    #[test]
+    fn failure_texts_name_the_limit() {
+        let memory = ChildFailure::MemoryLimit {
+            refusal: Refusal::Memory { requested: 10 },
+            max_memory: 8,
+        };
+        assert_eq!(
+            memory.to_string(),
+            "memory limit reached: the child asked for 10 bytes of memory (cap: 8 bytes)"
+        );
+        let clock = ChildFailure::WallClock {
+            limit: Duration::from_millis(250),
+        };
+        assert_eq!(clock.to_string(), "wall clock of 250ms ran out");
+    }
+
+    #[test]
+    fn the_description_leaves_out_the_backtrace() {
+        let error = wasmtime::Error::from(Trap::UnreachableCodeReached)
+            .context("error while executing at wasm backtrace:\n    0: 0x1 - f");
+        assert_eq!(
+            describe(&error),
+            "wasm trap: wasm `unreachable` instruction executed"
+        );
+    }
 }

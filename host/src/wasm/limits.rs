@@ -27,14 +27,16 @@ pub const MAX_TABLES: usize = 64;
 pub const MAX_TABLE_ELEMENTS: usize = 1 << 20;
 
 /// Why a growth was refused, for the run's outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     /// A linear memory would have passed the cap.
+    #[error("the child asked for {requested} bytes of memory")]
     Memory {
         /// The total the child asked for, in bytes.
         requested: u64,
     },
     /// A table would have passed [`MAX_TABLE_ELEMENTS`].
+    #[error("the child asked for a table of {requested} elements")]
     Table {
         /// The elements the table asked for.
         requested: u64,
@@ -50,6 +52,8 @@ pub struct MemoryLimiter {
     total: u64,
     /// Highest `total` reached.
     peak: u64,
+    /// The size the last table growth asked for, in elements.
+    table_requested: u64,
     /// The first refusal, if any.
     refused: Option<Refusal>,
 }
@@ -61,6 +65,7 @@ impl MemoryLimiter {
             max_memory: (max_memory > 0).then_some(max_memory),
             total: 0,
             peak: 0,
+            table_requested: 0,
             refused: None,
         }
     }
@@ -121,17 +126,20 @@ impl ResourceLimiter for MemoryLimiter {
         desired: usize,
         maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
+        self.table_requested = to_u64(desired);
         let over_max = maximum.is_some_and(|max| desired > max);
         if desired > MAX_TABLE_ELEMENTS || over_max {
             return Ok(self.refuse(Refusal::Table {
-                requested: to_u64(desired),
+                requested: self.table_requested,
             }));
         }
         Ok(true)
     }
 
     fn table_grow_failed(&mut self, _error: wasmtime::Error) -> wasmtime::Result<()> {
-        self.refuse(Refusal::Table { requested: 0 });
+        self.refuse(Refusal::Table {
+            requested: self.table_requested,
+        });
         Ok(())
     }
 
@@ -157,8 +165,16 @@ mod tests {
     #[test]
     fn growth_up_to_the_cap_is_allowed() {
         let mut limiter = MemoryLimiter::new(4 * PAGE as u64);
-        assert!(limiter.memory_growing(0, 2 * PAGE, None).expect("the limiter never errors"));
-        assert!(limiter.memory_growing(2 * PAGE, 4 * PAGE, None).expect("the limiter never errors"));
+        assert!(
+            limiter
+                .memory_growing(0, 2 * PAGE, None)
+                .expect("the limiter never errors")
+        );
+        assert!(
+            limiter
+                .memory_growing(2 * PAGE, 4 * PAGE, None)
+                .expect("the limiter never errors")
+        );
         assert_eq!(limiter.refused(), None);
         assert_eq!(limiter.peak(), 4 * PAGE as u64);
     }
@@ -166,8 +182,16 @@ mod tests {
     #[test]
     fn growth_past_the_cap_is_refused_and_recorded() {
         let mut limiter = MemoryLimiter::new(4 * PAGE as u64);
-        assert!(limiter.memory_growing(0, 3 * PAGE, None).expect("the limiter never errors"));
-        assert!(!limiter.memory_growing(3 * PAGE, 5 * PAGE, None).expect("the limiter never errors"));
+        assert!(
+            limiter
+                .memory_growing(0, 3 * PAGE, None)
+                .expect("the limiter never errors")
+        );
+        assert!(
+            !limiter
+                .memory_growing(3 * PAGE, 5 * PAGE, None)
+                .expect("the limiter never errors")
+        );
         assert_eq!(
             limiter.refused(),
             Some(Refusal::Memory {
@@ -180,24 +204,48 @@ mod tests {
     #[test]
     fn the_cap_is_on_the_sum_of_all_memories() {
         let mut limiter = MemoryLimiter::new(4 * PAGE as u64);
-        assert!(limiter.memory_growing(0, 3 * PAGE, None).expect("the limiter never errors"));
+        assert!(
+            limiter
+                .memory_growing(0, 3 * PAGE, None)
+                .expect("the limiter never errors")
+        );
         // A second memory of two pages would bring the sum to five.
-        assert!(!limiter.memory_growing(0, 2 * PAGE, None).expect("the limiter never errors"));
+        assert!(
+            !limiter
+                .memory_growing(0, 2 * PAGE, None)
+                .expect("the limiter never errors")
+        );
         assert!(limiter.refused().is_some());
     }
 
     #[test]
     fn no_cap_allows_growth_up_to_the_memory_maximum() {
         let mut limiter = MemoryLimiter::new(0);
-        assert!(limiter.memory_growing(0, 1 << 30, None).expect("the limiter never errors"));
-        assert!(!limiter.memory_growing(0, 2 * PAGE, Some(PAGE)).expect("the limiter never errors"));
+        assert!(
+            limiter
+                .memory_growing(0, 1 << 30, None)
+                .expect("the limiter never errors")
+        );
+        assert!(
+            !limiter
+                .memory_growing(0, 2 * PAGE, Some(PAGE))
+                .expect("the limiter never errors")
+        );
     }
 
     #[test]
     fn huge_tables_are_refused() {
         let mut limiter = MemoryLimiter::new(0);
-        assert!(limiter.table_growing(0, 1000, None).expect("the limiter never errors"));
-        assert!(!limiter.table_growing(1000, MAX_TABLE_ELEMENTS + 1, None).expect("the limiter never errors"));
+        assert!(
+            limiter
+                .table_growing(0, 1000, None)
+                .expect("the limiter never errors")
+        );
+        assert!(
+            !limiter
+                .table_growing(1000, MAX_TABLE_ELEMENTS + 1, None)
+                .expect("the limiter never errors")
+        );
         assert!(matches!(limiter.refused(), Some(Refusal::Table { .. })));
     }
 }

@@ -27,7 +27,7 @@
 //! | limit        | held by |
 //! |--------------|---------|
 //! | `max_memory` | [`limits::MemoryLimiter`]: caps the sum of linear memories, records refusals |
-//! | `wall_clock` | the [`epoch`] ticker and a per-Store deadline for a child computing; a host timer for one blocked on a channel |
+//! | `wall_clock` | an epoch ticker thread (every [`EPOCH_TICK`]) and a per-Store deadline for a child computing; a host timer for one blocked on a channel |
 //! | stack        | [`EngineOptions::max_wasm_stack`]; a shadow-stack overflow is recognised too |
 //! | cancellation | the same two paths as the wall clock |
 //!
@@ -36,7 +36,7 @@
 mod cache;
 mod child;
 mod engine;
-pub mod epoch;
+mod epoch;
 mod error;
 mod exit;
 pub mod limits;
@@ -50,6 +50,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 pub use cache::default_cache_dir;
 pub use child::WasmChild;
 pub use engine::{DEFAULT_MAX_WASM_STACK, EngineOptions, Pooling};
+pub use epoch::TICK as EPOCH_TICK;
 pub use error::WasmError;
 pub use exit::{ChildEnd, ChildExit, ChildFailure};
 pub use limits::Refusal;

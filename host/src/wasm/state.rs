@@ -47,7 +47,12 @@ impl ChildState {
     /// The WASI context gives the child stdio, clocks and random, and nothing
     /// else: no arguments, no environment, no preopened directories, and every
     /// socket use denied.
-    pub fn new(io: ChildIo, limits: &ChildLimits, started: Instant, cancel: CancellationToken) -> Self {
+    pub fn new(
+        io: ChildIo,
+        limits: &ChildLimits,
+        started: Instant,
+        cancel: CancellationToken,
+    ) -> Self {
         let ChildIo {
             call_in,
             call_out,

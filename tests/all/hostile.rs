@@ -1,0 +1,77 @@
+//! Every case of tests/hostile/ through the library: exactly one Result of
+//! the stated kind, within the budget plus a small grace, and the same
+//! Sandbox healthy afterwards. Prints a table (run with --nocapture).
+
+use std::time::{Duration, Instant};
+
+use wasmwire::Budget;
+use wasmwire_tests::hostile::{Case, cases};
+use wasmwire_tests::{assert_still_healthy, run_with, sandbox};
+
+/// How far past its wall clock a time-limited case may end. Generous for a
+/// loaded 2-core CI machine; the table printed shows the real figure.
+const GRACE: Duration = Duration::from_millis(1500);
+
+fn check(case: &Case, outcome: &wasmwire::Outcome) -> Result<(), String> {
+    let r = &outcome.result;
+    match &case.kind {
+        None if !r.ok => return Err(format!("expected ok, got {:?}: {}", r.kind, r.error)),
+        Some(kind) if r.ok || r.kind.map(|k| k.as_str()) != Some(kind.as_str()) => {
+            return Err(format!("expected {kind}, got ok={} kind={:?} error={:?}", r.ok, r.kind, r.error));
+        }
+        _ => {}
+    }
+    if let Some(needle) = &case.error {
+        if !r.error.contains(needle.as_str()) {
+            return Err(format!("error {:?} lacks {needle:?}", r.error));
+        }
+    }
+    if let Some(value) = &case.value {
+        let want: serde_json::Value = serde_json::from_str(value).map_err(|e| e.to_string())?;
+        let got: serde_json::Value = serde_json::from_str(&r.value).map_err(|e| format!("{e}: {:?}", r.value))?;
+        if got != want {
+            return Err(format!("value {got} != {want}"));
+        }
+    }
+    if let Some(needle) = &case.console {
+        if !outcome.console.contains(needle.as_str()) {
+            return Err(format!("console lacks {needle:?}"));
+        }
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_hostile_program_ends_in_its_one_result_and_the_sandbox_survives() {
+    let cases = cases();
+    assert!(cases.len() >= 20, "found only {} cases", cases.len());
+    let mut failures = Vec::new();
+    eprintln!("{:<34} {:>10} {:>10} {:>9}  result", "case", "budget", "elapsed", "grace");
+    for case in &cases {
+        let budget = Budget {
+            wall_clock: Duration::from_millis(case.wall_clock_ms),
+            max_memory: case.max_memory_mib << 20,
+            ..Budget::default()
+        };
+        let t = Instant::now();
+        let outcome = run_with(&case.program, budget).await;
+        let elapsed = t.elapsed();
+        let grace = elapsed.saturating_sub(budget.wall_clock);
+        eprintln!(
+            "{:<34} {:>10?} {:>10.1?} {:>9.1?}  {}",
+            case.name,
+            budget.wall_clock,
+            elapsed,
+            grace,
+            outcome.result.kind.map_or("ok", |k| k.as_str())
+        );
+        if let Err(why) = check(case, &outcome) {
+            failures.push(format!("{}: {why}", case.name));
+        }
+        if grace > GRACE {
+            failures.push(format!("{}: ended {grace:?} past its wall clock", case.name));
+        }
+        assert_still_healthy(sandbox()).await;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,0 +1,5 @@
+// expect: limit
+// error: memory
+// budget: max_memory_mib=64
+const b = new ArrayBuffer(2 ** 31);
+return b.byteLength;

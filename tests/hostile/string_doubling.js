@@ -1,0 +1,5 @@
+// expect: limit
+// error: memory
+// budget: max_memory_mib=32
+let s = "x";
+for (;;) s = s + s;
