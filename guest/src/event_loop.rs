@@ -39,9 +39,15 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
     guard: &StackGuard,
 ) -> Settled<'js> {
     loop {
-        while ctx.execute_pending_job() {
+        while let Some(job) = run_one_job(ctx) {
             if guard.tripped() {
                 return Settled::Stopped;
+            }
+            if let Err(thrown) = job {
+                // A job throws only when QuickJS itself fails (out of memory,
+                // say): the promise chain it belonged to is broken for good,
+                // so the program ends with what was thrown.
+                return Settled::Rejected(thrown);
             }
         }
         if guard.tripped() {
@@ -68,6 +74,28 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
                 fail_in_flight(ctx, session, &format!("the call was lost: {e}"));
             }
         }
+    }
+}
+
+/// Runs one pending job: `None` when there was none, else whether it threw.
+///
+/// rquickjs's `Ctx::execute_pending_job` swallows what a job throws; here
+/// it must be seen, because an out-of-memory error inside a job otherwise
+/// looks like a program that simply stopped making progress.
+fn run_one_job<'js>(ctx: &Ctx<'js>) -> Option<Result<(), Value<'js>>> {
+    let mut job_ctx = std::mem::MaybeUninit::<*mut rquickjs::qjs::JSContext>::uninit();
+    // SAFETY: the runtime pointer comes from a live context, and
+    // JS_ExecutePendingJob only writes the context it ran the job in. This
+    // runtime has exactly one context, `ctx`, so a job's exception is left
+    // pending on it and `catch` takes it.
+    let ran = unsafe {
+        let runtime = rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr());
+        rquickjs::qjs::JS_ExecutePendingJob(runtime, job_ctx.as_mut_ptr())
+    };
+    match ran {
+        0 => None,
+        r if r < 0 => Some(Err(ctx.catch())),
+        _ => Some(Ok(())),
     }
 }
 

@@ -88,6 +88,7 @@ pub struct Evaluator {
     runtime: Runtime,
     context: Context,
     guard: StackGuard,
+    out_of_memory: limits::OutOfMemoryWatch,
     used: bool,
 }
 
@@ -105,11 +106,13 @@ impl Evaluator {
         let runtime = Runtime::new()?;
         limits::configure_stack(&runtime);
         let guard = StackGuard::install(&runtime);
+        let out_of_memory = limits::OutOfMemoryWatch::install(&runtime);
         let context = Context::full(&runtime)?;
         Ok(Evaluator {
             runtime,
             context,
             guard,
+            out_of_memory,
             used: false,
         })
     }
@@ -157,6 +160,7 @@ impl Evaluator {
             Err(why) => return Ending::failed(FailureKind::Limit, format!("memory limit: {why}")),
         };
         let guard = self.guard.clone();
+        let out_of_memory = self.out_of_memory.clone();
         self.context.with(|ctx| {
             let intrinsics = match Intrinsics::capture(&ctx) {
                 Ok(intrinsics) => intrinsics,
@@ -176,6 +180,7 @@ impl Evaluator {
                 source: &start.program,
                 guard: &guard,
                 memory_limited,
+                out_of_memory: &out_of_memory,
             };
             let ending = run_program(&ctx, &session, &judge, start, transport, &guard);
             // Every JS value held on the Rust side goes before the runtime
@@ -235,6 +240,11 @@ fn run_program<'js, T: Transport + ?Sized>(
     match settled {
         Settled::Fulfilled(value) => judge.fulfilled(ctx, &value),
         Settled::Rejected(reason) => judge.rejected(&reason),
+        Settled::Stuck if judge.out_of_memory.seen() => Ending::failed(
+            FailureKind::Limit,
+            "memory limit: QuickJS ran out of memory inside a promise job, which broke \
+             the chain the program awaits",
+        ),
         Settled::Stuck => Ending::failed(
             FailureKind::Invalid,
             "the program can never finish: it awaits a promise that nothing will settle \

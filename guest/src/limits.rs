@@ -185,3 +185,47 @@ mod tests {
         assert!(err.contains("leaves no room"), "{err}");
     }
 }
+
+/// Notices an out-of-memory error that QuickJS turned into a promise
+/// rejection nobody handles.
+///
+/// When memory runs out inside a promise job, QuickJS rejects a promise in
+/// the chain with the error instead of failing the job; the chain stops,
+/// the job queue drains, and the program looks as if it awaits something
+/// nothing will settle. This watch lets the evaluator call that what it
+/// is: a memory limit.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OutOfMemoryWatch {
+    seen: Rc<Cell<bool>>,
+}
+
+impl OutOfMemoryWatch {
+    /// Installs the watch as `runtime`'s promise rejection tracker.
+    pub(crate) fn install(runtime: &Runtime) -> Self {
+        let watch = OutOfMemoryWatch::default();
+        let seen = watch.seen.clone();
+        runtime.set_host_promise_rejection_tracker(Some(Box::new(
+            move |_ctx, _promise, reason: rquickjs::Value<'_>, is_handled| {
+                if !is_handled && is_out_of_memory(&reason) {
+                    seen.set(true);
+                }
+            },
+        )));
+        watch
+    }
+
+    /// Whether an unhandled rejection was an out-of-memory error.
+    pub(crate) fn seen(&self) -> bool {
+        self.seen.get()
+    }
+}
+
+/// QuickJS's out-of-memory error, or the `null` it throws when it cannot
+/// even allocate that.
+fn is_out_of_memory(reason: &rquickjs::Value<'_>) -> bool {
+    reason.is_null()
+        || reason
+            .as_object()
+            .and_then(|o| o.get::<_, String>("message").ok())
+            .is_some_and(|m| m == "out of memory")
+}

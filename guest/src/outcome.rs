@@ -11,6 +11,7 @@
 //! | QuickJS's out-of-memory error, or the    | `limit`   |
 //! | `null` it throws when it has no memory   |           |
 //! | left for one (under a memory budget)     |           |
+//! | QuickJS's cap on one string or buffer    | `limit`   |
 //! | anything else (syntax error, exception)  | `invalid` |
 //!
 //! The message names the error and, when the reason is an error thrown in
@@ -88,6 +89,8 @@ pub(crate) struct Judge<'a, 'js> {
     pub(crate) guard: &'a StackGuard,
     /// Whether QuickJS runs under a memory limit.
     pub(crate) memory_limited: bool,
+    /// Tells whether memory ran out inside a promise job.
+    pub(crate) out_of_memory: &'a crate::limits::OutOfMemoryWatch,
 }
 
 impl<'js> Judge<'_, 'js> {
@@ -172,6 +175,15 @@ impl<'js> Judge<'_, 'js> {
                 FailureKind::Limit,
                 format!("memory limit: {headline}{place}"),
             ),
+            // QuickJS's caps on one object's size: a string of 2^30
+            // characters, an ArrayBuffer over 2^31 - 1 bytes (or a resizable
+            // one past its own maximum). A negative count or length has
+            // messages of its own, so these mean "too large".
+            "InternalError: string too long"
+            | "RangeError: invalid string length"
+            | "RangeError: invalid array buffer length" => {
+                Ending::failed(FailureKind::Limit, format!("size limit: {headline}{place}"))
+            }
             _ => Ending::failed(FailureKind::Invalid, format!("{headline}{place}")),
         }
     }

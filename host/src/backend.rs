@@ -96,7 +96,12 @@ impl Backend {
         }
     }
 
-    pub fn spawn(&self, console: Console, budget: &Budget, stop: CancellationToken) -> Result<Spawned, SandboxError> {
+    pub fn spawn(
+        &self,
+        console: Console,
+        budget: &Budget,
+        stop: CancellationToken,
+    ) -> Result<Spawned, SandboxError> {
         match self {
             Backend::Wasm(child) => {
                 let (call_in, call_writer) = tokio::io::duplex(PIPE_BYTES);

@@ -65,7 +65,12 @@ impl ProcessChild {
         }
     }
 
-    pub(crate) fn spawn(&self, console: Console, budget: &Budget, stop: CancellationToken) -> Result<Spawned, SandboxError> {
+    pub(crate) fn spawn(
+        &self,
+        console: Console,
+        budget: &Budget,
+        stop: CancellationToken,
+    ) -> Result<Spawned, SandboxError> {
         let spawn_error = |source| SandboxError::Spawn {
             command: self.command.clone(),
             source,
@@ -77,13 +82,17 @@ impl ProcessChild {
             .arg("-c")
             .arg(&self.command)
             .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()))
+            .env(
+                "PATH",
+                std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        let address_space = (self.memory_limit && budget.max_memory > 0).then_some(budget.max_memory);
+        let address_space =
+            (self.memory_limit && budget.max_memory > 0).then_some(budget.max_memory);
         let (start_fd, result_fd) = (start_child.as_raw_fd(), result_child.as_raw_fd());
         // SAFETY: the closure runs in the forked child before exec and only
         // makes async-signal-safe calls (fcntl, dup2, setrlimit).
@@ -161,7 +170,13 @@ fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 /// In the forked child: put the start channel on fds 3 and 4 and set the
 /// address-space limit. Only async-signal-safe calls.
 fn place_fds(start_fd: RawFd, result_fd: RawFd, address_space: Option<u64>) -> io::Result<()> {
-    let check = |r: libc::c_int| if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r) };
+    let check = |r: libc::c_int| {
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(r)
+        }
+    };
     // First move both out of the way, in case either already is 3 or 4.
     // SAFETY: plain fd syscalls on fds this process owns.
     unsafe {

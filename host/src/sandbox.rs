@@ -5,7 +5,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
-use wire::{DEFAULT_MAX_INFLIGHT, Ending, FailureKind, Server, ServerOptions, Start, Starter, StarterError, VERSION};
+use wire::{
+    DEFAULT_MAX_INFLIGHT, Ending, FailureKind, Server, ServerOptions, Start, Starter, StarterError,
+    VERSION,
+};
 
 use crate::backend::Backend;
 use crate::console::{Console, DEFAULT_CONSOLE_CAP};
@@ -169,11 +172,13 @@ impl Sandbox {
             Arc::new(tools.clone()),
         );
         let tally = server.tally();
-        let mut serving = tokio::spawn(server.serve(child.call_reader, child.call_writer, stop.clone()));
+        let mut serving =
+            tokio::spawn(server.serve(child.call_reader, child.call_writer, stop.clone()));
         let mut exit = child.exit;
         let wall_clock = (!budget.wall_clock.is_zero()).then_some(budget.wall_clock);
         let never = CancellationToken::new();
-        let starting = Starter::new(child.start_reader, child.start_writer).start(&start, &never, wall_clock);
+        let starting =
+            Starter::new(child.start_reader, child.start_writer).start(&start, &never, wall_clock);
         tokio::pin!(starting);
 
         let mut serving_done = false;
@@ -254,22 +259,33 @@ enum End {
 impl End {
     fn into_result(self, result_id: &str, budget: &Budget) -> wire::Result {
         let failure = |kind, why: String| wire::Result::failure(result_id, kind, why);
-        let wall_clock = || failure(FailureKind::Limit, format!("wall clock of {:?} ran out", budget.wall_clock));
+        let wall_clock = || {
+            failure(
+                FailureKind::Limit,
+                format!("wall clock of {:?} ran out", budget.wall_clock),
+            )
+        };
         match self {
             End::Result(result) => result,
             End::Cancelled => failure(FailureKind::Cancelled, "the execution was cancelled".into()),
             End::WallClock => wall_clock(),
-            End::Protocol(why) => wire::Result::protocol_error(result_id, format!("protocol violation {why}")),
+            End::Protocol(why) => {
+                wire::Result::protocol_error(result_id, format!("protocol violation {why}"))
+            }
             End::Child(ChildEnd::Exited { code }) => wire::Result::protocol_error(
                 result_id,
-                format!("protocol violation: the child exited (code {code}) without sending a Result"),
+                format!(
+                    "protocol violation: the child exited (code {code}) without sending a Result"
+                ),
             ),
             End::Child(ChildEnd::Failed(f)) => match f {
                 ChildFailure::WallClock { .. } => wall_clock(),
                 ChildFailure::MemoryLimit { .. } | ChildFailure::StackOverflow => {
                     failure(FailureKind::Limit, f.to_string())
                 }
-                ChildFailure::Cancelled => failure(FailureKind::Cancelled, "the execution was cancelled".into()),
+                ChildFailure::Cancelled => {
+                    failure(FailureKind::Cancelled, "the execution was cancelled".into())
+                }
                 ChildFailure::Trap { .. } | ChildFailure::Instantiate { .. } => {
                     failure(FailureKind::Unknown, f.to_string())
                 }
@@ -281,5 +297,9 @@ impl End {
 /// A process-unique id for each Start, so a stale Result cannot pass for a new one.
 fn next_result_id() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(1);
-    format!("r{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "r{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }

@@ -72,16 +72,23 @@ impl Tool {
         if self.signature.is_empty() {
             return Ok(());
         }
-        let (fname, rest) = self
-            .signature
-            .split_once('(')
-            .ok_or_else(|| bad(format!("signature {:?} has no parameter list", self.signature)))?;
-        let params = rest
-            .trim_end()
-            .strip_suffix(')')
-            .ok_or_else(|| bad(format!("signature {:?} does not end with ')'", self.signature)))?;
+        let (fname, rest) = self.signature.split_once('(').ok_or_else(|| {
+            bad(format!(
+                "signature {:?} has no parameter list",
+                self.signature
+            ))
+        })?;
+        let params = rest.trim_end().strip_suffix(')').ok_or_else(|| {
+            bad(format!(
+                "signature {:?} does not end with ')'",
+                self.signature
+            ))
+        })?;
         if fname.trim() != self.name {
-            return Err(bad(format!("signature {:?} names another function", self.signature)));
+            return Err(bad(format!(
+                "signature {:?} names another function",
+                self.signature
+            )));
         }
         let mut seen = Vec::new();
         for param in params.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -175,7 +182,14 @@ mod tests {
 
     #[test]
     fn good_signatures_are_accepted() {
-        for sig in ["", "t()", "t(a)", "t(host, count)", "t( a ,b )", "t($x, _y2)"] {
+        for sig in [
+            "",
+            "t()",
+            "t(a)",
+            "t(host, count)",
+            "t( a ,b )",
+            "t($x, _y2)",
+        ] {
             assert!(noop().signature(sig).check().is_ok(), "{sig}");
         }
     }
@@ -183,7 +197,10 @@ mod tests {
     #[test]
     fn bad_names_and_signatures_are_refused_with_a_reason() {
         let cases = [
-            (Tool::new("", |_c| async { Ok::<_, HandlerError>(String::new()) }), "empty"),
+            (
+                Tool::new("", |_c| async { Ok::<_, HandlerError>(String::new()) }),
+                "empty",
+            ),
             (noop().signature("t"), "no parameter list"),
             (noop().signature("t(a"), "does not end"),
             (noop().signature("u(a)"), "another function"),

@@ -2,6 +2,7 @@
 //! `host/build.rs`) and a few probe components written in WAT: every limit
 //! of DESIGN section 7 ends a run the way `wasmwire::wasm` documents, and
 //! the same `WasmChild` keeps working afterwards.
+#![allow(clippy::unwrap_used)] // Tests unwrap: a panic is a failure, with its message.
 
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};

@@ -17,26 +17,30 @@ fn check(case: &Case, outcome: &wasmwire::Outcome) -> Result<(), String> {
     match &case.kind {
         None if !r.ok => return Err(format!("expected ok, got {:?}: {}", r.kind, r.error)),
         Some(kind) if r.ok || r.kind.map(|k| k.as_str()) != Some(kind.as_str()) => {
-            return Err(format!("expected {kind}, got ok={} kind={:?} error={:?}", r.ok, r.kind, r.error));
+            return Err(format!(
+                "expected {kind}, got ok={} kind={:?} error={:?}",
+                r.ok, r.kind, r.error
+            ));
         }
         _ => {}
     }
-    if let Some(needle) = &case.error {
-        if !r.error.contains(needle.as_str()) {
-            return Err(format!("error {:?} lacks {needle:?}", r.error));
-        }
+    if let Some(needle) = &case.error
+        && !r.error.contains(needle.as_str())
+    {
+        return Err(format!("error {:?} lacks {needle:?}", r.error));
     }
     if let Some(value) = &case.value {
         let want: serde_json::Value = serde_json::from_str(value).map_err(|e| e.to_string())?;
-        let got: serde_json::Value = serde_json::from_str(&r.value).map_err(|e| format!("{e}: {:?}", r.value))?;
+        let got: serde_json::Value =
+            serde_json::from_str(&r.value).map_err(|e| format!("{e}: {:?}", r.value))?;
         if got != want {
             return Err(format!("value {got} != {want}"));
         }
     }
-    if let Some(needle) = &case.console {
-        if !outcome.console.contains(needle.as_str()) {
-            return Err(format!("console lacks {needle:?}"));
-        }
+    if let Some(needle) = &case.console
+        && !outcome.console.contains(needle.as_str())
+    {
+        return Err(format!("console lacks {needle:?}"));
     }
     Ok(())
 }
@@ -46,7 +50,10 @@ async fn every_hostile_program_ends_in_its_one_result_and_the_sandbox_survives()
     let cases = cases();
     assert!(cases.len() >= 20, "found only {} cases", cases.len());
     let mut failures = Vec::new();
-    eprintln!("{:<34} {:>10} {:>10} {:>9}  result", "case", "budget", "elapsed", "grace");
+    eprintln!(
+        "{:<34} {:>10} {:>10} {:>9}  result",
+        "case", "budget", "elapsed", "grace"
+    );
     for case in &cases {
         let budget = Budget {
             wall_clock: Duration::from_millis(case.wall_clock_ms),
@@ -69,7 +76,10 @@ async fn every_hostile_program_ends_in_its_one_result_and_the_sandbox_survives()
             failures.push(format!("{}: {why}", case.name));
         }
         if grace > GRACE {
-            failures.push(format!("{}: ended {grace:?} past its wall clock", case.name));
+            failures.push(format!(
+                "{}: ended {grace:?} past its wall clock",
+                case.name
+            ));
         }
         assert_still_healthy(sandbox()).await;
     }

@@ -30,8 +30,12 @@ async fn dynamic_import_of_host_modules_fails() {
 async fn the_environment_and_arguments_are_empty() {
     // QuickJS has no environment API; the child's WASI environment and
     // arguments are empty too (the host gives none): there is no way to ask.
-    let program = r#"return [typeof globalThis.environ, typeof globalThis.getenv, typeof globalThis.env];"#;
-    assert_eq!(value(&run(program).await), json!(["undefined", "undefined", "undefined"]));
+    let program =
+        r#"return [typeof globalThis.environ, typeof globalThis.getenv, typeof globalThis.env];"#;
+    assert_eq!(
+        value(&run(program).await),
+        json!(["undefined", "undefined", "undefined"])
+    );
 }
 
 #[tokio::test]
@@ -50,9 +54,17 @@ async fn the_only_globals_beyond_the_language_are_the_bindings_host_toolerror_an
         return Object.getOwnPropertyNames(globalThis).filter((n) => !/^[A-Z]/.test(n)).sort();
     "#;
     let got = value(&run(program).await);
-    let names: Vec<&str> = got.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let names: Vec<&str> = got
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
     for forbidden in ["require", "process", "fetch", "std", "os"] {
         assert!(!names.contains(&forbidden), "{names:?}");
     }
-    assert!(names.contains(&"host") && names.contains(&"console") && names.contains(&"echo"), "{names:?}");
+    assert!(
+        names.contains(&"host") && names.contains(&"console") && names.contains(&"echo"),
+        "{names:?}"
+    );
 }

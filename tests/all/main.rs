@@ -1,6 +1,7 @@
 //! End-to-end suites through the library, in one binary so the guest
 //! component is compiled once: real JS programs in the real guest, every
 //! budget at its boundary, isolation, and hostile process children.
+#![allow(clippy::unwrap_used)] // Tests unwrap: a panic is a failure, with its message.
 
 mod budgets;
 mod children;

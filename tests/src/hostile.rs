@@ -54,7 +54,11 @@ pub fn cases() -> Vec<Case> {
 fn parse(path: &Path) -> Case {
     let program = std::fs::read_to_string(path).expect("readable case");
     let mut case = Case {
-        name: path.file_stem().unwrap_or_default().to_string_lossy().into_owned(),
+        name: path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned(),
         program: program.clone(),
         kind: None,
         error: None,
@@ -65,7 +69,9 @@ fn parse(path: &Path) -> Case {
     };
     let mut expect = None;
     for line in program.lines().map_while(|l| l.strip_prefix("//")) {
-        let Some((key, rest)) = line.trim().split_once(':') else { continue };
+        let Some((key, rest)) = line.trim().split_once(':') else {
+            continue;
+        };
         let rest = rest.trim().to_string();
         match key {
             "expect" => expect = Some(rest),

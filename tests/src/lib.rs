@@ -1,5 +1,6 @@
 //! Shared set-up for the end-to-end suites: one Sandbox per test binary (the
 //! guest is compiled once), a standard set of tools, and run helpers.
+#![allow(clippy::unwrap_used)] // Tests unwrap: a panic is a failure, with its message.
 
 pub mod hostile;
 
@@ -7,14 +8,16 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use wasmwire::{
-    Budget, CancellationToken, Execution, FailureKind, Outcome, Sandbox, SandboxOptions, Tool, ToolFailure, Tools,
+    Budget, CancellationToken, Execution, FailureKind, Outcome, Sandbox, SandboxOptions, Tool,
+    ToolFailure, Tools,
 };
 use wire::{Call, HandlerError};
 
 /// The Sandbox every test of a binary shares, built once.
 pub fn sandbox() -> &'static Sandbox {
     static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
-    SANDBOX.get_or_init(|| Sandbox::new(SandboxOptions::default()).expect("the built-in guest loads"))
+    SANDBOX
+        .get_or_init(|| Sandbox::new(SandboxOptions::default()).expect("the built-in guest loads"))
 }
 
 /// The default budget of the tests: generous, but every item set.
@@ -28,7 +31,8 @@ pub fn budget() -> Budget {
 }
 
 fn args_json(call: &Call) -> Result<serde_json::Value, HandlerError> {
-    serde_json::from_str(&call.args).map_err(|e| ToolFailure::new(FailureKind::Invalid, format!("bad args: {e}")).into())
+    serde_json::from_str(&call.args)
+        .map_err(|e| ToolFailure::new(FailureKind::Invalid, format!("bad args: {e}")).into())
 }
 
 /// The standard tools:
@@ -68,7 +72,11 @@ pub fn tools() -> Tools {
             Ok("x".repeat(n as usize))
         })
         .signature("bytes(n)"),
-        Tool::new("raw", |_call: Call| async move { Ok("not json {".to_string()) }).signature("raw()"),
+        Tool::new(
+            "raw",
+            |_call: Call| async move { Ok("not json {".to_string()) },
+        )
+        .signature("raw()"),
     ];
     let mut tools = Tools::new();
     for tool in standard {
@@ -99,7 +107,8 @@ pub async fn run_on(sandbox: &Sandbox, program: &str, budget: Budget, tools: &To
 /// The Result's value parsed as JSON, or a panic that shows the whole outcome.
 pub fn value(outcome: &Outcome) -> serde_json::Value {
     assert!(outcome.result.ok, "expected ok, got {outcome:#?}");
-    serde_json::from_str(&outcome.result.value).unwrap_or_else(|e| panic!("value is not JSON ({e}): {outcome:#?}"))
+    serde_json::from_str(&outcome.result.value)
+        .unwrap_or_else(|e| panic!("value is not JSON ({e}): {outcome:#?}"))
 }
 
 /// Asserts the outcome failed with `kind` and an error containing `needle`.

@@ -49,7 +49,10 @@ impl<R: AsyncRead + Unpin> AsyncFrameReader<R> {
 }
 
 /// Writes one already-encoded frame (see [`crate::encode`]) and flushes.
-pub async fn write_frame_async<W: AsyncWrite + Unpin>(w: &mut W, frame: &[u8]) -> std::io::Result<()> {
+pub async fn write_frame_async<W: AsyncWrite + Unpin>(
+    w: &mut W,
+    frame: &[u8],
+) -> std::io::Result<()> {
     w.write_all(frame).await?;
     w.flush().await
 }

@@ -68,7 +68,12 @@ impl<R: Read, W: Write> Client<R, W> {
     /// A send on a closed connection still returns an id; the call then fails
     /// through [`recv`](Client::recv) like every other call in flight, so a
     /// program sees one consistent failure path.
-    pub fn send(&mut self, tool: &str, args: &str, deadline_ms: u64) -> Result<String, ClientError> {
+    pub fn send(
+        &mut self,
+        tool: &str,
+        args: &str,
+        deadline_ms: u64,
+    ) -> Result<String, ClientError> {
         self.next_id += 1;
         let id = self.next_id.to_string();
         let mut request = Request::new(id.clone(), tool, args);
@@ -77,7 +82,10 @@ impl<R: Read, W: Write> Client<R, W> {
         self.in_flight.insert(id.clone());
         self.calls += 1;
         if self.closed.is_none() {
-            let sent = self.writer.write_all(&frame).and_then(|()| self.writer.flush());
+            let sent = self
+                .writer
+                .write_all(&frame)
+                .and_then(|()| self.writer.flush());
             if let Err(e) = sent {
                 self.closed = Some(format!("the call channel broke: {e}"));
             }

@@ -20,7 +20,8 @@ pub enum DecodeError {
     Version {
         /// The message expected.
         message: &'static str,
-        /// The `v` the peer sent, as its JSON text (`"missing"` when absent).
+        /// The `v` the peer sent, as its JSON text. (A missing or `null` `v`
+        /// is [`DecodeError::Malformed`], not a version mismatch.)
         got: String,
         /// [`VERSION`].
         want: u32,
@@ -47,7 +48,10 @@ pub fn encode<M: Message>(msg: &M) -> Result<Vec<u8>, FrameError> {
 
 /// Decodes one frame's payload as `M`, checking that it is an object at [`VERSION`].
 pub fn decode<M: Message>(payload: &[u8]) -> Result<M, DecodeError> {
-    let first = payload.iter().find(|b| !b.is_ascii_whitespace());
+    // JSON's whitespace only: form feed is not among it.
+    let first = payload
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
     if first != Some(&b'{') {
         return Err(DecodeError::NotObject { message: M::NAME });
     }
@@ -66,11 +70,13 @@ pub fn decode<M: Message>(payload: &[u8]) -> Result<M, DecodeError> {
                 v: Option<serde_json::Value>,
             }
             match serde_json::from_slice::<Probe>(payload) {
-                Ok(Probe { v: Some(v) }) if v != serde_json::json!(VERSION) => Err(DecodeError::Version {
-                    message: M::NAME,
-                    got: v.to_string(),
-                    want: VERSION,
-                }),
+                Ok(Probe { v: Some(v) }) if v != serde_json::json!(VERSION) => {
+                    Err(DecodeError::Version {
+                        message: M::NAME,
+                        got: v.to_string(),
+                        want: VERSION,
+                    })
+                }
                 _ => Err(DecodeError::Malformed {
                     message: M::NAME,
                     source,

@@ -53,7 +53,10 @@ pub enum FrameError {
 #[derive(Debug)]
 enum State {
     /// Collecting the 4-byte prefix.
-    Head { prefix: [u8; PREFIX_BYTES], got: usize },
+    Head {
+        prefix: [u8; PREFIX_BYTES],
+        got: usize,
+    },
     /// Collecting `want` payload bytes.
     Data { payload: Vec<u8>, want: usize },
     /// An error ended the stream.
@@ -179,8 +182,11 @@ pub(crate) const READ_CHUNK: usize = 64 * 1024;
 pub struct FrameReader<R> {
     inner: R,
     decoder: FrameDecoder,
+    /// Scratch space, allocated (and zeroed) once on the first read.
     buf: Vec<u8>,
+    /// `buf[pos..filled]` is read but not yet fed to the decoder.
     pos: usize,
+    filled: usize,
 }
 
 impl<R: Read> FrameReader<R> {
@@ -196,21 +202,22 @@ impl<R: Read> FrameReader<R> {
             decoder,
             buf: Vec::new(),
             pos: 0,
+            filled: 0,
         }
     }
 
     /// The next payload, or `None` on a clean close at a frame boundary.
     pub fn read_frame(&mut self) -> Result<Option<Vec<u8>>, FrameError> {
         loop {
-            if self.pos < self.buf.len() {
-                let (used, done) = self.decoder.feed(&self.buf[self.pos..]);
+            if self.pos < self.filled {
+                let (used, done) = self.decoder.feed(&self.buf[self.pos..self.filled]);
                 self.pos += used;
                 if let Some(done) = done {
                     return done.map(Some);
                 }
             }
-            if self.buf.len() < READ_CHUNK {
-                self.buf.resize(READ_CHUNK, 0);
+            if self.buf.is_empty() {
+                self.buf = vec![0; READ_CHUNK];
             }
             let n = loop {
                 match self.inner.read(&mut self.buf) {
@@ -222,7 +229,7 @@ impl<R: Read> FrameReader<R> {
                     }
                 }
             };
-            self.buf.truncate(n);
+            self.filled = n;
             self.pos = 0;
             if n == 0 {
                 return self.decoder.finish().map(|()| None);
@@ -348,7 +355,10 @@ mod tests {
     #[test]
     fn the_first_error_is_final() {
         let mut d = FrameDecoder::new();
-        assert!(matches!(d.feed(&[0, 0, 0, 0]).1, Some(Err(FrameError::Empty))));
+        assert!(matches!(
+            d.feed(&[0, 0, 0, 0]).1,
+            Some(Err(FrameError::Empty))
+        ));
         let (used, done) = d.feed(&framed(b"{}"));
         assert_eq!(used, 0);
         assert!(matches!(done, Some(Err(FrameError::Failed))));
@@ -376,7 +386,9 @@ mod tests {
         let mut out = Vec::new();
         let big = vec![b' '; MAX_FRAME_BYTES + 1];
         let err = write_frame(&mut out, &big).unwrap_err();
-        assert!(matches!(err, FrameError::TooLarge { len, .. } if len == MAX_FRAME_BYTES as u64 + 1));
+        assert!(
+            matches!(err, FrameError::TooLarge { len, .. } if len == MAX_FRAME_BYTES as u64 + 1)
+        );
         assert!(out.is_empty(), "nothing may be written");
     }
 
@@ -442,7 +454,8 @@ mod tests {
 
         #[test]
         fn a_valid_stream_split_at_every_offset_decodes_the_same() {
-            let payloads: Vec<Vec<u8>> = vec![b"{\"a\":1}".to_vec(), b"{}".to_vec(), vec![b'x'; 70_000]];
+            let payloads: Vec<Vec<u8>> =
+                vec![b"{\"a\":1}".to_vec(), b"{}".to_vec(), vec![b'x'; 70_000]];
             let bytes: Vec<u8> = payloads.iter().flat_map(|p| framed(p)).collect();
             for cut in 0..=bytes.len().min(300) {
                 let mut d = FrameDecoder::new();
@@ -461,7 +474,11 @@ mod tests {
                 assert_eq!(got, payloads, "cut at {cut}");
             }
             // One byte at a time.
-            let mut r = FrameReader::new(Chunked { bytes: &bytes, sizes: vec![], i: 0 });
+            let mut r = FrameReader::new(Chunked {
+                bytes: &bytes,
+                sizes: vec![],
+                i: 0,
+            });
             let mut got = Vec::new();
             while let Some(f) = r.read_frame().unwrap() {
                 got.push(f);

@@ -180,21 +180,33 @@ mod tests {
             assert_eq!(row.name.parse::<FailureKind>(), Ok(row.kind));
             let json = serde_json::to_string(&row.kind).unwrap();
             assert_eq!(json, format!("\"{}\"", row.name));
-            assert_eq!(serde_json::from_str::<FailureKind>(&json).unwrap(), row.kind);
+            assert_eq!(
+                serde_json::from_str::<FailureKind>(&json).unwrap(),
+                row.kind
+            );
         }
     }
 
     #[test]
     fn only_transient_and_rate_limited_are_retryable() {
         let retryable: Vec<_> = FailureKind::ALL.iter().filter(|k| k.retryable()).collect();
-        assert_eq!(retryable, [&FailureKind::Transient, &FailureKind::RateLimited]);
+        assert_eq!(
+            retryable,
+            [&FailureKind::Transient, &FailureKind::RateLimited]
+        );
     }
 
     #[test]
     fn unknown_kind_string_is_an_error_not_unknown() {
-        assert_eq!("timeout".parse::<FailureKind>(), Err(UnknownKind("timeout".into())));
+        assert_eq!(
+            "timeout".parse::<FailureKind>(),
+            Err(UnknownKind("timeout".into()))
+        );
         assert_eq!("".parse::<FailureKind>(), Err(UnknownKind(String::new())));
-        assert_eq!("Limit".parse::<FailureKind>(), Err(UnknownKind("Limit".into())));
+        assert_eq!(
+            "Limit".parse::<FailureKind>(),
+            Err(UnknownKind("Limit".into()))
+        );
         assert!(serde_json::from_str::<FailureKind>("\"nope\"").is_err());
         assert!(serde_json::from_str::<FailureKind>("3").is_err());
     }

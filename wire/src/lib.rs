@@ -106,7 +106,9 @@ pub use runner::{Runner, RunnerError};
 #[cfg(feature = "tokio")]
 pub use async_frame::{AsyncFrameReader, write_frame_async};
 #[cfg(feature = "tokio")]
-pub use server::{Call, Ending, Handler, HandlerError, HandlerFuture, Server, ServerOptions, Tally};
+pub use server::{
+    Call, Ending, Handler, HandlerError, HandlerFuture, Server, ServerOptions, Tally,
+};
 #[cfg(feature = "tokio")]
 pub use starter::{Starter, StarterError};
 

@@ -198,7 +198,11 @@ impl Result {
     }
 
     /// A failed execution of class `kind`.
-    pub fn failure(result_id: impl Into<String>, kind: FailureKind, error: impl Into<String>) -> Self {
+    pub fn failure(
+        result_id: impl Into<String>,
+        kind: FailureKind,
+        error: impl Into<String>,
+    ) -> Self {
         Result {
             kind: Some(kind),
             ..Result::protocol_error(result_id, error)

@@ -334,7 +334,9 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
                 Err(_) => return,
             },
         };
-        self.outbox.unwritten.fetch_add(frame.len(), Ordering::AcqRel);
+        self.outbox
+            .unwritten
+            .fetch_add(frame.len(), Ordering::AcqRel);
         // A closed receiver means the writer already failed; the connection
         // is going away and the read side will see it.
         let _ = self.tx.send(frame);
@@ -360,7 +362,10 @@ async fn answer(handler: &dyn Handler, call: Call, tally: &Tally, max_bytes: u64
         Ok(value) => {
             // Leave room for the rest of the Response in the frame.
             if value.len() > MAX_FRAME_BYTES - 256 {
-                let why = format!("the tool's value of {} bytes does not fit in a frame", value.len());
+                let why = format!(
+                    "the tool's value of {} bytes does not fit in a frame",
+                    value.len()
+                );
                 return Response::failure(id, FailureKind::Limit, why);
             }
             if !tally.spend_bytes(value.len() as u64, max_bytes) {

@@ -1,11 +1,12 @@
 //! JSON shape of every message: field names, omission, durations, versions.
+#![allow(clippy::unwrap_used)] // Tests unwrap: a panic is a failure, with its message.
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use wire::{
-    DecodeError, FailureKind, Request, Response, Result as ResultMsg, Start, StartBinding, StartBudget, decode,
-    encode,
+    DecodeError, FailureKind, Request, Response, Result as ResultMsg, Start, StartBinding,
+    StartBudget, decode, encode,
 };
 
 fn to_json<T: serde::Serialize>(msg: &T) -> Value {
@@ -24,7 +25,10 @@ fn request_uses_the_design_field_names() {
 
 #[test]
 fn request_omits_empty_args_and_zero_deadline() {
-    assert_eq!(to_json(&Request::new("1", "t", "")), json!({"v": 1, "id": "1", "tool": "t"}));
+    assert_eq!(
+        to_json(&Request::new("1", "t", "")),
+        json!({"v": 1, "id": "1", "tool": "t"})
+    );
 }
 
 #[test]
@@ -34,11 +38,18 @@ fn response_success_and_failure_shapes() {
         json!({"v": 1, "id": "1", "ok": true, "value": "[1,2]"})
     );
     assert_eq!(
-        to_json(&Response::failure("2", FailureKind::RateLimited, "slow down")),
+        to_json(&Response::failure(
+            "2",
+            FailureKind::RateLimited,
+            "slow down"
+        )),
         json!({"v": 1, "id": "2", "ok": false, "kind": "rate_limited", "error": "slow down"})
     );
     // An empty value is omitted, and `ok` never is.
-    assert_eq!(to_json(&Response::success("3", "")), json!({"v": 1, "id": "3", "ok": true}));
+    assert_eq!(
+        to_json(&Response::success("3", "")),
+        json!({"v": 1, "id": "3", "ok": true})
+    );
 }
 
 #[test]
@@ -98,11 +109,18 @@ fn start_omits_empty_bindings_and_zero_budget_items() {
 #[test]
 fn wall_clock_is_integer_nanoseconds_both_ways() {
     let decoded: Start =
-        decode(br#"{"v":1,"program":"","result_id":"r","budget":{"wall_clock":250000001}}"#).unwrap();
+        decode(br#"{"v":1,"program":"","result_id":"r","budget":{"wall_clock":250000001}}"#)
+            .unwrap();
     assert_eq!(decoded.budget.wall_clock, Duration::from_nanos(250_000_001));
     // Not a float, not a string.
-    assert!(decode::<Start>(br#"{"v":1,"program":"","result_id":"r","budget":{"wall_clock":1.5}}"#).is_err());
-    assert!(decode::<Start>(br#"{"v":1,"program":"","result_id":"r","budget":{"wall_clock":"1s"}}"#).is_err());
+    assert!(
+        decode::<Start>(br#"{"v":1,"program":"","result_id":"r","budget":{"wall_clock":1.5}}"#)
+            .is_err()
+    );
+    assert!(
+        decode::<Start>(br#"{"v":1,"program":"","result_id":"r","budget":{"wall_clock":"1s"}}"#)
+            .is_err()
+    );
 }
 
 #[test]
@@ -128,15 +146,22 @@ fn result_shapes() {
 fn every_message_round_trips_through_a_frame() {
     let req = Request::new("1", "t", "a\nb");
     let frame = encode(&req).unwrap();
-    assert_eq!(u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize, frame.len() - 4);
+    assert_eq!(
+        u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize,
+        frame.len() - 4
+    );
     assert_eq!(decode::<Request>(&frame[4..]).unwrap(), req);
     let res = Response::failure("1", FailureKind::Denied, "no");
-    assert_eq!(decode::<Response>(&encode(&res).unwrap()[4..]).unwrap(), res);
+    assert_eq!(
+        decode::<Response>(&encode(&res).unwrap()[4..]).unwrap(),
+        res
+    );
 }
 
 #[test]
 fn unknown_fields_are_ignored() {
-    let r: Request = decode(br#"{"v":1,"id":"1","tool":"t","trace":{"span":9},"extra":[1]}"#).unwrap();
+    let r: Request =
+        decode(br#"{"v":1,"id":"1","tool":"t","trace":{"span":9},"extra":[1]}"#).unwrap();
     assert_eq!(r, Request::new("1", "t", ""));
 }
 
@@ -149,7 +174,13 @@ fn wrong_types_are_decode_errors() {
         br#"{"v":1,"id":"1","tool":null}"#,
     ] {
         assert!(
-            matches!(decode::<Request>(bad), Err(DecodeError::Malformed { message: "Request", .. })),
+            matches!(
+                decode::<Request>(bad),
+                Err(DecodeError::Malformed {
+                    message: "Request",
+                    ..
+                })
+            ),
             "{}",
             String::from_utf8_lossy(bad)
         );
@@ -162,9 +193,18 @@ fn wrong_types_are_decode_errors() {
 
 #[test]
 fn missing_required_fields_are_decode_errors() {
-    assert!(matches!(decode::<Request>(br#"{"v":1,"tool":"t"}"#), Err(DecodeError::Malformed { .. })));
-    assert!(matches!(decode::<Response>(br#"{"v":1,"id":"1"}"#), Err(DecodeError::Malformed { .. })));
-    assert!(matches!(decode::<ResultMsg>(br#"{"v":1,"ok":true}"#), Err(DecodeError::Malformed { .. })));
+    assert!(matches!(
+        decode::<Request>(br#"{"v":1,"tool":"t"}"#),
+        Err(DecodeError::Malformed { .. })
+    ));
+    assert!(matches!(
+        decode::<Response>(br#"{"v":1,"id":"1"}"#),
+        Err(DecodeError::Malformed { .. })
+    ));
+    assert!(matches!(
+        decode::<ResultMsg>(br#"{"v":1,"ok":true}"#),
+        Err(DecodeError::Malformed { .. })
+    ));
 }
 
 #[test]
@@ -201,7 +241,15 @@ fn every_other_version_is_refused_naming_both() {
 
 #[test]
 fn non_object_payloads_are_refused() {
-    for bad in [&b"[1,\"1\",\"t\"]"[..], b"\"x\"", b"42", b"null", b"true", b"  "] {
+    for bad in [
+        &b"[1,\"1\",\"t\"]"[..],
+        b"\"x\"",
+        b"42",
+        b"null",
+        b"true",
+        b"  ",
+        b"\x0c{}",
+    ] {
         assert!(
             matches!(decode::<Request>(bad), Err(DecodeError::NotObject { .. })),
             "{}",

@@ -1,4 +1,5 @@
 //! Client, Runner and Starter, alone and against the Server.
+#![allow(clippy::unwrap_used)] // Tests unwrap: a panic is a failure, with its message.
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -7,8 +8,9 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 use wire::{
-    Call, Client, ClientError, FailureKind, HandlerError, ProtocolError, Response, Result as ResultMsg, Runner,
-    RunnerError, Server, ServerOptions, Start, StartBudget, Starter, StarterError, decode, encode,
+    Call, Client, ClientError, FailureKind, HandlerError, ProtocolError, Response,
+    Result as ResultMsg, Runner, RunnerError, Server, ServerOptions, Start, StartBudget, Starter,
+    StarterError, decode, encode,
 };
 
 fn frames(responses: &[Response]) -> Vec<u8> {
@@ -39,13 +41,20 @@ fn client_matches_out_of_order_responses_by_id() {
         .map(|t| client.send(t, "{}", 0).unwrap())
         .collect();
     assert_eq!(ids, ["1", "2", "3"]);
-    assert_eq!(client.in_flight(), 3, "all three are out before any answer is read");
+    assert_eq!(
+        client.in_flight(),
+        3,
+        "all three are out before any answer is read"
+    );
     let replies: Vec<_> = (0..3).map(|_| client.recv().unwrap()).collect();
     assert_eq!(replies[0].outcome, Ok("c".to_string()));
     assert_eq!(replies[0].id, "3");
     assert_eq!(
         replies[1].outcome,
-        Err(wire::ToolFailure::new(FailureKind::NotFound, "no such tool"))
+        Err(wire::ToolFailure::new(
+            FailureKind::NotFound,
+            "no such tool"
+        ))
     );
     assert_eq!(replies[2].id, "2");
     assert_eq!((client.calls(), client.bytes()), (3, 2));
@@ -165,7 +174,11 @@ async fn starter_returns_on_timeout_against_a_silent_child() {
     let (r, w) = ours.into_split();
     let t = std::time::Instant::now();
     let err = Starter::new(r, w)
-        .start(&start_msg(), &CancellationToken::new(), Some(Duration::from_millis(50)))
+        .start(
+            &start_msg(),
+            &CancellationToken::new(),
+            Some(Duration::from_millis(50)),
+        )
         .await
         .unwrap_err();
     assert!(matches!(err, StarterError::TimedOut(d) if d == Duration::from_millis(50)));
@@ -182,7 +195,10 @@ async fn starter_returns_on_cancel_and_closes_its_connection() {
         tokio::time::sleep(Duration::from_millis(20)).await;
         c.cancel();
     });
-    let err = Starter::new(r, w).start(&start_msg(), &cancel, None).await.unwrap_err();
+    let err = Starter::new(r, w)
+        .start(&start_msg(), &cancel, None)
+        .await
+        .unwrap_err();
     assert!(matches!(err, StarterError::Cancelled));
     canceller.await.unwrap();
     // The child got the Start, then EOF: the connection was closed.
@@ -195,12 +211,20 @@ async fn starter_returns_on_cancel_and_closes_its_connection() {
 async fn starter_refuses_a_result_for_another_start() {
     let (ours, mut theirs) = silent_child();
     let (r, w) = ours.into_split();
-    theirs.write_all(&encode(&ResultMsg::success("someone-else", "1")).unwrap()).unwrap();
+    theirs
+        .write_all(&encode(&ResultMsg::success("someone-else", "1")).unwrap())
+        .unwrap();
     let err = Starter::new(r, w)
         .start(&start_msg(), &CancellationToken::new(), None)
         .await
         .unwrap_err();
-    assert!(matches!(err, StarterError::Protocol(ProtocolError::ResultIdMismatch { .. })), "{err}");
+    assert!(
+        matches!(
+            err,
+            StarterError::Protocol(ProtocolError::ResultIdMismatch { .. })
+        ),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -212,7 +236,10 @@ async fn starter_reports_a_child_that_closes_without_a_result() {
         .start(&start_msg(), &CancellationToken::new(), None)
         .await
         .unwrap_err();
-    assert!(matches!(err, StarterError::NoResult | StarterError::Send(_)), "{err}");
+    assert!(
+        matches!(err, StarterError::NoResult | StarterError::Send(_)),
+        "{err}"
+    );
 }
 
 /// The whole call channel: a blocking Client in a thread against the Server.
@@ -220,7 +247,9 @@ async fn starter_reports_a_child_that_closes_without_a_result() {
 async fn cancel_while_calls_are_in_flight_fails_every_call_in_the_client() {
     let (server_side, client_side) = UnixStream::pair().unwrap();
     server_side.set_nonblocking(true).unwrap();
-    let (r, w) = tokio::net::UnixStream::from_std(server_side).unwrap().into_split();
+    let (r, w) = tokio::net::UnixStream::from_std(server_side)
+        .unwrap()
+        .into_split();
     let started = Arc::new(tokio::sync::Semaphore::new(0));
     let s = started.clone();
     let handler = move |call: Call| {
@@ -255,10 +284,15 @@ async fn cancel_while_calls_are_in_flight_fails_every_call_in_the_client() {
     let _all_started = started.acquire_many(5).await.unwrap();
     cancel.cancel();
     assert_eq!(serving.await.unwrap().unwrap(), wire::Ending::Cancelled);
-    let outcomes = tokio::task::spawn_blocking(move || child.join().unwrap()).await.unwrap();
+    let outcomes = tokio::task::spawn_blocking(move || child.join().unwrap())
+        .await
+        .unwrap();
     assert_eq!(outcomes.len(), 6);
     assert_eq!(outcomes[0].outcome, Ok("quick".into()));
     for reply in &outcomes[1..] {
-        assert_eq!(reply.outcome.as_ref().unwrap_err().kind, FailureKind::Cancelled);
+        assert_eq!(
+            reply.outcome.as_ref().unwrap_err().kind,
+            FailureKind::Cancelled
+        );
     }
 }

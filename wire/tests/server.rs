@@ -1,4 +1,5 @@
 //! The Server against a scripted child on an in-memory duplex.
+#![allow(clippy::unwrap_used)] // Tests unwrap: a panic is a failure, with its message.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,8 +11,8 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use wire::{
-    AsyncFrameReader, Call, Ending, FailureKind, HandlerError, ProtocolError, Request, Response, Server,
-    ServerOptions, Tally, ToolFailure, decode, encode,
+    AsyncFrameReader, Call, Ending, FailureKind, HandlerError, ProtocolError, Request, Response,
+    Server, ServerOptions, Tally, ToolFailure, decode, encode,
 };
 
 /// The child's end of a served connection.
@@ -41,7 +42,10 @@ impl Child {
     }
 
     async fn send(&mut self, request: Request) {
-        self.to_server.write_all(&encode(&request).unwrap()).await.unwrap();
+        self.to_server
+            .write_all(&encode(&request).unwrap())
+            .await
+            .unwrap();
     }
 
     async fn call(&mut self, id: &str, tool: &str, args: &str) {
@@ -49,11 +53,21 @@ impl Child {
     }
 
     async fn recv(&mut self) -> Response {
-        let payload = self.from_server.read_frame().await.unwrap().expect("a response");
+        let payload = self
+            .from_server
+            .read_frame()
+            .await
+            .unwrap()
+            .expect("a response");
         decode(&payload).unwrap()
     }
 
-    async fn close(self) -> (Result<Ending, ProtocolError>, AsyncFrameReader<DuplexStream>) {
+    async fn close(
+        self,
+    ) -> (
+        Result<Ending, ProtocolError>,
+        AsyncFrameReader<DuplexStream>,
+    ) {
         drop(self.to_server);
         (self.served.await.unwrap(), self.from_server)
     }
@@ -122,7 +136,11 @@ async fn a_duplicate_in_flight_id_is_a_protocol_violation_and_cancels_handlers()
     child.call("same", "t", "").await;
     let ending = child.served.await.unwrap();
     assert!(matches!(ending, Err(ProtocolError::DuplicateId(id)) if id == "same"));
-    assert_eq!(dropped.load(Ordering::SeqCst), 1, "the in-flight handler was dropped");
+    assert_eq!(
+        dropped.load(Ordering::SeqCst),
+        1,
+        "the in-flight handler was dropped"
+    );
     // The connection is closed: the child reads EOF.
     assert!(child.from_server.read_frame().await.unwrap().is_none());
 }
@@ -147,7 +165,10 @@ async fn an_id_may_be_reused_once_its_call_is_answered() {
 async fn an_empty_id_is_a_protocol_violation() {
     let mut child = Child::spawn(options(), echo());
     child.call("", "t", "").await;
-    assert!(matches!(child.served.await.unwrap(), Err(ProtocolError::EmptyId { .. })));
+    assert!(matches!(
+        child.served.await.unwrap(),
+        Err(ProtocolError::EmptyId { .. })
+    ));
 }
 
 #[tokio::test]
@@ -158,15 +179,25 @@ async fn another_version_is_refused_naming_both() {
     child.send(r).await;
     let err = child.served.await.unwrap().unwrap_err();
     assert!(err.is_version_mismatch());
-    assert_eq!(err.to_string(), "Request has protocol version 2, this side speaks version 1");
+    assert_eq!(
+        err.to_string(),
+        "Request has protocol version 2, this side speaks version 1"
+    );
 }
 
 #[tokio::test]
 async fn a_bad_frame_ends_the_connection() {
     let mut child = Child::spawn(options(), echo());
-    child.to_server.write_all(b"GET / HTTP/1.1\r\n").await.unwrap();
+    child
+        .to_server
+        .write_all(b"GET / HTTP/1.1\r\n")
+        .await
+        .unwrap();
     let err = child.served.await.unwrap().unwrap_err();
-    assert!(matches!(err, ProtocolError::Frame(wire::FrameError::TooLarge { .. })), "{err}");
+    assert!(
+        matches!(err, ProtocolError::Frame(wire::FrameError::TooLarge { .. })),
+        "{err}"
+    );
 }
 
 /// A handler that holds every call until released.
@@ -215,8 +246,16 @@ async fn in_flight_cap_allows_n_and_refuses_n_plus_one_at_once() {
     }
     refused.sort();
     assert_eq!(refused, (CAP..3 * CAP).collect::<Vec<_>>());
-    assert_eq!(gate.started.load(Ordering::SeqCst), CAP, "refused calls are not queued");
-    assert_eq!(child.tally.calls(), CAP as u64, "refused calls are not counted");
+    assert_eq!(
+        gate.started.load(Ordering::SeqCst),
+        CAP,
+        "refused calls are not queued"
+    );
+    assert_eq!(
+        child.tally.calls(),
+        CAP as u64,
+        "refused calls are not counted"
+    );
     // Once they complete, there is room again.
     gate.open.notify_waiters();
     for _ in 0..CAP {
@@ -265,7 +304,10 @@ async fn max_bytes_allows_exactly_the_budget_and_never_part_of_a_value() {
     // 6 + 5 = 11 > 10: refused whole, not cut to 4 bytes.
     child.call("2", "t", "12345").await;
     let r = child.recv().await;
-    assert_eq!((r.ok, r.kind, r.value.as_str()), (false, Some(FailureKind::Limit), ""));
+    assert_eq!(
+        (r.ok, r.kind, r.value.as_str()),
+        (false, Some(FailureKind::Limit), "")
+    );
     // 6 + 4 = 10: exactly at the budget.
     child.call("3", "t", "1234").await;
     assert_eq!(child.recv().await.value, "1234");
@@ -319,7 +361,11 @@ async fn a_handler_that_never_returns_is_answered_transient_at_its_deadline_and_
     assert_eq!(answer.kind, Some(FailureKind::Transient));
     assert!(answer.error.contains("200 ms"), "{}", answer.error);
     assert_eq!(start.elapsed(), Duration::from_millis(200));
-    assert_eq!(dropped.load(Ordering::SeqCst), 1, "the handler was cancelled");
+    assert_eq!(
+        dropped.load(Ordering::SeqCst),
+        1,
+        "the handler was cancelled"
+    );
 }
 
 #[tokio::test]
@@ -345,8 +391,15 @@ async fn cancel_drops_handlers_and_closes_the_connection() {
     }
     child.cancel.cancel();
     assert_eq!(child.served.await.unwrap().unwrap(), Ending::Cancelled);
-    assert_eq!(dropped.load(Ordering::SeqCst), 5, "every handler was dropped before serve returned");
-    assert!(child.from_server.read_frame().await.unwrap().is_none(), "child sees EOF");
+    assert_eq!(
+        dropped.load(Ordering::SeqCst),
+        5,
+        "every handler was dropped before serve returned"
+    );
+    assert!(
+        child.from_server.read_frame().await.unwrap().is_none(),
+        "child sees EOF"
+    );
 }
 
 #[tokio::test]

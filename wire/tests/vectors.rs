@@ -12,6 +12,7 @@
 //! the frame given, and that frame must decode back to the value.
 //!
 //! All failures are collected and reported together, one line per case.
+#![allow(clippy::unwrap_used)] // Tests unwrap: a panic is a failure, with its message.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -19,8 +20,9 @@ use std::io::Read;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use wire::{
-    DecodeError, FAILURE_KINDS, FrameDecoder, FrameError, FrameReader, MAX_FRAME_BYTES, Message, Request, Response,
-    Result as ResultMsg, Start, StartBinding, StartBudget, VERSION, decode, encode,
+    DecodeError, FAILURE_KINDS, FrameDecoder, FrameError, FrameReader, MAX_FRAME_BYTES, Message,
+    Request, Response, Result as ResultMsg, Start, StartBinding, StartBudget, VERSION, decode,
+    encode,
 };
 
 const VECTORS: &str = include_str!("vectors/frames.json");
@@ -85,7 +87,8 @@ fn vectors() -> Vectors {
 fn unhex(hex: &str) -> Vec<u8> {
     assert!(hex.len().is_multiple_of(2), "odd-length hex {hex:?}");
     assert!(
-        hex.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)),
+        hex.bytes()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)),
         "hex must be lowercase: {hex:?}"
     );
     (0..hex.len())
@@ -155,7 +158,8 @@ impl Full for Start {
             max_bytes,
             max_memory,
         } = budget;
-        let wall_clock = u64::try_from(wall_clock.as_nanos()).expect("wall_clock fits u64 nanoseconds");
+        let wall_clock =
+            u64::try_from(wall_clock.as_nanos()).expect("wall_clock fits u64 nanoseconds");
         json!({
             "v": v, "program": program, "bindings": bindings,
             "budget": {"wall_clock": wall_clock, "max_calls": max_calls, "max_bytes": max_bytes, "max_memory": max_memory},
@@ -192,7 +196,9 @@ struct End {
 
 impl End {
     fn new(class: &str, detail: Value) -> Self {
-        let Value::Object(detail) = detail else { unreachable!() };
+        let Value::Object(detail) = detail else {
+            unreachable!()
+        };
         End {
             class: class.into(),
             detail,
@@ -214,7 +220,9 @@ fn frame_end(err: FrameError) -> End {
         }
         FrameError::Empty => End::new("empty", json!({})),
         FrameError::TruncatedPrefix { got } => End::new("truncated_prefix", json!({"got": got})),
-        FrameError::TruncatedPayload { got, want } => End::new("truncated_payload", json!({"got": got, "want": want})),
+        FrameError::TruncatedPayload { got, want } => {
+            End::new("truncated_payload", json!({"got": got, "want": want}))
+        }
         FrameError::Io(e) => panic!("i/o error from an in-memory stream: {e}"),
         FrameError::Failed => panic!("FrameError::Failed as the first error of a stream"),
     }
@@ -232,7 +240,8 @@ fn decode_end<M: Message>(err: DecodeError) -> End {
             // Invariant 1: the error names both versions.
             assert!(text.contains(&format!("version {got}")), "{text}");
             assert!(text.contains(&format!("version {VERSION}")), "{text}");
-            let v: Value = serde_json::from_str(&got).unwrap_or_else(|_| panic!("version {got:?} is not JSON text"));
+            let v: Value = serde_json::from_str(&got)
+                .unwrap_or_else(|_| panic!("version {got:?} is not JSON text"));
             End::new("version", json!({"v": v}))
         }
         DecodeError::Malformed { message, .. } => {
@@ -294,7 +303,10 @@ fn decoder_frames(parts: &[&[u8]]) -> impl FnMut() -> Result<Option<Vec<u8>>, Fr
                 }
                 return done.map(Some);
             }
-            assert!(part.is_empty(), "feed returned early without a frame or an error");
+            assert!(
+                part.is_empty(),
+                "feed returned early without a frame or an error"
+            );
         }
         decoder.finish().map(|()| None)
     }
@@ -304,7 +316,10 @@ fn decoder_frames(parts: &[&[u8]]) -> impl FnMut() -> Result<Option<Vec<u8>>, Fr
 fn outcomes<M: Full>(stream: &[u8]) -> Vec<(String, Outcome)> {
     let mut all = Vec::new();
     let mut reader = FrameReader::new(stream);
-    all.push(("FrameReader, whole".to_string(), outcome::<M>(|| reader.read_frame())));
+    all.push((
+        "FrameReader, whole".to_string(),
+        outcome::<M>(|| reader.read_frame()),
+    ));
     let mut reader = FrameReader::new(OneByte(stream));
     all.push((
         "FrameReader, one byte per read".to_string(),
@@ -364,9 +379,13 @@ fn run_decode(case: &DecodeCase) -> Result<(), String> {
 }
 
 fn check_encode<M: Full>(case: &EncodeCase) -> Result<(), String> {
-    let msg: M = serde_json::from_value(case.value.clone()).map_err(|e| format!("value does not build: {e}"))?;
+    let msg: M = serde_json::from_value(case.value.clone())
+        .map_err(|e| format!("value does not build: {e}"))?;
     if msg.full() != case.value {
-        return Err(format!("value must list every field: read back as {}", msg.full()));
+        return Err(format!(
+            "value must list every field: read back as {}",
+            msg.full()
+        ));
     }
     let frame = encode(&msg).map_err(|e| format!("encode failed: {e}"))?;
     let payload = &frame[4..];
@@ -386,7 +405,10 @@ fn check_encode<M: Full>(case: &EncodeCase) -> Result<(), String> {
 
 fn run_encode(case: &EncodeCase) -> Result<(), String> {
     let payload = case.payload.as_bytes();
-    let mut framed = u32::try_from(payload.len()).expect("small").to_be_bytes().to_vec();
+    let mut framed = u32::try_from(payload.len())
+        .expect("small")
+        .to_be_bytes()
+        .to_vec();
     framed.extend_from_slice(payload);
     if tohex(&framed) != case.frame {
         return Err("the case's frame is not its payload with a length prefix".into());
@@ -406,7 +428,11 @@ fn every_decode_vector_holds() {
     let failures: Vec<String> = vectors
         .decode
         .iter()
-        .filter_map(|case| run_decode(case).err().map(|e| format!("  {}: {e}", case.name)))
+        .filter_map(|case| {
+            run_decode(case)
+                .err()
+                .map(|e| format!("  {}: {e}", case.name))
+        })
         .collect();
     assert!(
         failures.is_empty(),
@@ -423,7 +449,11 @@ fn every_encode_vector_holds() {
     let failures: Vec<String> = vectors
         .encode
         .iter()
-        .filter_map(|case| run_encode(case).err().map(|e| format!("  {}: {e}", case.name)))
+        .filter_map(|case| {
+            run_encode(case)
+                .err()
+                .map(|e| format!("  {}: {e}", case.name))
+        })
         .collect();
     assert!(
         failures.is_empty(),
@@ -440,8 +470,16 @@ fn the_vectors_cover_the_protocol() {
     let v = vectors();
     assert_eq!(v.protocol_version, VERSION);
     assert_eq!(v.max_frame_bytes, MAX_FRAME_BYTES);
-    assert!(v.decode.len() >= 120, "only {} decode vectors", v.decode.len());
-    assert!(v.encode.len() >= 25, "only {} encode vectors", v.encode.len());
+    assert!(
+        v.decode.len() >= 120,
+        "only {} decode vectors",
+        v.decode.len()
+    );
+    assert!(
+        v.encode.len() >= 25,
+        "only {} encode vectors",
+        v.encode.len()
+    );
 
     let names: Vec<&str> = v
         .decode
@@ -452,8 +490,15 @@ fn the_vectors_cover_the_protocol() {
     let mut seen = BTreeSet::new();
     for (i, name) in names.iter().enumerate() {
         // Encode names may repeat decode names; within a section they may not.
-        let section = if i < v.decode.len() { "decode" } else { "encode" };
-        assert!(seen.insert((section, *name)), "duplicate {section} vector {name:?}");
+        let section = if i < v.decode.len() {
+            "decode"
+        } else {
+            "encode"
+        };
+        assert!(
+            seen.insert((section, *name)),
+            "duplicate {section} vector {name:?}"
+        );
     }
 
     // The classes the file documents are exactly the ones this test maps.
@@ -497,10 +542,21 @@ fn the_vectors_cover_the_protocol() {
                 .any(|c| c.message == message && c.end == "clean" && !c.messages.is_empty()),
             "no {message} decodes"
         );
-        assert!(v.encode.iter().any(|c| c.message == message), "no {message} is encoded");
+        assert!(
+            v.encode.iter().any(|c| c.message == message),
+            "no {message} is encoded"
+        );
     }
-    assert!(v.decode.iter().any(|c| c.messages.len() >= 2 && c.end == "clean"));
-    assert!(v.decode.iter().any(|c| !c.messages.is_empty() && c.end != "clean"));
+    assert!(
+        v.decode
+            .iter()
+            .any(|c| c.messages.len() >= 2 && c.end == "clean")
+    );
+    assert!(
+        v.decode
+            .iter()
+            .any(|c| !c.messages.is_empty() && c.end != "clean")
+    );
 
     // Every failure kind travels both ways.
     for row in FAILURE_KINDS {
@@ -535,9 +591,8 @@ fn the_vectors_cover_the_protocol() {
         );
     }
     assert!(
-        v.decode
-            .iter()
-            .any(|c| c.end == "truncated_payload" && c.detail.get("want") == Some(&Value::from(MAX_FRAME_BYTES))),
+        v.decode.iter().any(|c| c.end == "truncated_payload"
+            && c.detail.get("want") == Some(&Value::from(MAX_FRAME_BYTES))),
         "a prefix of exactly the maximum must be shown accepted"
     );
 }

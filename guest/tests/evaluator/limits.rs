@@ -69,3 +69,40 @@ fn recursion_that_is_caught_lets_the_program_go_on() {
     let program = "function down(n) { return down(n + 1) + 1; }\ntry { down(0); } catch (e) { return e.name; }";
     assert_eq!(run_alone(program).value(), r#""RangeError""#);
 }
+
+#[test]
+fn memory_running_out_inside_a_promise_job_ends_as_limit_not_as_stuck() {
+    // The chain grows without end; QuickJS rejects a link with out-of-memory
+    // instead of failing the job, and the queue drains.
+    let program = "function again() { return Promise.resolve().then(again); } again(); await new Promise(() => {});";
+    let (kind, error) = with_memory(program, 16 * MIB).failure();
+    assert_eq!(kind, FailureKind::Limit, "{error}");
+    assert!(error.contains("inside a promise job"), "{error}");
+}
+
+#[test]
+fn a_promise_nobody_settles_is_still_invalid_when_memory_is_fine() {
+    let (kind, error) = with_memory("await new Promise(() => {});", 16 * MIB).failure();
+    assert_eq!(kind, FailureKind::Invalid, "{error}");
+    assert!(error.contains("can never finish"), "{error}");
+}
+
+#[test]
+fn quickjs_size_caps_end_as_limit_and_bad_lengths_as_invalid() {
+    for program in [
+        "return 'x'.repeat(2 ** 30).length;",
+        "return new ArrayBuffer(2 ** 31).byteLength;",
+        "let s = 'x'; for (;;) s = s + s;",
+    ] {
+        let (kind, error) = with_memory(program, 64 * MIB).failure();
+        assert_eq!(kind, FailureKind::Limit, "{program}: {error}");
+        assert!(
+            error.starts_with("size limit: ") || error.starts_with("memory limit: "),
+            "{error}"
+        );
+    }
+    for program in ["return 'x'.repeat(-1);", "return new ArrayBuffer(-1);"] {
+        let (kind, error) = with_memory(program, 64 * MIB).failure();
+        assert_eq!(kind, FailureKind::Invalid, "{program}: {error}");
+    }
+}

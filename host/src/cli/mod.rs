@@ -59,9 +59,12 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
         .context("starting the async runtime")?;
     let outcome = runtime.block_on(async {
         let sandbox = match (&args.child, &args.child_wasm) {
-            (Some(command), _) => Sandbox::with_process(ProcessChild::new(command.clone()), options),
+            (Some(command), _) => {
+                Sandbox::with_process(ProcessChild::new(command.clone()), options)
+            }
             (None, Some(path)) => {
-                let bytes = std::fs::read(path).with_context(|| format!("reading the child component {}", path.display()))?;
+                let bytes = std::fs::read(path)
+                    .with_context(|| format!("reading the child component {}", path.display()))?;
                 Sandbox::with_component(&bytes, options)?
             }
             (None, None) => Sandbox::new(options)?,
@@ -82,14 +85,14 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
 
     let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_all(outcome.console.as_bytes());
-    if outcome.counts_disagree {
-        if let Some((calls, bytes)) = outcome.child_counts {
-            let _ = writeln!(
-                stderr,
-                "wasmwire: the child counted {calls} calls and {bytes} bytes; the parent counted {} and {} (the parent's counts are reported)",
-                outcome.result.calls, outcome.result.bytes
-            );
-        }
+    if outcome.counts_disagree
+        && let Some((calls, bytes)) = outcome.child_counts
+    {
+        let _ = writeln!(
+            stderr,
+            "wasmwire: the child counted {calls} calls and {bytes} bytes; the parent counted {} and {} (the parent's counts are reported)",
+            outcome.result.calls, outcome.result.bytes
+        );
     }
     let line = serde_json::to_string(&outcome.result).context("encoding the Result")?;
     let mut stdout = std::io::stdout().lock();

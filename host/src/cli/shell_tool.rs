@@ -48,14 +48,23 @@ impl ToolSpec {
             _ => (&spec[..eq], &spec[eq + 1..]),
         };
         let head = head.trim();
-        let name = head.split('(').next().unwrap_or_default().trim().to_string();
+        let name = head
+            .split('(')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
         if name.is_empty() {
             return Err(format!("{spec:?}: the tool has no name"));
         }
         if command.trim().is_empty() {
             return Err(format!("{spec:?}: the tool has no command"));
         }
-        let signature = if head.contains('(') { head.to_string() } else { String::new() };
+        let signature = if head.contains('(') {
+            head.to_string()
+        } else {
+            String::new()
+        };
         Ok(ToolSpec {
             name,
             signature,
@@ -67,7 +76,10 @@ impl ToolSpec {
 /// The tool a spec describes.
 pub fn tool(spec: &ToolSpec) -> Tool {
     let (name, command) = (spec.name.clone(), spec.command.clone());
-    Tool::new(spec.name.clone(), move |call: Call| run(name.clone(), command.clone(), call)).signature(spec.signature.clone())
+    Tool::new(spec.name.clone(), move |call: Call| {
+        run(name.clone(), command.clone(), call)
+    })
+    .signature(spec.signature.clone())
 }
 
 async fn run(name: String, command: String, call: Call) -> Result<String, wire::HandlerError> {
@@ -81,7 +93,12 @@ async fn run(name: String, command: String, call: Call) -> Result<String, wire::
         .process_group(0)
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| ToolFailure::new(FailureKind::Unknown, format!("could not start `{command}`: {e}")))?;
+        .map_err(|e| {
+            ToolFailure::new(
+                FailureKind::Unknown,
+                format!("could not start `{command}`: {e}"),
+            )
+        })?;
     // Dropping this future (deadline, end of execution) kills the whole group.
     let _group = KillGroup(child.id());
     let mut stdin = child.stdin.take();
@@ -95,12 +112,26 @@ async fn run(name: String, command: String, call: Call) -> Result<String, wire::
         }
         drop(stdin);
     };
-    let (_, out, err, status) = tokio::join!(feed, read_capped(stdout.as_mut()), read_capped(stderr.as_mut()), child.wait());
-    let status = status.map_err(|e| ToolFailure::new(FailureKind::Unknown, format!("waiting for `{command}`: {e}")))?;
+    let (_, out, err, status) = tokio::join!(
+        feed,
+        read_capped(stdout.as_mut()),
+        read_capped(stderr.as_mut()),
+        child.wait()
+    );
+    let status = status.map_err(|e| {
+        ToolFailure::new(
+            FailureKind::Unknown,
+            format!("waiting for `{command}`: {e}"),
+        )
+    })?;
     let (out, out_over) = out;
     let (err, _) = err;
     if out_over {
-        return Err(ToolFailure::new(FailureKind::Limit, format!("`{command}` printed more than {MAX_OUTPUT} bytes")).into());
+        return Err(ToolFailure::new(
+            FailureKind::Limit,
+            format!("`{command}` printed more than {MAX_OUTPUT} bytes"),
+        )
+        .into());
     }
     if status.success() {
         let mut value = String::from_utf8_lossy(&out).into_owned();
@@ -116,7 +147,10 @@ async fn run(name: String, command: String, call: Call) -> Result<String, wire::
 /// The failure a non-zero exit means.
 fn failure(code: Option<i32>, stderr: &str) -> ToolFailure {
     let (first, rest) = stderr.split_once('\n').unwrap_or((stderr, ""));
-    if let Some(kind) = first.strip_prefix("kind:").and_then(|k| k.trim().parse::<FailureKind>().ok()) {
+    if let Some(kind) = first
+        .strip_prefix("kind:")
+        .and_then(|k| k.trim().parse::<FailureKind>().ok())
+    {
         return ToolFailure::new(kind, rest.trim_end());
     }
     let kind = match code {
@@ -141,7 +175,9 @@ fn failure(code: Option<i32>, stderr: &str) -> ToolFailure {
 /// Reads all of a pipe, keeping at most MAX_OUTPUT bytes; says whether it was cut.
 async fn read_capped<R: tokio::io::AsyncRead + Unpin>(pipe: Option<&mut R>) -> (Vec<u8>, bool) {
     let mut kept = Vec::new();
-    let Some(pipe) = pipe else { return (kept, false) };
+    let Some(pipe) = pipe else {
+        return (kept, false);
+    };
     let mut limited = pipe.take(MAX_OUTPUT as u64 + 1);
     let _ = limited.read_to_end(&mut kept).await;
     let over = kept.len() > MAX_OUTPUT;
@@ -172,7 +208,11 @@ mod tests {
     fn plain_and_signature_specs_parse() {
         assert_eq!(
             ToolSpec::parse("echo=cat"),
-            Ok(ToolSpec { name: "echo".into(), signature: String::new(), command: "cat".into() })
+            Ok(ToolSpec {
+                name: "echo".into(),
+                signature: String::new(),
+                command: "cat".into()
+            })
         );
         assert_eq!(
             ToolSpec::parse("get_logs(host, count)=./logs.sh --x=1"),
@@ -187,7 +227,11 @@ mod tests {
 
     #[test]
     fn bad_specs_say_why() {
-        assert!(ToolSpec::parse("nocommand").unwrap_err().contains("NAME=COMMAND"));
+        assert!(
+            ToolSpec::parse("nocommand")
+                .unwrap_err()
+                .contains("NAME=COMMAND")
+        );
         assert!(ToolSpec::parse("=cat").unwrap_err().contains("no name"));
         assert!(ToolSpec::parse("x=").unwrap_err().contains("no command"));
         assert!(ToolSpec::parse("f(a=cat").unwrap_err().contains("no ')'"));
@@ -210,7 +254,10 @@ mod tests {
     #[test]
     fn a_kind_line_wins_over_the_exit_code() {
         let f = failure(Some(66), "kind: rate_limited\nslow down\n");
-        assert_eq!((f.kind, f.message.as_str()), (FailureKind::RateLimited, "slow down"));
+        assert_eq!(
+            (f.kind, f.message.as_str()),
+            (FailureKind::RateLimited, "slow down")
+        );
         // An unknown class on the first line is just text.
         let f = failure(Some(77), "kind: sideways\nno\n");
         assert_eq!(f.kind, FailureKind::Denied);
@@ -219,14 +266,35 @@ mod tests {
 
     #[tokio::test]
     async fn a_command_gets_args_on_stdin_and_its_name_in_the_environment() {
-        let call = Call { id: "1".into(), tool: "t".into(), args: "{\"a\":1}".into(), deadline: None };
-        let out = run("t".into(), "printf '%s|' \"$WASMWIRE_TOOL\"; cat".into(), call).await.unwrap();
+        let call = Call {
+            id: "1".into(),
+            tool: "t".into(),
+            args: "{\"a\":1}".into(),
+            deadline: None,
+        };
+        let out = run(
+            "t".into(),
+            "printf '%s|' \"$WASMWIRE_TOOL\"; cat".into(),
+            call,
+        )
+        .await
+        .unwrap();
         assert_eq!(out, "t|{\"a\":1}");
     }
 
     #[tokio::test]
     async fn exactly_one_trailing_newline_is_removed() {
-        let call = Call { id: "1".into(), tool: "t".into(), args: String::new(), deadline: None };
-        assert_eq!(run("t".into(), "printf 'x\\n\\n'".into(), call).await.unwrap(), "x\n");
+        let call = Call {
+            id: "1".into(),
+            tool: "t".into(),
+            args: String::new(),
+            deadline: None,
+        };
+        assert_eq!(
+            run("t".into(), "printf 'x\\n\\n'".into(), call)
+                .await
+                .unwrap(),
+            "x\n"
+        );
     }
 }

@@ -30,7 +30,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// `64MiB`, `512KiB`, `1GiB`, `10MB`, `4096` (bytes), `0`.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();
-    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
     let value: u64 = number
         .parse()
@@ -43,7 +45,11 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "KB" | "kB" => 1_000,
         "MB" => 1_000_000,
         "GB" => 1_000_000_000,
-        other => return Err(format!("unknown size unit {other:?}: use B, KiB, MiB, GiB, KB, MB or GB")),
+        other => {
+            return Err(format!(
+                "unknown size unit {other:?}: use B, KiB, MiB, GiB, KB, MB or GB"
+            ));
+        }
     };
     value
         .checked_mul(scale)
@@ -67,7 +73,11 @@ mod tests {
     #[test]
     fn bad_durations_say_why() {
         assert!(parse_duration("5").unwrap_err().contains("no unit"));
-        assert!(parse_duration("5 parsecs").unwrap_err().contains("unknown unit"));
+        assert!(
+            parse_duration("5 parsecs")
+                .unwrap_err()
+                .contains("unknown unit")
+        );
         assert!(parse_duration("ms").is_err());
         assert!(parse_duration("1.2.3s").is_err());
     }
@@ -84,8 +94,16 @@ mod tests {
 
     #[test]
     fn bad_sizes_say_why() {
-        assert!(parse_size("64 potatoes").unwrap_err().contains("unknown size unit"));
+        assert!(
+            parse_size("64 potatoes")
+                .unwrap_err()
+                .contains("unknown size unit")
+        );
         assert!(parse_size("MiB").is_err());
-        assert!(parse_size("99999999999999GiB").unwrap_err().contains("too large"));
+        assert!(
+            parse_size("99999999999999GiB")
+                .unwrap_err()
+                .contains("too large")
+        );
     }
 }
