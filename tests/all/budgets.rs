@@ -168,14 +168,20 @@ async fn the_in_flight_cap_allows_n_and_refuses_n_plus_one_at_once() {
     assert_eq!(outcome.result.calls, 4, "the refused call is not counted");
 }
 
-#[tokio::test]
-async fn cancellation_ends_in_cancelled_and_stops_the_child() {
+/// A token that a task cancels after `delay`, while the execution runs.
+fn cancel_after(delay: Duration) -> CancellationToken {
     let cancel = CancellationToken::new();
     let c = cancel.clone();
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(delay).await;
         c.cancel();
     });
+    cancel
+}
+
+#[tokio::test]
+async fn cancellation_ends_in_cancelled_and_stops_the_child() {
+    let cancel = cancel_after(Duration::from_millis(100));
     let execution = Execution::new("const p = never(); for (;;) {}").budget(budget());
     let t = Instant::now();
     let outcome = sandbox().run(&execution, &tools(), cancel).await.unwrap();
@@ -190,12 +196,7 @@ async fn cancellation_ends_in_cancelled_and_stops_the_child() {
 
 #[tokio::test]
 async fn cancellation_while_waiting_on_a_tool_ends_in_cancelled() {
-    let cancel = CancellationToken::new();
-    let c = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        c.cancel();
-    });
+    let cancel = cancel_after(Duration::from_millis(100));
     let execution = Execution::new("await never(); return 1;").budget(budget());
     let outcome = sandbox().run(&execution, &tools(), cancel).await.unwrap();
     assert_failed(&outcome, FailureKind::Cancelled, "cancel");

@@ -115,34 +115,51 @@ async fn responses_come_back_in_completion_order_matched_by_id() {
 
 #[tokio::test]
 async fn a_duplicate_in_flight_id_is_a_protocol_violation_and_cancels_handlers() {
-    let dropped = Arc::new(AtomicUsize::new(0));
-    let started = Arc::new(AtomicUsize::new(0));
-    let (d, st) = (dropped.clone(), started.clone());
-    let handler = move |_call: Call| {
-        st.fetch_add(1, Ordering::SeqCst);
-        let guard = DropCounter(d.clone());
-        async move {
-            let _guard = guard;
-            std::future::pending::<()>().await;
-            Ok::<_, HandlerError>(String::new())
-        }
-    };
+    let hang = Hang::default();
+    let handler = hang.handler();
     let mut child = Child::spawn(options(), handler);
     child.call("same", "t", "").await;
     // Wait until the first call's handler runs, so there is one to drop.
-    while started.load(Ordering::SeqCst) < 1 {
+    while hang.started() < 1 {
         tokio::task::yield_now().await;
     }
     child.call("same", "t", "").await;
     let ending = child.served.await.unwrap();
     assert!(matches!(ending, Err(ProtocolError::DuplicateId(id)) if id == "same"));
-    assert_eq!(
-        dropped.load(Ordering::SeqCst),
-        1,
-        "the in-flight handler was dropped"
-    );
+    assert_eq!(hang.dropped(), 1, "the in-flight handler was dropped");
     // The connection is closed: the child reads EOF.
     assert!(child.from_server.read_frame().await.unwrap().is_none());
+}
+
+/// A handler that never returns, counting the calls it started and the
+/// handler futures that were dropped (cancelled).
+#[derive(Clone, Default)]
+struct Hang {
+    started: Arc<AtomicUsize>,
+    dropped: Arc<AtomicUsize>,
+}
+
+impl Hang {
+    fn handler(&self) -> impl wire::Handler {
+        let hang = self.clone();
+        move |_call: Call| {
+            hang.started.fetch_add(1, Ordering::SeqCst);
+            let guard = DropCounter(hang.dropped.clone());
+            async move {
+                let _guard = guard;
+                std::future::pending::<()>().await;
+                Ok::<_, HandlerError>(String::new())
+            }
+        }
+    }
+
+    fn started(&self) -> usize {
+        self.started.load(Ordering::SeqCst)
+    }
+
+    fn dropped(&self) -> usize {
+        self.dropped.load(Ordering::SeqCst)
+    }
 }
 
 struct DropCounter(Arc<AtomicUsize>);
@@ -336,16 +353,8 @@ fn deadline_clamp_takes_the_smaller_and_zero_means_none() {
 
 #[tokio::test(start_paused = true)]
 async fn a_handler_that_never_returns_is_answered_transient_at_its_deadline_and_dropped() {
-    let dropped = Arc::new(AtomicUsize::new(0));
-    let d = dropped.clone();
-    let handler = move |_call: Call| {
-        let guard = DropCounter(d.clone());
-        async move {
-            let _guard = guard;
-            std::future::pending::<()>().await;
-            Ok::<_, HandlerError>(String::new())
-        }
-    };
+    let hang = Hang::default();
+    let handler = hang.handler();
     let mut child = Child::spawn(
         ServerOptions {
             max_call_deadline: Some(Duration::from_secs(30)),
@@ -361,38 +370,24 @@ async fn a_handler_that_never_returns_is_answered_transient_at_its_deadline_and_
     assert_eq!(answer.kind, Some(FailureKind::Transient));
     assert!(answer.error.contains("200 ms"), "{}", answer.error);
     assert_eq!(start.elapsed(), Duration::from_millis(200));
-    assert_eq!(
-        dropped.load(Ordering::SeqCst),
-        1,
-        "the handler was cancelled"
-    );
+    assert_eq!(hang.dropped(), 1, "the handler was cancelled");
 }
 
 #[tokio::test]
 async fn cancel_drops_handlers_and_closes_the_connection() {
-    let dropped = Arc::new(AtomicUsize::new(0));
-    let started = Arc::new(AtomicUsize::new(0));
-    let (d, st) = (dropped.clone(), started.clone());
-    let handler = move |_call: Call| {
-        st.fetch_add(1, Ordering::SeqCst);
-        let guard = DropCounter(d.clone());
-        async move {
-            let _guard = guard;
-            std::future::pending::<()>().await;
-            Ok::<_, HandlerError>(String::new())
-        }
-    };
+    let hang = Hang::default();
+    let handler = hang.handler();
     let mut child = Child::spawn(options(), handler);
     for i in 0..5 {
         child.call(&i.to_string(), "t", "").await;
     }
-    while started.load(Ordering::SeqCst) < 5 {
+    while hang.started() < 5 {
         tokio::task::yield_now().await;
     }
     child.cancel.cancel();
     assert_eq!(child.served.await.unwrap().unwrap(), Ending::Cancelled);
     assert_eq!(
-        dropped.load(Ordering::SeqCst),
+        hang.dropped(),
         5,
         "every handler was dropped before serve returned"
     );
