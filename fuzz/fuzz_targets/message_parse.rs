@@ -12,7 +12,12 @@ use libfuzzer_sys::fuzz_target;
 use wire::{DecodeError, FrameReader, Message, Request, Response, Result, Start, VERSION, decode, encode};
 
 fn check<M: Message + PartialEq + std::fmt::Debug>(payload: &[u8]) {
-    let looks_like_object = payload.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    // JSON's whitespace only (RFC 8259): not form feed, which
+    // `is_ascii_whitespace` would skip.
+    let looks_like_object = payload
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        == Some(&b'{');
     let msg = match decode::<M>(payload) {
         Ok(msg) => msg,
         Err(DecodeError::NotObject { message }) => {

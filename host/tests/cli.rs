@@ -1,8 +1,11 @@
 //! The `wasmwire` command line, run as a real process.
 #![allow(clippy::unwrap_used)] // Tests unwrap: a panic is a failure, with its message.
 
+use std::ffi::OsStr;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -204,39 +207,137 @@ fn a_file_that_is_not_a_child_component_is_a_setup_error() {
 #[path = "../../tests/src/hostile.rs"]
 mod hostile;
 
+// The probe child (tests/probe-child) and its checker, shared likewise.
+#[allow(dead_code)]
+#[path = "../../tests/src/probe.rs"]
+mod probe;
+#[allow(dead_code)]
+#[path = "../../tests/src/probe_build.rs"]
+mod probe_build;
+
+/// The probe component, built from source on first use (a no-op once built:
+/// the library suite's build script builds it into the same directory).
+fn probe_component() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+            let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+                .parent()
+                .unwrap()
+                .join("probe-wasm");
+            probe_build::build(
+                OsStr::new(env!("CARGO")),
+                workspace,
+                &target_dir,
+                &[probe_build::WASM_TARGET],
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
+            .remove(0)
+        })
+        .clone()
+}
+
+/// `--child-wasm` runs any component that implements the `child` world: the
+/// probe, which calls a tool through the CLI's shell tools and, from inside,
+/// finds every way out shut (see tests/all/probe.rs for the library side and
+/// for the checks that the checker can fail).
+#[test]
+fn child_wasm_runs_a_foreign_component_that_finds_every_way_out_shut() {
+    let probe = probe_component();
+    let listeners = probe::Listeners::bind();
+    let (code, result, stderr) = run(
+        &[
+            "--child-wasm",
+            probe.to_str().unwrap(),
+            "--tool",
+            "echo=cat",
+        ],
+        &listeners.program(),
+    );
+    assert_eq!(code, 0, "{result} {stderr}");
+    let report: Value = serde_json::from_str(result["value"].as_str().unwrap()).unwrap();
+    let shut = probe::violations(&report, true);
+    assert!(shut.is_empty(), "{shut:#?}\n{report:#}");
+    let controls = probe::missing_controls(&report, true);
+    assert!(controls.is_empty(), "{controls:#?}\n{report:#}");
+    assert_eq!(listeners.arrivals(), Vec::<String>::new());
+    assert_eq!(result["calls"], json!(1));
+    assert!(stderr.contains("attempts made"), "{stderr}");
+}
+
 /// Every case of tests/hostile/ through the real CLI: one Result line, the
-/// stated kind, and the exit code that goes with it.
+/// stated kind, error, value and console, and the exit code that goes with
+/// the kind. Prints a table (run with --nocapture): elapsed includes the
+/// CLI's own start-up (loading the compiled guest from its cache).
 #[test]
 fn every_hostile_program_ends_in_one_result_line_through_the_cli() {
     let cases = hostile::cases();
-    assert!(cases.len() >= 20);
+    assert!(cases.len() >= 30, "found only {} cases", cases.len());
     let mut failures = Vec::new();
+    eprintln!("{:<34} {:>10} {:>10}  result", "case", "budget", "elapsed");
     for case in &cases {
         let wall = format!("{}ms", case.wall_clock_ms);
         let mem = format!("{}MiB", case.max_memory_mib);
-        let (code, result, _) = run(
+        let bytes = case.max_bytes.to_string();
+        let t = Instant::now();
+        let (code, result, stderr) = run(
             &[
                 "--wall-clock",
                 &wall,
                 "--max-memory",
                 &mem,
+                "--max-bytes",
+                &bytes,
                 "--tool",
                 "echo=cat",
                 "--tool",
                 "never=sleep 600",
+                "--tool",
+                // n bytes of "x", like the library suite's `bytes(n)`.
+                "bytes(n)=head -c \"$(tr -dc 0-9)\" /dev/zero | tr '\\0' x",
             ],
             &case.program,
         );
-        let want_code = if case.kind.is_none() { 0 } else { 1 };
+        let elapsed = t.elapsed();
         let kind = result
             .get("kind")
             .and_then(Value::as_str)
             .map(str::to_string);
+        eprintln!(
+            "{:<34} {:>8}ms {:>10.1?}  {}",
+            case.name,
+            case.wall_clock_ms,
+            elapsed,
+            kind.as_deref().unwrap_or("ok")
+        );
+        let want_code = if case.kind.is_none() { 0 } else { 1 };
         if code != want_code || kind != case.kind {
             failures.push(format!(
                 "{}: exit {code}, kind {kind:?}, result {result}",
                 case.name
             ));
+            continue;
+        }
+        let error = result["error"].as_str().unwrap_or("");
+        if let Some(needle) = &case.error
+            && !error.contains(needle.as_str())
+        {
+            failures.push(format!("{}: error {error:?} lacks {needle:?}", case.name));
+        }
+        if let Some(want) = &case.value {
+            let want: Value = serde_json::from_str(want).unwrap();
+            let got = result["value"]
+                .as_str()
+                .and_then(|v| serde_json::from_str::<Value>(v).ok());
+            if got.as_ref() != Some(&want) {
+                failures.push(format!("{}: value {got:?} != {want}", case.name));
+            }
+        }
+        if let Some(needle) = &case.console
+            && !stderr.contains(needle.as_str())
+        {
+            failures.push(format!("{}: console lacks {needle:?}", case.name));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

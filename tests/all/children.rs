@@ -1,20 +1,31 @@
 //! The process backend with small hostile children (tests/children/child.py).
-//! Each case ends in exactly one Result, and the host goes on.
+//!
+//! One Sandbox runs them all: the child reads its behaviour from the Start's
+//! program, so each test can check that, after the hostile child, the same
+//! Sandbox runs a well-behaved child correctly. Each case ends in exactly one
+//! Result; a protocol violation is a Result with `ok` false, no kind, and an
+//! error naming the violation.
 
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{Value, json};
 use wasmwire::{
     Budget, Execution, FailureKind, Outcome, ProcessChild, Sandbox, SandboxError, SandboxOptions,
 };
-use wasmwire_tests::{budget, tools, value};
+use wasmwire_tests::{budget, mib, rss_bytes, tools, value};
 
-fn child(mode: &str) -> Sandbox {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/children/child.py");
-    Sandbox::with_process(
-        ProcessChild::new(format!("exec python3 {script} {mode}")),
-        SandboxOptions::default(),
-    )
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/children/child.py");
+
+/// The one Sandbox of the hostile children: the mode is the program.
+fn children() -> &'static Sandbox {
+    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
+    SANDBOX.get_or_init(|| {
+        Sandbox::with_process(
+            ProcessChild::new(format!("exec python3 {SCRIPT}")),
+            SandboxOptions::default(),
+        )
+    })
 }
 
 fn short() -> Budget {
@@ -24,12 +35,25 @@ fn short() -> Budget {
     }
 }
 
+/// Runs the child in `mode` (its words, as the program) on the shared Sandbox.
 async fn run(mode: &str) -> Outcome {
-    let execution = Execution::new("return 1").budget(short());
-    child(mode)
+    run_within(mode, short()).await
+}
+
+async fn run_within(mode: &str, budget: Budget) -> Outcome {
+    let execution = Execution::new(mode).budget(budget);
+    children()
         .run(&execution, &tools(), Default::default())
         .await
         .expect("starts")
+}
+
+/// After a hostile child: the same Sandbox runs a well-behaved one correctly.
+async fn assert_still_healthy() {
+    let outcome = run("echo").await;
+    assert_eq!(value(&outcome)["program"], json!("echo"), "{outcome:#?}");
+    assert_eq!(outcome.result.calls, 1, "{outcome:#?}");
+    assert!(!outcome.counts_disagree, "{outcome:#?}");
 }
 
 fn assert_protocol_violation(outcome: &Outcome, needle: &str) {
@@ -41,10 +65,39 @@ fn assert_protocol_violation(outcome: &Outcome, needle: &str) {
     );
 }
 
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Runs every `(payload, needle)` as one framed Request payload, all at once
+/// on the shared Sandbox, and checks each is a protocol violation naming
+/// `needle`. Prints each payload and the error it got (run with --nocapture).
+async fn assert_payloads_refused(cases: &[(&[u8], &str)]) {
+    let mut runs = tokio::task::JoinSet::new();
+    for (i, (payload, _)) in cases.iter().enumerate() {
+        let mode = format!("payload {}", hex(payload));
+        runs.spawn(async move { (i, run(&mode).await) });
+    }
+    let mut failures = Vec::new();
+    while let Some(done) = runs.join_next().await {
+        let (i, outcome) = done.unwrap();
+        let (payload, needle) = cases[i];
+        let shown = String::from_utf8_lossy(payload);
+        eprintln!("{shown:<60} -> {}", outcome.result.error);
+        if !outcome.protocol_violation() || !outcome.result.error.contains(needle) {
+            failures.push(format!(
+                "{shown}: expected a protocol violation naming {needle:?}, got ok={} kind={:?} error={:?}",
+                outcome.result.ok, outcome.result.kind, outcome.result.error
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[tokio::test]
 async fn a_well_behaved_process_child_calls_a_tool() {
     let outcome = run("echo").await;
-    assert_eq!(value(&outcome)["program"], json!("return 1"));
+    assert_eq!(value(&outcome)["program"], json!("echo"));
     assert!(
         value(&outcome)["tools"]
             .as_array()
@@ -56,12 +109,14 @@ async fn a_well_behaved_process_child_calls_a_tool() {
 
 #[tokio::test]
 async fn oversized_and_garbage_prefixes_are_protocol_violations() {
-    for hex in ["ffffffff", "80000000", "01000001", "47455420"] {
-        let outcome = run(&format!("raw {hex}")).await;
+    // 0xFFFFFFFF, 0x80000000, 16 MiB + 1, and "GET " read as a length.
+    for prefix in ["ffffffff", "80000000", "01000001", "47455420"] {
+        let outcome = run(&format!("raw {prefix}")).await;
         assert_protocol_violation(&outcome, "over the maximum");
     }
     let outcome = run("raw 00000000").await;
     assert_protocol_violation(&outcome, "zero-length");
+    assert_still_healthy().await;
 }
 
 #[tokio::test]
@@ -73,23 +128,284 @@ async fn a_header_promising_16_mib_then_a_trickle_ends_at_the_wall_clock() {
         Some(FailureKind::Limit),
         "{outcome:#?}"
     );
+    assert!(outcome.result.error.contains("wall clock"));
     assert!(t.elapsed() < Duration::from_secs(6));
+    assert_still_healthy().await;
 }
 
 #[tokio::test]
-async fn every_other_version_is_a_protocol_violation_naming_both() {
-    for v in [0, 2, 99] {
+async fn a_truncated_body_then_eof_is_a_protocol_violation() {
+    // A prefix promising 100 bytes, 7 of them, then EOF: on the call channel
+    // (the child lingers), and on the start channel (the child exits).
+    for mode in ["truncated_call_frame", "exit_mid_frame"] {
+        assert_protocol_violation(&run(mode).await, "stream ended inside a frame");
+    }
+    assert_still_healthy().await;
+}
+
+#[tokio::test]
+async fn payloads_that_are_not_json_objects_are_protocol_violations() {
+    assert_payloads_refused(&[
+        (b"hello", "not a JSON object"),
+        (b"GET / HTTP/1.1\r\n", "not a JSON object"),
+        (b"[1,2,3]", "not a JSON object"),
+        (b"\"a string\"", "not a JSON object"),
+        (b"null", "not a JSON object"),
+        (b"   ", "not a JSON object"),
+        (b"\x00\x00\x00\x00", "not a JSON object"),
+        (b"{", "malformed Request"),
+        (
+            b"{\"v\":1,\"id\":\"1\",\"tool\":\"echo\"",
+            "malformed Request",
+        ),
+        (
+            b"{\"v\":1,\"id\":\"1\",\"tool\":\"echo\"}{}",
+            "malformed Request",
+        ),
+        (
+            b"{\"v\":1,\"id\":\"1\",\"tool\":\"echo\"} x",
+            "malformed Request",
+        ),
+        (b"{'v':1,'id':'1','tool':'echo'}", "malformed Request"),
+    ])
+    .await;
+    assert_still_healthy().await;
+}
+
+#[tokio::test]
+async fn payloads_with_bad_utf8_are_protocol_violations() {
+    assert_payloads_refused(&[
+        // A byte that is never UTF-8, in the id, in the args, after the object.
+        (
+            b"{\"v\":1,\"id\":\"\xff\",\"tool\":\"echo\"}",
+            "malformed Request",
+        ),
+        (
+            b"{\"v\":1,\"id\":\"1\",\"tool\":\"echo\",\"args\":\"\xfe\"}",
+            "malformed Request",
+        ),
+        (
+            b"{\"v\":1,\"id\":\"1\",\"tool\":\"echo\"}\xff",
+            "malformed Request",
+        ),
+        // An overlong encoding of '/', and a UTF-8-encoded surrogate.
+        (
+            b"{\"v\":1,\"id\":\"\xc0\xaf\",\"tool\":\"echo\"}",
+            "malformed Request",
+        ),
+        (
+            b"{\"v\":1,\"id\":\"\xed\xa0\x80\",\"tool\":\"echo\"}",
+            "malformed Request",
+        ),
+        // A lone surrogate as a JSON escape, and a truncated sequence.
+        (
+            b"{\"v\":1,\"id\":\"\\ud800\",\"tool\":\"echo\"}",
+            "malformed Request",
+        ),
+        (
+            b"{\"v\":1,\"id\":\"\xe2\x82\",\"tool\":\"echo\"}",
+            "malformed Request",
+        ),
+    ])
+    .await;
+    assert_still_healthy().await;
+}
+
+#[tokio::test]
+async fn payloads_with_wrong_types_or_missing_fields_are_protocol_violations() {
+    assert_payloads_refused(&[
+        // Wrong types. An id is a string: a number is refused, not converted.
+        (b"{\"v\":1,\"id\":1,\"tool\":\"echo\"}", "malformed Request"),
+        (
+            b"{\"v\":1,\"id\":null,\"tool\":\"echo\"}",
+            "malformed Request",
+        ),
+        (
+            b"{\"v\":1,\"id\":[\"1\"],\"tool\":\"echo\"}",
+            "malformed Request",
+        ),
+        (b"{\"v\":1,\"id\":\"1\",\"tool\":7}", "malformed Request"),
+        (
+            b"{\"v\":1,\"id\":\"1\",\"tool\":\"echo\",\"args\":{\"a\":1}}",
+            "malformed Request",
+        ),
+        (
+            b"{\"v\":1,\"id\":\"1\",\"tool\":\"echo\",\"deadline_ms\":-1}",
+            "malformed Request",
+        ),
+        (
+            b"{\"v\":1,\"id\":\"1\",\"tool\":\"echo\",\"deadline_ms\":\"100\"}",
+            "malformed Request",
+        ),
+        (
+            b"{\"v\":1,\"id\":\"1\",\"tool\":\"echo\",\"deadline_ms\":1.5}",
+            "malformed Request",
+        ),
+        (
+            b"{\"v\":1,\"id\":\"1\",\"tool\":\"echo\",\"deadline_ms\":18446744073709551616}",
+            "malformed Request",
+        ),
+        // A field given twice.
+        (
+            b"{\"v\":1,\"id\":\"1\",\"id\":\"2\",\"tool\":\"echo\"}",
+            "malformed Request",
+        ),
+        // Missing fields.
+        (b"{}", "malformed Request"),
+        (b"{\"v\":1,\"tool\":\"echo\"}", "malformed Request"),
+        (b"{\"v\":1,\"id\":\"1\"}", "malformed Request"),
+        // An empty id.
+        (b"{\"v\":1,\"id\":\"\",\"tool\":\"echo\"}", "empty id"),
+    ])
+    .await;
+    assert_still_healthy().await;
+}
+
+#[tokio::test]
+async fn every_version_other_than_1_is_a_protocol_violation() {
+    // A different `v` names both versions (invariant 1). `1.0` and `"1"` are
+    // not 1: as in Go's encoding/json, a float or a string is not an integer
+    // version. A missing or null `v` is a malformed message.
+    assert_payloads_refused(&[
+        (
+            b"{\"v\":0,\"id\":\"1\",\"tool\":\"echo\"}",
+            "version 0, this side speaks version 1",
+        ),
+        (
+            b"{\"v\":2,\"id\":\"1\",\"tool\":\"echo\"}",
+            "version 2, this side speaks version 1",
+        ),
+        (
+            b"{\"v\":-1,\"id\":\"1\",\"tool\":\"echo\"}",
+            "version -1, this side speaks version 1",
+        ),
+        (
+            b"{\"v\":1.0,\"id\":\"1\",\"tool\":\"echo\"}",
+            "version 1.0, this side speaks version 1",
+        ),
+        (
+            b"{\"v\":\"1\",\"id\":\"1\",\"tool\":\"echo\"}",
+            "version \"1\", this side speaks version 1",
+        ),
+        (
+            b"{\"v\":4294967297,\"id\":\"1\",\"tool\":\"echo\"}",
+            "version 4294967297, this side speaks version 1",
+        ),
+        (
+            b"{\"v\":99,\"id\":\"1\",\"tool\":\"echo\"}",
+            "version 99, this side speaks version 1",
+        ),
+        (b"{\"id\":\"1\",\"tool\":\"echo\"}", "missing field `v`"),
+        (
+            b"{\"v\":null,\"id\":\"1\",\"tool\":\"echo\"}",
+            "malformed Request",
+        ),
+    ])
+    .await;
+    for v in [0, 2] {
+        // Through the child's own encoder too.
         let outcome = run(&format!("version {v}")).await;
         assert_protocol_violation(
             &outcome,
             &format!("version {v}, this side speaks version 1"),
         );
     }
+    assert_still_healthy().await;
 }
 
 #[tokio::test]
 async fn a_duplicate_in_flight_id_is_a_protocol_violation() {
     assert_protocol_violation(&run("duplicate_id").await, "already in flight");
+    assert_still_healthy().await;
+}
+
+/// Ids are strings and are compared as strings: "1", "1.0", "1e0", "01" and
+/// " 1" are five different ids, even though JSON would read them as the same
+/// number. Each is answered once, with its own value; none is a duplicate.
+#[tokio::test]
+async fn ids_equal_as_numbers_are_different_ids() {
+    let outcome = run("float_ids").await;
+    assert!(outcome.result.ok, "{outcome:#?}");
+    assert_eq!(
+        value(&outcome),
+        json!({"1": ["0"], "1.0": ["1"], "1e0": ["2"], "01": ["3"], " 1": ["4"]})
+    );
+    assert_eq!(outcome.result.calls, 5);
+    assert_still_healthy().await;
+}
+
+#[tokio::test]
+async fn an_id_may_be_reused_once_its_call_is_answered() {
+    let outcome = run("id_reuse_after_answer").await;
+    assert_eq!(value(&outcome), json!(["\"a\"", "\"b\""]));
+    assert_still_healthy().await;
+}
+
+/// 100,000 Requests written without waiting for any answer: the parent
+/// answers each exactly once (`ok`, or `limit` when over the in-flight cap),
+/// counts only the calls it accepted, and holds only a bounded amount of
+/// memory for it.
+#[tokio::test]
+async fn a_flood_of_100_000_requests_is_answered_once_each_in_bounded_memory() {
+    const N: u64 = 100_000;
+    let before = rss_bytes();
+    let t = Instant::now();
+    let outcome = run_within(
+        &format!("flood {N}"),
+        Budget {
+            wall_clock: Duration::from_secs(60),
+            ..budget()
+        },
+    )
+    .await;
+    let (elapsed, after) = (t.elapsed(), rss_bytes());
+    let report = value(&outcome);
+    eprintln!(
+        "flood of {N}: {elapsed:.1?}, {report}, parent counted {} calls; RSS {} -> {}",
+        outcome.result.calls,
+        mib(before),
+        mib(after)
+    );
+    assert_eq!(report["sent"], json!(N));
+    assert_eq!(report["answered_ids"], json!(N), "{report}");
+    assert_eq!(report["answered_twice"], json!(0), "{report}");
+    let kinds = report["kinds"].as_object().unwrap();
+    assert!(kinds.keys().all(|k| k == "ok" || k == "limit"), "{report}");
+    let ok = kinds.get("ok").and_then(Value::as_u64).unwrap_or(0);
+    let limit = kinds.get("limit").and_then(Value::as_u64).unwrap_or(0);
+    assert_eq!(ok + limit, N, "{report}");
+    assert_eq!(outcome.result.calls, ok, "the parent counts accepted calls");
+    assert!(
+        after < before + 256 * (1 << 20),
+        "RSS rose from {} to {}",
+        mib(before),
+        mib(after)
+    );
+    assert_still_healthy().await;
+}
+
+/// The same flood from a child that never reads a single answer and then
+/// sends its Result: one Result, promptly, and the answers nobody read are
+/// dropped with the connection.
+#[tokio::test]
+async fn a_flood_of_100_000_unread_requests_ends_in_one_result() {
+    let t = Instant::now();
+    let outcome = run_within(
+        "flood_unread 100000",
+        Budget {
+            wall_clock: Duration::from_secs(60),
+            ..budget()
+        },
+    )
+    .await;
+    eprintln!(
+        "unread flood: {:.1?}, parent counted {} calls",
+        t.elapsed(),
+        outcome.result.calls
+    );
+    assert_eq!(value(&outcome), json!({"sent": 100_000}));
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
+    assert_still_healthy().await;
 }
 
 #[tokio::test]
@@ -103,11 +419,80 @@ async fn a_silent_child_ends_at_the_wall_clock() {
     );
     assert!(outcome.result.error.contains("wall clock"));
     assert!(t.elapsed() < Duration::from_secs(6));
+    assert_still_healthy().await;
 }
 
 #[tokio::test]
 async fn a_result_for_another_start_is_a_protocol_violation() {
     assert_protocol_violation(&run("wrong_result_id").await, "does not match");
+    assert_still_healthy().await;
+}
+
+#[tokio::test]
+async fn a_malformed_result_is_a_protocol_violation() {
+    let cases: &[(&[u8], &str)] = &[
+        (b"not json", "not a JSON object"),
+        (
+            b"{\"v\":2,\"result_id\":\"RESULT_ID\",\"ok\":true}",
+            "version 2, this side speaks version 1",
+        ),
+        (b"{\"v\":1,\"result_id\":\"RESULT_ID\"}", "missing field `ok`"),
+        (
+            b"{\"v\":1,\"result_id\":\"RESULT_ID\",\"ok\":\"yes\"}",
+            "malformed Result",
+        ),
+        (
+            b"{\"v\":1,\"result_id\":\"RESULT_ID\",\"ok\":false,\"kind\":\"catastrophe\",\"error\":\"x\"}",
+            "malformed Result",
+        ),
+        (
+            b"{\"v\":1,\"result_id\":\"RESULT_ID\",\"ok\":false}",
+            "carries no failure kind",
+        ),
+        (
+            b"{\"v\":1,\"result_id\":\"RESULT_ID\",\"ok\":true,\"value\":\"\xff\"}",
+            "malformed Result",
+        ),
+    ];
+    for (payload, needle) in cases {
+        let outcome = run(&format!("result_payload {}", hex(payload))).await;
+        assert_protocol_violation(&outcome, needle);
+    }
+    for (raw, needle) in [
+        ("ffffffff", "over the maximum"),
+        ("00000000", "zero-length"),
+    ] {
+        let outcome = run(&format!("result_raw {raw}")).await;
+        assert_protocol_violation(&outcome, needle);
+    }
+    assert_still_healthy().await;
+}
+
+/// The first Result ends the execution; the child is stopped at once, so a
+/// second Result is never read and cannot replace the first.
+#[tokio::test]
+async fn of_two_results_the_first_is_the_answer() {
+    let t = Instant::now();
+    let outcome = run("two_results").await;
+    assert_eq!(value(&outcome), json!("first"));
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert_still_healthy().await;
+}
+
+/// A child that closes its Result channel but stays alive cannot hold the
+/// parent: it ends at the wall clock.
+#[tokio::test]
+async fn a_child_that_closes_its_result_channel_and_lingers_ends_at_the_wall_clock() {
+    let t = Instant::now();
+    let outcome = run("close_result_channel").await;
+    assert_eq!(
+        outcome.result.kind,
+        Some(FailureKind::Limit),
+        "{outcome:#?}"
+    );
+    assert!(outcome.result.error.contains("wall clock"));
+    assert!(t.elapsed() < Duration::from_secs(6));
+    assert_still_healthy().await;
 }
 
 #[tokio::test]
@@ -116,6 +501,7 @@ async fn a_child_lying_about_its_counts_is_reported_not_trusted() {
     assert!(outcome.counts_disagree);
     assert_eq!(outcome.child_counts, Some((99, 12345)));
     assert_eq!((outcome.result.calls, outcome.result.bytes), (0, 0));
+    assert_still_healthy().await;
 }
 
 #[tokio::test]
@@ -128,22 +514,62 @@ async fn a_child_that_ignores_eof_is_killed_after_its_result() {
         "took {:?}",
         t.elapsed()
     );
+    assert_still_healthy().await;
+}
+
+/// A grandchild that holds every channel open does not hold the parent, and
+/// is killed with the child's process group.
+#[tokio::test]
+async fn a_grandchild_holding_the_channels_is_killed_with_the_group() {
+    let t = Instant::now();
+    let outcome = run("orphan").await;
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "took {:?}",
+        t.elapsed()
+    );
+    let pid = value(&outcome)["grandchild"].as_u64().unwrap();
+    // SIGKILL is delivered at once but the exit is asynchronous: allow it a
+    // generous moment (this polls /proc; no signal of ours says when).
+    let gone = |pid: u64| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+            stat.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .starts_with('Z')
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !gone(pid) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(gone(pid), "grandchild {pid} is still running");
+    assert_still_healthy().await;
 }
 
 #[tokio::test]
-async fn a_child_that_exits_mid_frame_or_without_a_result_is_a_protocol_violation() {
-    assert_protocol_violation(&run("exit_mid_frame").await, "stream ended inside a frame");
+async fn console_output_of_a_process_child_is_capped_and_it_goes_on() {
+    let outcome = run("stderr_flood").await;
+    assert_eq!(value(&outcome), json!(1));
+    assert!(outcome.console.contains("truncated"), "no marker");
+    assert!(outcome.console.len() < 2 << 20, "{}", outcome.console.len());
+    assert_still_healthy().await;
+}
+
+#[tokio::test]
+async fn a_child_that_exits_without_a_result_is_a_protocol_violation() {
     assert_protocol_violation(
         &run("exit_without_result").await,
         "without sending a Result",
     );
+    assert_still_healthy().await;
 }
 
 #[tokio::test]
 async fn a_budget_item_the_backend_cannot_hold_is_refused_before_start() {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/children/child.py");
     let sandbox = Sandbox::with_process(
-        ProcessChild::new(format!("exec python3 {script} echo")).without_memory_limit(),
+        ProcessChild::new(format!("exec python3 {SCRIPT} echo")).without_memory_limit(),
         SandboxOptions::default(),
     );
     let execution = Execution::new("return 1").budget(short());

@@ -48,7 +48,7 @@ fn check(case: &Case, outcome: &wasmwire::Outcome) -> Result<(), String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_hostile_program_ends_in_its_one_result_and_the_sandbox_survives() {
     let cases = cases();
-    assert!(cases.len() >= 20, "found only {} cases", cases.len());
+    assert!(cases.len() >= 30, "found only {} cases", cases.len());
     let mut failures = Vec::new();
     eprintln!(
         "{:<34} {:>10} {:>10} {:>9}  result",
@@ -58,6 +58,7 @@ async fn every_hostile_program_ends_in_its_one_result_and_the_sandbox_survives()
         let budget = Budget {
             wall_clock: Duration::from_millis(case.wall_clock_ms),
             max_memory: case.max_memory_mib << 20,
+            max_bytes: case.max_bytes,
             ..Budget::default()
         };
         let t = Instant::now();

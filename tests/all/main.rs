@@ -7,4 +7,6 @@ mod budgets;
 mod children;
 mod hostile;
 mod isolation;
+mod memory_sweep;
+mod probe;
 mod programs;

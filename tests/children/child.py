@@ -1,12 +1,17 @@
 """A small process child for the end-to-end suites, well-behaved or hostile.
 
 Run by the process backend: call channel on stdin/stdout, Start on fd 3,
-Result on fd 4. The first argument picks the behaviour (see MODES below).
+Result on fd 4. Every mode first reads its Start. The behaviour is picked by
+the words after the script's name, or, when there are none, by the words of
+the Start's program: so one Sandbox (one command) can run a different
+hostile child on every execution, and the suite can check that the same
+Sandbox still works after each. See MODES at the end for the list.
 """
 import json
 import os
 import struct
 import sys
+import threading
 import time
 
 calls_out = sys.stdout.buffer
@@ -31,9 +36,12 @@ def read_frame(f):
     return json.loads(read_exact(f, n))
 
 
+def frame_bytes(payload):
+    return struct.pack(">I", len(payload)) + payload
+
+
 def frame(obj):
-    data = json.dumps(obj).encode()
-    return struct.pack(">I", len(data)) + data
+    return frame_bytes(json.dumps(obj).encode())
 
 
 def send(f, obj):
@@ -43,10 +51,6 @@ def send(f, obj):
 
 start_in = os.fdopen(3, "rb", buffering=0)
 result_out = os.fdopen(4, "wb", buffering=0)
-
-
-def start():
-    return read_frame(start_in)
 
 
 def result(start_msg, **fields):
@@ -60,23 +64,46 @@ def call(tool, args, id="1"):
     return read_frame(calls_in)
 
 
-def mode_echo():
-    s = start()
+def wait_to_be_stopped():
+    time.sleep(60)
+
+
+# --- well-behaved ------------------------------------------------------------
+
+
+def mode_echo(s):
     r = call("echo", {"program": s["program"], "tools": [b["name"] for b in s.get("bindings", [])]})
     result(s, value=r["value"], calls=1, bytes=len(r["value"].encode()))
 
 
-def mode_raw():
-    # Raw bytes (hex) on the call channel, then wait to be stopped.
-    start()
-    calls_out.write(bytes.fromhex(sys.argv[2]))
+# --- bad frames and payloads on the call channel -------------------------------
+
+
+def mode_raw(s, hex):
+    # Raw bytes on the call channel, then wait to be stopped.
+    calls_out.write(bytes.fromhex(hex))
     calls_out.flush()
-    time.sleep(60)
+    wait_to_be_stopped()
 
 
-def mode_promise_then_trickle():
+def mode_payload(s, hex):
+    # One correctly framed payload of arbitrary bytes on the call channel.
+    calls_out.write(frame_bytes(bytes.fromhex(hex)))
+    calls_out.flush()
+    wait_to_be_stopped()
+
+
+def mode_truncated_call_frame(s):
+    # A prefix promising 100 bytes, 7 of them, then EOF on the call channel
+    # (the child stays alive and sends no Result).
+    calls_out.write(struct.pack(">I", 100) + b'{"v":1,')
+    calls_out.flush()
+    os.close(1)  # sys.stdout's own close() leaves fd 1 open
+    wait_to_be_stopped()
+
+
+def mode_promise_then_trickle(s):
     # A header promising 16 MiB, then one byte at a time.
-    start()
     calls_out.write(struct.pack(">I", 16 * 1024 * 1024))
     calls_out.flush()
     while True:
@@ -85,52 +112,179 @@ def mode_promise_then_trickle():
         time.sleep(0.05)
 
 
-def mode_version():
-    start()
-    send(calls_out, {"v": int(sys.argv[2]), "id": "1", "tool": "echo", "args": "{}"})
-    time.sleep(60)
+def mode_version(s, v):
+    send(calls_out, {"v": int(v), "id": "1", "tool": "echo", "args": "{}"})
+    wait_to_be_stopped()
 
 
-def mode_duplicate_id():
-    start()
+# --- ids ---------------------------------------------------------------------
+
+
+def mode_duplicate_id(s):
     send(calls_out, {"v": 1, "id": "7", "tool": "never"})
     send(calls_out, {"v": 1, "id": "7", "tool": "never"})
-    time.sleep(60)
+    wait_to_be_stopped()
 
 
-def mode_silent():
-    start()
-    time.sleep(60)
+def mode_float_ids(s):
+    # Ids that are equal as numbers but not as strings, all in flight at once
+    # (each call waits 200 ms in the `delay` tool). Ids are strings: each must
+    # be answered once, with its own value.
+    ids = ["1", "1.0", "1e0", "01", " 1"]
+    for i, id in enumerate(ids):
+        args = json.dumps({"ms": 200, "value": i})
+        send(calls_out, {"v": 1, "id": id, "tool": "delay", "args": args})
+    got = {}
+    for _ in ids:
+        r = read_frame(calls_in)
+        got.setdefault(r["id"], []).append(r.get("value", r.get("kind")))
+    result(s, value=json.dumps(got))
 
 
-def mode_wrong_result_id():
-    s = start()
+def mode_id_reuse_after_answer(s):
+    # An id may be used again once its call has been answered.
+    first = call("echo", "a", id="same")
+    second = call("echo", "b", id="same")
+    result(s, value=json.dumps([first["value"], second["value"]]))
+
+
+# --- floods --------------------------------------------------------------------
+
+
+def requests(n, tool="echo"):
+    return b"".join(
+        frame({"v": 1, "id": str(i), "tool": tool, "args": json.dumps(i)}) for i in range(n)
+    )
+
+
+def mode_flood(s, n):
+    # N requests written without waiting for any answer; a thread reads the
+    # answers as they come. Reports how they were answered.
+    n = int(n)
+    answers = {}
+
+    def read_all():
+        for _ in range(n):
+            r = read_frame(calls_in)
+            if r is None:
+                return
+            answers.setdefault(r["id"], []).append("ok" if r["ok"] else r["kind"])
+
+    reader = threading.Thread(target=read_all)
+    reader.start()
+    calls_out.write(requests(n))
+    calls_out.flush()
+    reader.join()
+    kinds = {}
+    for got in answers.values():
+        for k in got:
+            kinds[k] = kinds.get(k, 0) + 1
+    report = {
+        "sent": n,
+        "answered_ids": len(answers),
+        "answered_twice": sum(1 for got in answers.values() if len(got) > 1),
+        "kinds": kinds,
+    }
+    result(s, value=json.dumps(report))
+
+
+def mode_flood_unread(s, n):
+    # N requests and never a read of an answer; then the Result.
+    n = int(n)
+    calls_out.write(requests(n))
+    calls_out.flush()
+    result(s, value=json.dumps({"sent": n}))
+    wait_to_be_stopped()
+
+
+def mode_stderr_flood(s):
+    # Far more console output than the cap, then a normal Result.
+    line = b"e" * 1023 + b"\n"
+    for _ in range(10 * 1024):
+        sys.stderr.buffer.write(line)
+    sys.stderr.flush()
+    result(s, value="1")
+
+
+# --- the start channel ---------------------------------------------------------
+
+
+def mode_silent(s):
+    wait_to_be_stopped()
+
+
+def mode_wrong_result_id(s):
     send(result_out, {"v": 1, "result_id": s["result_id"] + "-not", "ok": True, "value": "1"})
-    time.sleep(60)
+    wait_to_be_stopped()
 
 
-def mode_lie_about_counts():
-    s = start()
+def mode_result_payload(s, hex):
+    # One correctly framed payload of arbitrary bytes as the Result. The text
+    # RESULT_ID in it is replaced with the Start's result_id.
+    payload = bytes.fromhex(hex).replace(b"RESULT_ID", s["result_id"].encode())
+    result_out.write(frame_bytes(payload))
+    wait_to_be_stopped()
+
+
+def mode_result_raw(s, hex):
+    # Raw bytes on the Result channel.
+    result_out.write(bytes.fromhex(hex))
+    wait_to_be_stopped()
+
+
+def mode_two_results(s):
+    # Two Results in one write; the first is the answer.
+    first = {"v": 1, "result_id": s["result_id"], "ok": True, "value": '"first"'}
+    second = {"v": 1, "result_id": s["result_id"], "ok": True, "value": '"second"'}
+    result_out.write(frame(first) + frame(second))
+    wait_to_be_stopped()
+
+
+def mode_close_result_channel(s):
+    # Closes its Result channel without a Result, and stays alive.
+    result_out.close()
+    wait_to_be_stopped()
+
+
+def mode_lie_about_counts(s):
     result(s, value="1", calls=99, bytes=12345)
 
 
-def mode_ignore_eof():
-    s = start()
+def mode_ignore_eof(s):
     result(s, value="1")
     while True:
         time.sleep(1)
 
 
-def mode_exit_mid_frame():
-    start()
+def mode_orphan(s):
+    # A grandchild that keeps every channel open and outlives its parent.
+    # The Result carries its pid, so the suite can check it was killed.
+    pid = os.fork()
+    if pid == 0:
+        while True:
+            time.sleep(1)
+    result(s, value=json.dumps({"grandchild": pid}))
+    os._exit(0)
+
+
+def mode_exit_mid_frame(s):
     result_out.write(struct.pack(">I", 100) + b'{"v":1,')
     sys.exit(0)
 
 
-def mode_exit_without_result():
-    start()
+def mode_exit_without_result(s):
     sys.exit(3)
 
 
 MODES = {name[len("mode_"):]: f for name, f in globals().items() if name.startswith("mode_")}
-MODES[sys.argv[1]]()
+
+
+def main():
+    s = read_frame(start_in)
+    if s is None:
+        sys.exit(0)
+    words = sys.argv[1:] or s["program"].split()
+    MODES[words[0]](s, *words[1:])
+
+
+main()

@@ -1,5 +1,5 @@
 // expect: limit
-// error: limit
+// error: size limit
 // budget: max_memory_mib=32
 let s = "x";
 for (;;) s = s + s;

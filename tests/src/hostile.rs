@@ -7,8 +7,12 @@
 //! - `error: TEXT`: the Result's error contains TEXT;
 //! - `value: JSON`: the Result's value equals JSON;
 //! - `console: TEXT`: the console output contains TEXT;
-//! - `budget: wall_clock_ms=N max_memory_mib=N`: the budget (defaults:
-//!   10 s and 64 MiB).
+//! - `budget: wall_clock_ms=N max_memory_mib=N max_bytes=N`: the budget
+//!   (defaults: 10 s, 64 MiB and no byte quota).
+//!
+//! The tools a case may call are the standard ones of the library suite
+//! (`echo`, `never`, `bytes(n)`: see `tools()` in lib.rs); the CLI suite
+//! registers shell commands that behave the same.
 //!
 //! This file is shared, as a module, by the library suite and the CLI suite.
 
@@ -33,6 +37,8 @@ pub struct Case {
     pub wall_clock_ms: u64,
     /// The memory cap in MiB.
     pub max_memory_mib: u64,
+    /// The byte quota on tool values (0 = none).
+    pub max_bytes: u64,
 }
 
 /// The folder of cases.
@@ -66,6 +72,7 @@ fn parse(path: &Path) -> Case {
         console: None,
         wall_clock_ms: 10_000,
         max_memory_mib: 64,
+        max_bytes: 0,
     };
     let mut expect = None;
     for line in program.lines().map_while(|l| l.strip_prefix("//")) {
@@ -85,6 +92,7 @@ fn parse(path: &Path) -> Case {
                     match k {
                         "wall_clock_ms" => case.wall_clock_ms = v,
                         "max_memory_mib" => case.max_memory_mib = v,
+                        "max_bytes" => case.max_bytes = v,
                         other => panic!("{}: unknown budget item {other}", path.display()),
                     }
                 }

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)] // Tests unwrap: a panic is a failure, with its message.
 
 pub mod hostile;
+pub mod probe;
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -132,4 +133,24 @@ pub async fn assert_still_healthy(sandbox: &Sandbox) {
     )
     .await;
     assert_eq!(value(&outcome), serde_json::json!(42), "{outcome:#?}");
+}
+
+/// This process's resident set size in bytes (`VmRSS` of /proc/self/status).
+///
+/// The whole process: in a test binary that runs other tests at the same
+/// time, it counts their memory too, so bounds on it must allow for that.
+pub fn rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().strip_suffix("kB"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("VmRSS in kB");
+    kib * 1024
+}
+
+/// Bytes as MiB with one decimal, for the figures tests print.
+pub fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
 }

@@ -273,7 +273,15 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
                 () = self.outbox.drained.notified(), if reading && backlog => {}
                 frame = self.reader.read_frame(), if reading && !backlog => {
                     match frame? {
-                        Some(payload) => self.accept(&payload)?,
+                        Some(payload) => {
+                            self.accept(&payload)?;
+                            // Each frame costs a unit of tokio's cooperative
+                            // budget, as a socket read does: frames already in
+                            // the reader's buffer cost nothing else, and a
+                            // flooding child must not keep this task from
+                            // yielding to the handlers and timers on its thread.
+                            tokio::task::consume_budget().await;
+                        }
                         None => reading = false,
                     }
                 }

@@ -454,3 +454,43 @@ async fn closing_waits_for_calls_in_flight_then_ends() {
     assert_eq!(decode::<Response>(&payload).unwrap().value, "late");
     assert!(from_server.read_frame().await.unwrap().is_none());
 }
+
+/// A child that writes many Requests at once must not keep the server from
+/// yielding to the executor: on a current-thread runtime the handlers (and
+/// every other task, timers included) run only when it yields. Here the
+/// stream is all in memory, so only the server's own yielding lets the
+/// first calls finish and free their in-flight slots before the flood ends.
+#[tokio::test(flavor = "current_thread")]
+async fn a_flood_of_requests_does_not_starve_the_handlers_on_the_same_thread() {
+    const N: usize = 2_000;
+    let stream: Vec<u8> = (0..N)
+        .flat_map(|i| encode(&Request::new(i.to_string(), "echo", "x")).unwrap())
+        .collect();
+    let max_in_flight = 4;
+    let server = Server::new(
+        ServerOptions {
+            max_in_flight,
+            ..options()
+        },
+        Arc::new(echo()),
+    );
+    let tally = server.tally();
+    let (server_out, child_in) = tokio::io::duplex(1 << 24);
+    let ending = server
+        .serve(&stream[..], server_out, CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(ending, Ending::Closed);
+    let mut from_server = AsyncFrameReader::new(child_in);
+    let mut ok = 0;
+    for _ in 0..N {
+        let payload = from_server.read_frame().await.unwrap().unwrap();
+        let response: Response = decode(&payload).unwrap();
+        ok += usize::from(response.ok);
+    }
+    assert_eq!(tally.calls() as usize, ok);
+    assert!(
+        ok > 2 * max_in_flight,
+        "only {ok} of {N} calls were accepted: the server never let a finished call free its slot"
+    );
+}
