@@ -57,6 +57,7 @@ mod intrinsics;
 mod limits;
 mod outcome;
 mod program;
+mod random;
 mod session;
 mod tool_error;
 mod transport;
@@ -70,6 +71,7 @@ use crate::event_loop::Settled;
 use crate::intrinsics::Intrinsics;
 use crate::limits::StackGuard;
 use crate::outcome::{Ending, Judge};
+use crate::random::Random;
 use crate::session::Session;
 
 pub use crate::transport::Transport;
@@ -82,9 +84,14 @@ pub struct SetupError(#[from] rquickjs::Error);
 /// One QuickJS runtime and context, ready to run one program.
 ///
 /// Set-up is separate from [`run`](Evaluator::run) so that it can happen
-/// ahead of time (a pre-initialised snapshot of the child). An evaluator
-/// runs exactly one program: afterwards its globals are that program's.
+/// ahead of time: the child component builds its evaluator in
+/// `wizer-initialize` and the host snapshots it. Nothing that must differ
+/// between runs is fixed at set-up (`Math.random` is seeded when a run
+/// starts). An evaluator runs exactly one program: afterwards its globals
+/// are that program's.
 pub struct Evaluator {
+    /// First, so that it is dropped before the runtime it lives in.
+    random: Random,
     runtime: Runtime,
     context: Context,
     guard: StackGuard,
@@ -108,7 +115,9 @@ impl Evaluator {
         let guard = StackGuard::install(&runtime);
         let out_of_memory = limits::OutOfMemoryWatch::install(&runtime);
         let context = Context::full(&runtime)?;
+        let random = context.with(|ctx| Random::install(&ctx))?;
         Ok(Evaluator {
+            random,
             runtime,
             context,
             guard,
@@ -161,7 +170,15 @@ impl Evaluator {
         };
         let guard = self.guard.clone();
         let out_of_memory = self.out_of_memory.clone();
+        let random = &self.random;
         self.context.with(|ctx| {
+            if random.reseed(&ctx).is_err() {
+                let _ = ctx.catch();
+                return Ending::failed(
+                    FailureKind::Limit,
+                    "memory limit: no room to seed Math.random",
+                );
+            }
             let intrinsics = match Intrinsics::capture(&ctx) {
                 Ok(intrinsics) => intrinsics,
                 Err(e) => {

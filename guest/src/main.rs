@@ -1,26 +1,129 @@
-//! The wasmwire child component (built for `wasm32-wasip2`).
+//! The wasmwire child: one Start in, one program run, one Result out.
 //!
-//! Takes one Start from the start channel (the `start-channel` interface of
-//! the `child` world in `wit/`), runs its program with tool calls on
-//! stdin/stdout and console output on stderr, and writes one Result back.
-//! Everything between the two ends is the `wasmwire_guest` library.
+//! The same `main` runs in two shapes:
+//!
+//! * **the component** (`wasm32-wasip2`): the Start and the Result travel over
+//!   the `start-channel` import of the `child` world in `wit/`. The component
+//!   also exports `wizer-initialize`, which the host calls once, ahead of
+//!   time, to build the QuickJS runtime, context and intrinsics; the host
+//!   then snapshots the instance (wasmtime-wizer) and every execution starts
+//!   from a fresh copy of that snapshot, with the evaluator already built.
+//! * **a native process** (any other target), for the process backend: the
+//!   Start is read from fd 3 and the Result written to fd 4.
+//!
+//! Either way tool calls go out on stdout and come back on stdin, console
+//! output goes to stderr, and everything between the two ends is the
+//! `wasmwire_guest` library.
+
+use std::cell::RefCell;
+use std::io;
+
+use wasmwire_guest::Evaluator;
+use wire::{FailureKind, Runner};
+
+thread_local! {
+    /// The evaluator built ahead of time by `wizer-initialize`, if the host
+    /// pre-initialised this instance.
+    static PREPARED: RefCell<Option<Evaluator>> = const { RefCell::new(None) };
+}
+
+/// Free heap the snapshot starts with: what a small run allocates (its
+/// frame buffers, the program, QuickJS's objects) then comes from memory
+/// the instance already has. Each `memory.grow` would make the host change
+/// the protection of the pooled memory slot back when the slot is reused,
+/// which costs a TLB shoot-down on every core. Free pages are zero, so they
+/// do not enlarge the snapshot.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+const HEADROOM: usize = 1 << 20;
+
+/// Builds the evaluator now, for the next `main` to take.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+fn prepare() {
+    // A set-up failure is left for `main` to meet again and report.
+    let evaluator = Evaluator::new().ok();
+    PREPARED.with(|prepared| *prepared.borrow_mut() = evaluator);
+    // The allocator keeps what it got from `memory.grow` once freed.
+    drop(std::hint::black_box(Vec::<u8>::with_capacity(HEADROOM)));
+}
+
+fn main() {
+    let (start_in, result_out) = match start_channel::open() {
+        Ok(channel) => channel,
+        Err(e) => {
+            eprintln!("wasmwire-guest: no start channel: {e}");
+            std::process::exit(2);
+        }
+    };
+    let mut runner = Runner::new(start_in, result_out);
+    let start = match runner.start() {
+        Ok(start) => start,
+        Err(e) => {
+            // Without a readable Start there is no result_id to answer
+            // to; the parent sees the channel close and this line.
+            eprintln!("wasmwire-guest: {e}");
+            std::process::exit(1);
+        }
+    };
+    let mut client = wire::Client::new(io::stdin().lock(), io::stdout().lock());
+    let prepared = PREPARED.with(|prepared| prepared.borrow_mut().take());
+    let mut evaluator = prepared.map_or_else(Evaluator::new, Ok);
+    let result = match &mut evaluator {
+        Ok(evaluator) => evaluator.run(&start, &mut client, io::stderr()),
+        Err(e) => wire::Result::failure(&start.result_id, FailureKind::Limit, e.to_string()),
+    };
+    if let Err(e) = runner.finish(&result) {
+        eprintln!("wasmwire-guest: {e}");
+        std::process::exit(1);
+    }
+    // The child ends here. Freeing the QuickJS heap buys nothing, and a
+    // heap that hit its memory limit may be in a state where QuickJS's
+    // teardown asserts: the Result is out, so skip it.
+    std::mem::forget(evaluator);
+}
 
 #[cfg(target_arch = "wasm32")]
-mod component {
+mod start_channel {
+    //! The start channel as the `start-channel` import of the `child` world.
+
     use std::io::{self, Read, Write};
 
-    use wasmwire_guest::Evaluator;
-    use wire::{FailureKind, Runner};
+    wit_bindgen::generate!({
+        // The `child` world, plus the pre-initialisation entry point that
+        // wasmtime-wizer looks for by default. The host removes the export
+        // when it snapshots the component.
+        inline: r#"
+            package wasmwire:guest;
 
-    wit_bindgen::generate!({ world: "child", path: "../wit" });
+            world guest {
+                include wasmwire:child/child@1.0.0;
+                export wizer-initialize: func();
+            }
+        "#,
+        path: "../wit",
+        world: "wasmwire:guest/guest",
+        generate_all,
+    });
 
     use wasmwire::child::start_channel;
 
+    /// The component's own exports.
+    struct Exports;
+
+    impl Guest for Exports {
+        fn wizer_initialize() {
+            super::prepare();
+        }
+    }
+
+    export!(Exports);
+
     /// The Start stream: `start-channel.read`, where an empty read is EOF.
     #[derive(Default)]
-    struct StartIn {
+    pub(super) struct StartIn {
         /// Bytes the host handed over beyond what the last caller asked for.
         spill: Vec<u8>,
+        /// How far into `spill` the caller has read.
+        pos: usize,
     }
 
     impl Read for StartIn {
@@ -28,19 +131,20 @@ mod component {
             if buf.is_empty() {
                 return Ok(0);
             }
-            if self.spill.is_empty() {
+            if self.pos == self.spill.len() {
                 let want = u32::try_from(buf.len()).unwrap_or(u32::MAX);
                 self.spill = start_channel::read(want);
+                self.pos = 0;
             }
-            let n = self.spill.len().min(buf.len());
-            buf[..n].copy_from_slice(&self.spill[..n]);
-            self.spill.drain(..n);
+            let n = (self.spill.len() - self.pos).min(buf.len());
+            buf[..n].copy_from_slice(&self.spill[self.pos..self.pos + n]);
+            self.pos += n;
             Ok(n)
         }
     }
 
     /// The Result stream: `start-channel.write`, all or an error.
-    struct ResultOut;
+    pub(super) struct ResultOut;
 
     impl Write for ResultOut {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -54,41 +158,32 @@ mod component {
         }
     }
 
-    pub fn main() {
-        let mut runner = Runner::new(StartIn::default(), ResultOut);
-        let start = match runner.start() {
-            Ok(start) => start,
-            Err(e) => {
-                // Without a readable Start there is no result_id to answer
-                // to; the parent sees the channel close and this line.
-                eprintln!("wasmwire-guest: {e}");
-                std::process::exit(1);
-            }
-        };
-        let mut client = wire::Client::new(io::stdin().lock(), io::stdout().lock());
-        let mut evaluator = Evaluator::new();
-        let result = match &mut evaluator {
-            Ok(evaluator) => evaluator.run(&start, &mut client, io::stderr()),
-            Err(e) => wire::Result::failure(&start.result_id, FailureKind::Limit, e.to_string()),
-        };
-        if let Err(e) = runner.finish(&result) {
-            eprintln!("wasmwire-guest: {e}");
-            std::process::exit(1);
-        }
-        // The instance ends here. Freeing the QuickJS heap buys nothing, and
-        // a heap that hit its memory limit may be in a state where QuickJS's
-        // teardown asserts: the Result is out, so skip it.
-        std::mem::forget(evaluator);
+    /// The component's start channel; it is always there.
+    pub(super) fn open() -> io::Result<(StartIn, ResultOut)> {
+        Ok((StartIn::default(), ResultOut))
     }
 }
 
-#[cfg(target_arch = "wasm32")]
-fn main() {
-    component::main();
-}
-
 #[cfg(not(target_arch = "wasm32"))]
-fn main() {
-    eprintln!("wasmwire-guest is a WASI component: build it with --target wasm32-wasip2");
-    std::process::exit(2);
+mod start_channel {
+    //! The start channel of a process child: fd 3 in, fd 4 out (see the
+    //! host's process backend).
+
+    use std::fs::{File, OpenOptions};
+    use std::io;
+
+    /// The fd the Start is read from.
+    const START_FD: u32 = 3;
+    /// The fd the Result is written to.
+    const RESULT_FD: u32 = 4;
+
+    /// Opens fds 3 and 4 by path, which needs no `unsafe` and fails cleanly
+    /// when the parent did not pass them.
+    pub(super) fn open() -> io::Result<(File, File)> {
+        let start = File::open(format!("/dev/fd/{START_FD}"))?;
+        let result = OpenOptions::new()
+            .write(true)
+            .open(format!("/dev/fd/{RESULT_FD}"))?;
+        Ok((start, result))
+    }
 }

@@ -48,9 +48,11 @@ async fn main() -> anyhow::Result<()> {
                 "db2" => 0.42,
                 "web1" => 0.17,
                 other => {
-                    return Err(
-                        ToolFailure::new(FailureKind::NotFound, format!("no host {other}")).into(),
-                    );
+                    return Err(ToolFailure::new(
+                        FailureKind::NotFound,
+                        format!("no host {other}"),
+                    )
+                    .into());
                 }
             };
             Ok(serde_json::json!({ "host": host, "load": load }).to_string())

@@ -61,7 +61,8 @@ pub(crate) struct Spawned {
     /// The Start to the child.
     pub start_writer: Writer,
     /// Resolves when the child has ended; cancelling the `stop` token given
-    /// to `spawn` makes it end promptly.
+    /// to `spawn` makes it end promptly. It must be polled for the child to
+    /// make progress (a wasm child runs inside it).
     pub exit: Pin<Box<dyn Future<Output = ChildEnd> + Send>>,
 }
 
@@ -120,19 +121,16 @@ impl Backend {
                     wall_clock: budget.wall_clock,
                 };
                 let child = child.clone();
-                let task = tokio::spawn(async move { child.run(io, limits, &stop).await.end });
+                // Not spawned: the child runs inside the execution's own
+                // task, next to the Starter and the Server, so that handing a
+                // frame across costs no wake-up of another thread.
+                let exit = async move { child.run(io, limits, &stop).await.end };
                 Ok(Spawned {
                     call_reader: Box::new(call_reader),
                     call_writer: Box::new(call_writer),
                     start_reader: Box::new(start_reader),
                     start_writer: Box::new(start_writer),
-                    exit: Box::pin(async move {
-                        task.await.unwrap_or_else(|e| {
-                            ChildEnd::Failed(crate::wasm::ChildFailure::Trap {
-                                message: format!("the child's task ended abnormally: {e}"),
-                            })
-                        })
-                    }),
+                    exit: Box::pin(exit),
                 })
             }
             Backend::Process(child) => child.spawn(console, budget, stop),

@@ -172,8 +172,11 @@ impl Sandbox {
             Arc::new(tools.clone()),
         );
         let tally = server.tally();
-        let mut serving =
-            tokio::spawn(server.serve(child.call_reader, child.call_writer, stop.clone()));
+        // The child (for the wasm backend), the Server and the Starter all
+        // run in this one task: a frame handed from one to another wakes no
+        // other thread.
+        let serving = server.serve(child.call_reader, child.call_writer, stop.clone());
+        tokio::pin!(serving);
         let mut exit = child.exit;
         let wall_clock = (!budget.wall_clock.is_zero()).then_some(budget.wall_clock);
         let never = CancellationToken::new();
@@ -182,7 +185,7 @@ impl Sandbox {
         tokio::pin!(starting);
 
         let mut serving_done = false;
-        let mut exited = false;
+        let mut exited: Option<ChildEnd> = None;
         let end = loop {
             tokio::select! {
                 biased;
@@ -190,41 +193,45 @@ impl Sandbox {
                 served = &mut serving, if !serving_done => {
                     serving_done = true;
                     match served {
-                        Ok(Err(violation)) => break End::Protocol(format!("on the call channel: {violation}")),
+                        Err(violation) => break End::Protocol(format!("on the call channel: {violation}")),
                         // The child closed its call channel: the Result may still come.
-                        Ok(Ok(Ending::Closed | Ending::Cancelled)) => {}
-                        Err(e) => break End::Protocol(format!("the call-channel server failed: {e}")),
+                        Ok(Ending::Closed | Ending::Cancelled) => {}
                     }
                 }
+                // The child ended: whatever Result it wrote is already in
+                // the start channel, and the Starter reads it next.
+                ended = &mut exit, if exited.is_none() => exited = Some(ended),
                 result = &mut starting => break match result {
                     Ok(result) => End::Result(result),
                     Err(StarterError::TimedOut(_)) => End::WallClock,
                     Err(StarterError::Cancelled) => End::Cancelled,
                     Err(StarterError::Protocol(e)) => End::Protocol(format!("on the start channel: {e}")),
-                    Err(StarterError::NoResult | StarterError::Send(_)) => {
-                        // The child is gone or going: its end says why.
-                        let deadline = wall_clock.map(|w| w.saturating_sub(started.elapsed())).unwrap_or(WIND_DOWN);
-                        match tokio::time::timeout(deadline.max(Duration::from_millis(1)), &mut exit).await {
-                            Ok(end) => {
-                                exited = true;
-                                End::Child(end)
+                    Err(StarterError::NoResult | StarterError::Send(_)) => match &exited {
+                        Some(end) => End::Child(end.clone()),
+                        None => {
+                            // The child is gone or going: its end says why.
+                            let deadline = wall_clock.map(|w| w.saturating_sub(started.elapsed())).unwrap_or(WIND_DOWN);
+                            match tokio::time::timeout(deadline.max(Duration::from_millis(1)), &mut exit).await {
+                                Ok(end) => {
+                                    exited = Some(end.clone());
+                                    End::Child(end)
+                                }
+                                Err(_) => End::WallClock,
                             }
-                            Err(_) => End::WallClock,
                         }
-                    }
+                    },
                 },
             }
         };
 
         // Whatever ended it: stop the child and every handler, and wait for both.
         stop.cancel();
-        if !exited {
+        if exited.is_none() {
             let _ = tokio::time::timeout(WIND_DOWN, &mut exit).await;
         }
         if !serving_done {
             let _ = tokio::time::timeout(WIND_DOWN, &mut serving).await;
         }
-        serving.abort();
 
         let (calls, bytes) = (tally.calls(), tally.bytes());
         let (mut result, child_counts) = match end {
@@ -302,4 +309,68 @@ fn next_result_id() -> String {
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::OnceLock;
+
+    use super::*;
+
+    /// The built-in guest, pre-initialised and pooled (the defaults), shared.
+    fn sandbox() -> &'static Sandbox {
+        static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
+        SANDBOX.get_or_init(|| {
+            Sandbox::new(SandboxOptions::default()).expect("the built-in guest loads")
+        })
+    }
+
+    async fn value(program: &str) -> String {
+        let outcome = sandbox()
+            .run(
+                &Execution::new(program),
+                &Tools::new(),
+                CancellationToken::new(),
+            )
+            .await
+            .expect("the execution starts");
+        assert!(outcome.result.ok, "{outcome:#?}");
+        outcome.result.value
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn one_execution_cannot_see_globals_another_set() {
+        // Every run starts from the same pre-initialised snapshot, and the
+        // pool hands the next run the slot this one used: what the first
+        // program leaves behind must be gone for the second.
+        let first = r#"
+            globalThis.leaked = "secret";
+            Object.prototype.polluted = true;
+            JSON.stringify = () => "forged";
+            Math.random = () => 4;
+            return typeof leaked;
+        "#;
+        let second = r#"
+            return [typeof globalThis.leaked, ({}).polluted === undefined,
+                    JSON.parse(JSON.stringify([1])).length, Math.random() !== 4];
+        "#;
+        for _ in 0..3 {
+            assert_eq!(value(first).await, r#""string""#);
+            assert_eq!(value(second).await, r#"["undefined",true,1,true]"#);
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn math_random_is_seeded_afresh_for_each_execution() {
+        // A seed taken when the snapshot was made would give every
+        // execution the same sequence.
+        let program = "return [Math.random(), Math.random()]";
+        let runs = [
+            value(program).await,
+            value(program).await,
+            value(program).await,
+        ];
+        assert_ne!(runs[0], runs[1]);
+        assert_ne!(runs[1], runs[2]);
+    }
 }

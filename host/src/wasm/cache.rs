@@ -44,14 +44,28 @@ pub(super) fn load_or_compile(
     component: &[u8],
     dir: Option<&Path>,
 ) -> wasmtime::Result<Component> {
+    load_or_build(engine, component, b"as-is", dir, |bytes| Ok(bytes.to_vec()))
+}
+
+/// Like [`load_or_compile`], for a component that is first turned into
+/// another by `prepare` (pre-initialisation): the cached artifact is the
+/// compiled output of `prepare`, keyed by the original bytes and `variant`,
+/// so a warm cache skips `prepare` as well as the compilation.
+pub(super) fn load_or_build(
+    engine: &Engine,
+    component: &[u8],
+    variant: &[u8],
+    dir: Option<&Path>,
+    prepare: impl FnOnce(&[u8]) -> wasmtime::Result<Vec<u8>>,
+) -> wasmtime::Result<Component> {
     let Some(dir) = dir else {
-        return Component::new(engine, component);
+        return Component::new(engine, &prepare(component)?);
     };
-    let path = dir.join(format!("{}.cwasm", key(engine, component)));
+    let path = dir.join(format!("{}.cwasm", key(engine, component, variant)));
     if let Some(compiled) = load(engine, &path) {
         return Ok(compiled);
     }
-    let compiled = engine.precompile_component(component)?;
+    let compiled = engine.precompile_component(&prepare(component)?)?;
     // SAFETY: `compiled` was produced just now by `precompile_component` on
     // this very engine.
     let loaded = unsafe { Component::deserialize(engine, &compiled)? };
@@ -61,9 +75,15 @@ pub(super) fn load_or_compile(
     Ok(loaded)
 }
 
-fn key(engine: &Engine, component: &[u8]) -> String {
+fn key(engine: &Engine, component: &[u8], variant: &[u8]) -> String {
     let mut hasher = Sha256::new();
     hasher.update(FORMAT);
+    hasher.update(
+        u64::try_from(variant.len())
+            .unwrap_or(u64::MAX)
+            .to_le_bytes(),
+    );
+    hasher.update(variant);
     hasher.update(component);
     engine
         .precompile_compatibility_hash()
@@ -142,7 +162,9 @@ mod tests {
         let engine = engine();
         let bytes = EMPTY_COMPONENT;
         load_or_compile(&engine, bytes, Some(dir.path())).expect("compiles");
-        let path = dir.path().join(format!("{}.cwasm", key(&engine, bytes)));
+        let path = dir
+            .path()
+            .join(format!("{}.cwasm", key(&engine, bytes, b"as-is")));
         assert!(path.exists());
         assert!(load(&engine, &path).is_some());
     }
@@ -153,7 +175,9 @@ mod tests {
         let engine = engine();
         let bytes = EMPTY_COMPONENT;
         load_or_compile(&engine, bytes, Some(dir.path())).expect("compiles");
-        let path = dir.path().join(format!("{}.cwasm", key(&engine, bytes)));
+        let path = dir
+            .path()
+            .join(format!("{}.cwasm", key(&engine, bytes, b"as-is")));
         let mut file = std::fs::read(&path).expect("cached");
         let last = file.len() - 1;
         file[last] ^= 0xff;
@@ -170,7 +194,14 @@ mod tests {
         let mut config = wasmtime::Config::new();
         config.epoch_interruption(true);
         let other = Engine::new(&config).expect("engine");
-        assert_ne!(key(&engine(), bytes), key(&other, bytes));
+        assert_ne!(
+            key(&engine(), bytes, b"as-is"),
+            key(&other, bytes, b"as-is")
+        );
+        assert_ne!(
+            key(&engine(), bytes, b"as-is"),
+            key(&engine(), bytes, b"other")
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ use super::engine::{self, EngineOptions};
 use super::epoch::Ticker;
 use super::error::WasmError;
 use super::exit::{self, ChildEnd, ChildExit, ChildFailure};
+use super::snapshot;
 use super::start_channel::{self, StartChannel};
 use super::state::{ChildState, Interrupt};
 use super::{ChildIo, ChildLimits, cache};
@@ -46,6 +47,16 @@ impl std::fmt::Debug for WasmChild {
     }
 }
 
+/// The imports every child gets: WASI 0.2 and the start channel.
+fn linker(engine: &Engine) -> wasmtime::Result<Linker<ChildState>> {
+    let mut linker = Linker::<ChildState>::new(engine);
+    wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+    start_channel::add_to_linker::<ChildState, HasSelf<StartChannel>>(&mut linker, |state| {
+        &mut state.start
+    })?;
+    Ok(linker)
+}
+
 /// What a run was stopped by before the child finished.
 enum Stop {
     Interrupt(Interrupt),
@@ -57,18 +68,24 @@ impl WasmChild {
     /// Compiles `component` (or loads it from the cache) and links it against
     /// the `child` world: WASI 0.2 plus the start channel.
     ///
-    /// Fails if the bytes are not a component, or if the component needs
-    /// imports the `child` world does not give.
+    /// A component that exports `wizer-initialize` is pre-initialised first
+    /// (see [`EngineOptions::pre_initialize`]): with a cold cache that costs
+    /// one run of its initialiser and a second compilation.
+    ///
+    /// Fails if the bytes are not a component, if the component needs
+    /// imports the `child` world does not give, or if its initialiser fails.
     pub fn new(component: &[u8], options: &EngineOptions) -> Result<Self, WasmError> {
         let engine = engine::build(options)?;
-        let compiled = cache::load_or_compile(&engine, component, options.cache_dir.as_deref())
-            .map_err(WasmError::compile)?;
-        let mut linker = Linker::<ChildState>::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(WasmError::engine)?;
-        start_channel::add_to_linker::<ChildState, HasSelf<StartChannel>>(&mut linker, |state| {
-            &mut state.start
-        })
-        .map_err(WasmError::engine)?;
+        let linker = linker(&engine).map_err(WasmError::engine)?;
+        let cache_dir = options.cache_dir.as_deref();
+        let compiled = if options.pre_initialize && snapshot::wanted(component) {
+            cache::load_or_build(&engine, component, snapshot::VARIANT, cache_dir, |bytes| {
+                snapshot::pre_initialize(&engine, &linker, bytes)
+            })
+            .map_err(WasmError::pre_initialize)?
+        } else {
+            cache::load_or_compile(&engine, component, cache_dir).map_err(WasmError::compile)?
+        };
         let pre = linker
             .instantiate_pre(&compiled)
             .and_then(CommandPre::new)

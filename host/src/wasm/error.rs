@@ -15,6 +15,11 @@ pub enum WasmError {
     /// does not export `wasi:cli/run`.
     #[error("the component is not a `child` component (wit/child.wit)")]
     NotAChild(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The component exports `wizer-initialize`, and running it or
+    /// snapshotting the result failed (see
+    /// [`EngineOptions::pre_initialize`](super::EngineOptions::pre_initialize)).
+    #[error("the child component could not be pre-initialised")]
+    PreInitialize(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// The epoch ticker thread could not be started.
     #[error("the epoch ticker thread could not be started")]
     Ticker(#[source] std::io::Error),
@@ -27,6 +32,10 @@ impl WasmError {
 
     pub(super) fn compile(e: wasmtime::Error) -> Self {
         WasmError::Compile(e.into_boxed_dyn_error())
+    }
+
+    pub(super) fn pre_initialize(e: wasmtime::Error) -> Self {
+        WasmError::PreInitialize(e.into_boxed_dyn_error())
     }
 
     pub(super) fn not_a_child(e: wasmtime::Error) -> Self {

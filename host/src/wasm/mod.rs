@@ -34,12 +34,14 @@
 //! [`Engine`]: wasmtime::Engine
 
 mod cache;
+mod call_channel;
 mod child;
 mod engine;
 mod epoch;
 mod error;
 mod exit;
 pub mod limits;
+mod snapshot;
 mod start_channel;
 mod state;
 
@@ -54,6 +56,7 @@ pub use epoch::TICK as EPOCH_TICK;
 pub use error::WasmError;
 pub use exit::{ChildEnd, ChildExit, ChildFailure};
 pub use limits::Refusal;
+pub use snapshot::INIT_EXPORT;
 pub use tokio_util::sync::CancellationToken;
 
 use crate::console::Console;

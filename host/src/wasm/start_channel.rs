@@ -65,12 +65,10 @@ impl Host for StartChannel {
         if self.input_closed || len == 0 {
             return Vec::new();
         }
-        let mut buf = vec![0; len.min(MAX_READ) as usize];
-        match self.input.read(&mut buf).await {
-            Ok(n) if n > 0 => {
-                buf.truncate(n);
-                buf
-            }
+        // Reserved, not zeroed: `read_buf` fills only what arrives.
+        let mut buf = Vec::with_capacity(len.min(MAX_READ) as usize);
+        match self.input.read_buf(&mut buf).await {
+            Ok(n) if n > 0 => buf,
             // EOF, or a broken stream: both read as "closed" to the child.
             Ok(_) | Err(_) => {
                 self.input_closed = true;

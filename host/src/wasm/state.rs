@@ -5,16 +5,12 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 use wasmtime::component::ResourceTable;
-use wasmtime_wasi::cli::{AsyncStdinStream, AsyncStdoutStream};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+use super::call_channel::{CallIn, CallOut};
 use super::limits::MemoryLimiter;
 use super::start_channel::StartChannel;
 use super::{ChildIo, ChildLimits};
-
-/// How many bytes the child's stdout may have in flight to the parent before
-/// its writes wait: one wasmtime-wasi write permit.
-const CALL_OUT_BUFFER: usize = 64 * 1024;
 
 /// Why the epoch callback stopped a child.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,8 +57,8 @@ impl ChildState {
             console,
         } = io;
         let wasi = WasiCtx::builder()
-            .stdin(AsyncStdinStream::new(call_in))
-            .stdout(AsyncStdoutStream::new(CALL_OUT_BUFFER, call_out))
+            .stdin(CallIn::new(call_in))
+            .stdout(CallOut::new(call_out))
             .stderr(console)
             // These are wasmtime-wasi's defaults today; they are the sandbox's
             // walls, so they are stated rather than assumed.

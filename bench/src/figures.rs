@@ -1,0 +1,315 @@
+//! The figures of issue 6, each measured the same way for every contender.
+//!
+//! Every timed figure is a median over many runs, after a few warm-up runs.
+//! Call figures subtract the contender's own per-execution overhead, so that
+//! a child that takes 40 ms to start is not charged 40 µs per call.
+
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+use crate::contender::{Contender, Kind, Paths};
+use crate::rss;
+use crate::workload::{self, Gate};
+
+/// How many runs each figure takes for one contender.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// Warm-up runs before any timing.
+    pub warm_up: usize,
+    /// Runs of `return 1`.
+    pub overhead: usize,
+    /// Runs of the round-trip and fan-out programs.
+    pub calls: usize,
+    /// Rounds of the throughput figure, and executions per round.
+    pub throughput_rounds: usize,
+    /// Executions per throughput round.
+    pub throughput_per_round: usize,
+    /// Rounds of the memory figure.
+    pub memory_rounds: usize,
+    /// Executions held in flight at once for the memory figure.
+    pub memory_at_once: usize,
+    /// Runs of each compute program.
+    pub compute: usize,
+    /// Runs of the CLI.
+    pub cli: usize,
+}
+
+impl Plan {
+    /// The plan for `kind`; `quick` divides the counts for a smoke run.
+    pub fn for_kind(kind: Kind, quick: bool) -> Plan {
+        let plan = match kind {
+            Kind::Wasm | Kind::Floor => Plan {
+                warm_up: 50,
+                overhead: 3000,
+                calls: 30,
+                throughput_rounds: 5,
+                throughput_per_round: 2000,
+                memory_rounds: 3,
+                memory_at_once: 500,
+                compute: 10,
+                cli: 30,
+            },
+            Kind::Process => Plan {
+                warm_up: 10,
+                overhead: 300,
+                calls: 20,
+                throughput_rounds: 5,
+                throughput_per_round: 300,
+                memory_rounds: 1,
+                memory_at_once: 500,
+                compute: 10,
+                cli: 30,
+            },
+            // Every Node.js execution is a process of ~40 MiB that takes tens
+            // of milliseconds to start: fewer runs, and 50 at once (500 would
+            // want 20 GiB).
+            Kind::Node => Plan {
+                warm_up: 3,
+                overhead: 40,
+                calls: 10,
+                throughput_rounds: 3,
+                throughput_per_round: 60,
+                memory_rounds: 1,
+                memory_at_once: 50,
+                compute: 5,
+                cli: 10,
+            },
+        };
+        if quick {
+            let cut = |n: usize| (n / 10).max(1);
+            Plan {
+                warm_up: cut(plan.warm_up),
+                overhead: cut(plan.overhead),
+                calls: cut(plan.calls).max(3),
+                throughput_rounds: plan.throughput_rounds.min(3),
+                throughput_per_round: cut(plan.throughput_per_round),
+                memory_rounds: 1,
+                memory_at_once: cut(plan.memory_at_once),
+                compute: cut(plan.compute).max(3),
+                cli: cut(plan.cli).max(3),
+            }
+        } else {
+            plan
+        }
+    }
+}
+
+/// The median of `samples` (which it sorts).
+pub fn median(samples: &mut [f64]) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    match samples.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => samples[n / 2],
+        n => (samples[n / 2 - 1] + samples[n / 2]) / 2.0,
+    }
+}
+
+/// Median seconds of `runs` runs of `program`.
+async fn timed(contender: &Contender, program: &str, runs: usize) -> anyhow::Result<f64> {
+    let gate = Gate::new();
+    let tools = workload::tools(&gate)?;
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        samples.push(contender.run(program, &tools, &gate).await?.as_secs_f64());
+    }
+    Ok(median(&mut samples))
+}
+
+/// Runs `program` `plan.warm_up` times, untimed.
+pub async fn warm_up(contender: &Contender, plan: &Plan) -> anyhow::Result<()> {
+    timed(contender, workload::TRIVIAL, plan.warm_up).await?;
+    timed(contender, workload::SEQUENTIAL, 1).await?;
+    Ok(())
+}
+
+/// Per-execution overhead: `return 1`, Start to Result. Seconds.
+pub async fn overhead(contender: &Contender, plan: &Plan) -> anyhow::Result<f64> {
+    timed(contender, workload::TRIVIAL, plan.overhead).await
+}
+
+/// Tool-call round trip: seconds per sequential call.
+pub async fn round_trip(contender: &Contender, plan: &Plan, overhead: f64) -> anyhow::Result<f64> {
+    let total = timed(contender, workload::SEQUENTIAL, plan.calls).await?;
+    Ok((total - overhead).max(0.0) / f64::from(workload::CALLS))
+}
+
+/// Fan-out: calls per second with all 1000 in flight at once.
+pub async fn fan_out(contender: &Contender, plan: &Plan, overhead: f64) -> anyhow::Result<f64> {
+    let total = timed(contender, workload::FAN_OUT, plan.calls).await?;
+    Ok(f64::from(workload::CALLS) / (total - overhead).max(1e-9))
+}
+
+/// CPU-bound `program`: median seconds.
+pub async fn compute(contender: &Contender, plan: &Plan, program: &str) -> anyhow::Result<f64> {
+    timed(contender, program, plan.compute).await
+}
+
+/// Throughput: trivial executions per second with all cores busy. The
+/// sandboxed contenders keep four executions per core in flight; the floor
+/// runs one thread per core.
+pub async fn throughput(contender: &Contender, plan: &Plan, cores: usize) -> anyhow::Result<f64> {
+    let mut rates = Vec::with_capacity(plan.throughput_rounds);
+    for _ in 0..plan.throughput_rounds {
+        let total = plan.throughput_per_round;
+        let started = Instant::now();
+        if contender.blocking() {
+            let next = Arc::new(AtomicUsize::new(0));
+            let threads: Vec<_> = (0..cores)
+                .map(|_| {
+                    let next = Arc::clone(&next);
+                    let gate = Gate::new();
+                    std::thread::spawn(move || {
+                        while next.fetch_add(1, Ordering::AcqRel) < total {
+                            let result = crate::floor::run(workload::TRIVIAL, &gate);
+                            crate::contender::check(Kind::Floor, workload::TRIVIAL, &result)?;
+                        }
+                        anyhow::Ok(())
+                    })
+                })
+                .collect();
+            for thread in threads {
+                thread
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("a floor thread panicked"))??;
+            }
+        } else {
+            let next = Arc::new(AtomicUsize::new(0));
+            let tasks: Vec<_> = (0..cores * 4)
+                .map(|_| {
+                    let next = Arc::clone(&next);
+                    let contender = contender.clone();
+                    tokio::spawn(async move {
+                        let gate = Gate::new();
+                        let tools = workload::tools(&gate)?;
+                        while next.fetch_add(1, Ordering::AcqRel) < total {
+                            contender.run(workload::TRIVIAL, &tools, &gate).await?;
+                        }
+                        anyhow::Ok(())
+                    })
+                })
+                .collect();
+            for task in tasks {
+                task.await??;
+            }
+        }
+        rates.push(total as f64 / started.elapsed().as_secs_f64());
+    }
+    Ok(median(&mut rates))
+}
+
+/// Memory: RSS (this process and every child process) per execution in
+/// flight, with `plan.memory_at_once` executions waiting on a tool at once.
+/// Bytes per execution.
+pub async fn memory(contender: &Contender, plan: &Plan) -> anyhow::Result<f64> {
+    let mut per_execution = Vec::with_capacity(plan.memory_rounds);
+    let n = plan.memory_at_once;
+    for _ in 0..plan.memory_rounds {
+        let gate = Gate::new();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let before = rss::tree_bytes();
+        let mut tasks = Vec::new();
+        let mut threads = Vec::new();
+        for _ in 0..n {
+            if contender.blocking() {
+                let gate = Arc::clone(&gate);
+                threads.push(
+                    std::thread::Builder::new()
+                        .stack_size(2 << 20)
+                        .spawn(move || crate::floor::run(workload::HELD, &gate))
+                        .context("starting a floor thread")?,
+                );
+            } else {
+                let contender = contender.clone();
+                let gate = Arc::clone(&gate);
+                tasks.push(tokio::spawn(async move {
+                    let tools = workload::tools(&gate)?;
+                    contender.run(workload::HELD, &tools, &gate).await
+                }));
+            }
+        }
+        let waiting = Instant::now();
+        while gate.arrived() < n {
+            if waiting.elapsed() > Duration::from_secs(300) {
+                gate.open();
+                bail!("only {} of {n} executions got in flight", gate.arrived());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let during = rss::tree_bytes();
+        gate.open();
+        for task in tasks {
+            task.await??;
+        }
+        for thread in threads {
+            let result = thread
+                .join()
+                .map_err(|_| anyhow::anyhow!("a floor thread panicked"))?;
+            crate::contender::check(Kind::Floor, workload::HELD, &result)?;
+        }
+        per_execution.push(during.saturating_sub(before) as f64 / n as f64);
+    }
+    Ok(median(&mut per_execution))
+}
+
+/// The CLI: `wasmwire run -` of `return 1` as a whole process. Seconds.
+/// `None` for the floor, which has no CLI.
+pub async fn cli(kind: Kind, paths: &Paths, plan: &Plan) -> anyhow::Result<Option<f64>> {
+    let mut args: Vec<String> = vec!["run".into()];
+    match kind {
+        Kind::Wasm => {}
+        Kind::Process => {
+            args.push("--child".into());
+            args.push(format!("exec '{}'", paths.native_guest.display()));
+        }
+        Kind::Node => {
+            args.push("--child".into());
+            args.push(format!("exec node '{}'", paths.node_child.display()));
+            args.push("--max-memory".into());
+            args.push("0".into());
+        }
+        Kind::Floor => return Ok(None),
+    }
+    args.push("-".into());
+    let cli = paths.cli.clone();
+    let runs = plan.cli;
+    let seconds = tokio::task::spawn_blocking(move || -> anyhow::Result<f64> {
+        let mut samples = Vec::with_capacity(runs);
+        // The first run fills the compiled-component cache; it is not timed.
+        for i in 0..=runs {
+            let started = Instant::now();
+            let mut child = std::process::Command::new(&cli)
+                .args(&args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .with_context(|| format!("running {}", cli.display()))?;
+            if let Some(mut stdin) = child.stdin.take() {
+                use std::io::Write;
+                stdin.write_all(workload::TRIVIAL.as_bytes())?;
+            }
+            let output = child.wait_with_output()?;
+            let took = started.elapsed().as_secs_f64();
+            let line = String::from_utf8_lossy(&output.stdout);
+            if !output.status.success() || !line.contains(r#""value":"1""#) {
+                bail!(
+                    "{} {}: {line} {}",
+                    cli.display(),
+                    args.join(" "),
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+            if i > 0 {
+                samples.push(took);
+            }
+        }
+        Ok(median(&mut samples))
+    })
+    .await??;
+    Ok(Some(seconds))
+}

@@ -1,0 +1,269 @@
+//! `wasmwire-bench`: wasmwire against its peers, measured side by side in
+//! one run on one machine, printed as one table (issue 6).
+//!
+//! The contenders run the same JavaScript programs with the same tools
+//! (`echo`, `hold`; see `workload.rs`):
+//!
+//! 1. **wasmwire wasm**: the product, `Sandbox::new` with its defaults;
+//! 2. **process (native)**: wasmwire's process backend running the same
+//!    evaluator compiled natively (`target/release/wasmwire-guest`);
+//! 3. **node:vm child**: a Node.js child speaking wire (`node/child.js`);
+//! 4. **in-process QuickJS**: the evaluator linked into this process, tools
+//!    called directly: no isolation, no protocol (the floor).
+//!
+//! ```text
+//! wasmwire-bench [--quick] [--only wasm,process,node,floor]
+//!                [--no-preinit] [--no-pooling]
+//!                [--figures overhead,round-trip,fan-out,throughput,memory,compute,cli]
+//! ```
+//!
+//! `--quick` divides the run counts by ten (a smoke test). `--no-preinit`
+//! and `--no-pooling` turn the wasm backend's optimisations off one at a
+//! time, to measure what each buys; `--figures` measures only some figures
+//! (to profile one). Progress goes to stderr; the table
+//! (Markdown) to stdout.
+
+mod contender;
+mod figures;
+mod floor;
+mod rss;
+mod table;
+mod workload;
+
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use wasmwire::wasm::EngineOptions;
+
+use contender::{Contender, Kind, Paths, WasmConfig};
+use figures::Plan;
+use table::{Row, Table, Unit};
+
+/// The command line.
+#[derive(Debug, Default)]
+struct Args {
+    quick: bool,
+    only: Option<Vec<Kind>>,
+    no_preinit: bool,
+    no_pooling: bool,
+    /// Only these figures (for profiling one of them).
+    figures: Option<Vec<String>>,
+}
+
+impl Args {
+    fn parse() -> anyhow::Result<Self> {
+        let mut args = Args::default();
+        let mut it = std::env::args().skip(1);
+        while let Some(arg) = it.next() {
+            match arg.as_str() {
+                "--quick" => args.quick = true,
+                "--no-preinit" => args.no_preinit = true,
+                "--no-pooling" => args.no_pooling = true,
+                "--figures" => {
+                    let list = it.next().context("--figures needs a list")?;
+                    args.figures = Some(list.split(',').map(str::to_string).collect());
+                }
+                "--only" => {
+                    let list = it.next().context("--only needs a list")?;
+                    let mut kinds = Vec::new();
+                    for name in list.split(',') {
+                        match Kind::ALL.iter().find(|k| k.flag() == name) {
+                            Some(kind) => kinds.push(*kind),
+                            None => bail!("unknown contender {name:?}"),
+                        }
+                    }
+                    args.only = Some(kinds);
+                }
+                "-h" | "--help" => {
+                    println!(
+                        "wasmwire-bench [--quick] [--only wasm,process,node,floor] [--no-preinit] [--no-pooling] [--figures overhead,round-trip,fan-out,throughput,memory,compute,cli]"
+                    );
+                    std::process::exit(0);
+                }
+                other => bail!("unknown argument {other:?} (try --help)"),
+            }
+        }
+        Ok(args)
+    }
+
+    fn wasm_config(&self) -> WasmConfig {
+        let mut engine = EngineOptions::default();
+        if self.no_preinit {
+            engine.pre_initialize = false;
+        }
+        if self.no_pooling {
+            engine.pooling = None;
+        }
+        WasmConfig {
+            engine: Some(engine),
+        }
+    }
+}
+
+/// Every figure of one contender.
+#[derive(Debug, Default, Clone, Copy)]
+struct Figures {
+    overhead: Option<f64>,
+    round_trip: Option<f64>,
+    fan_out: Option<f64>,
+    throughput: Option<f64>,
+    memory: Option<f64>,
+    memory_at_once: usize,
+    fib: Option<f64>,
+    json: Option<f64>,
+    cli: Option<f64>,
+}
+
+async fn measure(
+    contender: &Contender,
+    paths: &Paths,
+    plan: &Plan,
+    cores: usize,
+    only: Option<&[String]>,
+) -> anyhow::Result<Figures> {
+    let name = contender.kind.name();
+    let selected = |figure: &str| only.is_none_or(|only| only.iter().any(|f| f == figure));
+    let wanted = |figure: &str| {
+        let yes = selected(figure);
+        if yes {
+            eprintln!("bench: {name}: {figure}");
+        }
+        yes
+    };
+    eprintln!("bench: {name}: warming up");
+    figures::warm_up(contender, plan).await?;
+    let mut f = Figures {
+        memory_at_once: plan.memory_at_once,
+        ..Figures::default()
+    };
+    // The call figures subtract the overhead, so they need it.
+    let calls = selected("round-trip") || selected("fan-out");
+    if wanted("overhead") || calls {
+        f.overhead = Some(figures::overhead(contender, plan).await?);
+    }
+    let overhead = f.overhead.unwrap_or(0.0);
+    if wanted("round-trip") {
+        f.round_trip = Some(figures::round_trip(contender, plan, overhead).await?);
+    }
+    if wanted("fan-out") {
+        f.fan_out = Some(figures::fan_out(contender, plan, overhead).await?);
+    }
+    if wanted("throughput") {
+        f.throughput = Some(figures::throughput(contender, plan, cores).await?);
+    }
+    if wanted("memory") {
+        f.memory = Some(figures::memory(contender, plan).await?);
+    }
+    if wanted("compute") {
+        f.fib = Some(figures::compute(contender, plan, workload::FIB).await?);
+        f.json = Some(figures::compute(contender, plan, workload::JSON_ROUND_TRIPS).await?);
+    }
+    if wanted("cli") {
+        f.cli = figures::cli(contender.kind, paths, plan).await?;
+    }
+    Ok(f)
+}
+
+async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
+    let paths = Paths::beside_this_binary()?;
+    let kinds = args.only.clone().unwrap_or_else(|| Kind::ALL.to_vec());
+    let wasm = args.wasm_config();
+    let started = Instant::now();
+    let mut columns = Vec::new();
+    for kind in kinds {
+        eprintln!("bench: {}: setting up", kind.name());
+        let Some(contender) = Contender::new(kind, &paths, &wasm)? else {
+            eprintln!("bench: {}: not available here, skipped", kind.name());
+            continue;
+        };
+        let plan = Plan::for_kind(kind, args.quick);
+        let figures = measure(&contender, &paths, &plan, cores, args.figures.as_deref()).await?;
+        columns.push((kind, figures));
+    }
+
+    let floor = |f: &Figures, pick: fn(&Figures) -> Option<f64>| {
+        let base = columns
+            .iter()
+            .find(|(k, _)| *k == Kind::Floor)
+            .and_then(|(_, f)| pick(f))?;
+        Some(pick(f)? / base)
+    };
+    let mut table = Table::new(columns.iter().map(|(k, _)| *k).collect());
+    let row = |figure: &str, unit, pick: &dyn Fn(&Figures) -> Option<f64>| Row {
+        figure: figure.to_string(),
+        unit,
+        values: columns.iter().map(|(_, f)| pick(f)).collect(),
+    };
+    let at_once: Vec<String> = columns
+        .iter()
+        .map(|(k, f)| format!("{} {}", k.flag(), f.memory_at_once))
+        .collect();
+    table.push(row(
+        "per-execution overhead, `return 1` (median, lower is better)",
+        Unit::Micros,
+        &|f| f.overhead,
+    ));
+    table.push(row(
+        "tool-call round trip, sequential `await echo(i)` x1000 (per call)",
+        Unit::Micros,
+        &|f| f.round_trip,
+    ));
+    table.push(row(
+        "fan-out, `Promise.all` of 1000 calls (calls/s, higher is better)",
+        Unit::Rate,
+        &|f| f.fan_out,
+    ));
+    table.push(row(
+        &format!("throughput, trivial executions/s, {cores} cores busy (higher is better)"),
+        Unit::Rate,
+        &|f| f.throughput,
+    ));
+    table.push(row(
+        &format!(
+            "memory, RSS per in-flight execution ({} at once)",
+            at_once.join(", ")
+        ),
+        Unit::MiB,
+        &|f| f.memory,
+    ));
+    table.push(row("compute, fib(27)", Unit::Millis, &|f| f.fib));
+    table.push(row(
+        "compute, fib(27) relative to the floor",
+        Unit::Times,
+        &|f| floor(f, |f| f.fib),
+    ));
+    table.push(row("compute, 20k JSON round-trips", Unit::Millis, &|f| {
+        f.json
+    }));
+    table.push(row(
+        "compute, JSON round-trips relative to the floor",
+        Unit::Times,
+        &|f| floor(f, |f| f.json),
+    ));
+    table.push(row(
+        "CLI `wasmwire run` of `return 1`, whole process (median)",
+        Unit::Millis,
+        &|f| f.cli,
+    ));
+
+    println!(
+        "wasmwire-bench: {cores} cores, {} run, {:.0} s",
+        if args.quick { "quick" } else { "full" },
+        started.elapsed().as_secs_f64()
+    );
+    println!();
+    print!("{}", table.markdown());
+    Ok(())
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse()?;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cores)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    // On a worker thread, as a server's request handler would be.
+    runtime.block_on(async move { tokio::spawn(bench(args, cores)).await? })
+}

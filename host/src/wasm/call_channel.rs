@@ -1,0 +1,412 @@
+//! The call channel as the child's WASI stdin and stdout, with no helper task.
+//!
+//! wasmtime-wasi's own adapters (`AsyncStdinStream`, `AsyncStdoutStream`)
+//! move bytes through a background task each, so every tool call would
+//! cross two more tasks (and often two threads) on its way. These streams
+//! instead read and write the parent's byte streams directly from the
+//! child's own task: a write goes straight into the stream, and a blocked
+//! read waits on the stream itself.
+//!
+//! Every handle the child opens on its stdin (or stdout) shares one state,
+//! as WASI requires. A stream is only ever used from the child's Store, so
+//! the lock is never contended; it exists because the traits require `Sync`.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use bytes::{Bytes, BytesMut};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::Mutex;
+use wasmtime_wasi::cli::{IsTerminal, StdinStream, StdoutStream};
+use wasmtime_wasi::p2::{InputStream, OutputStream, Pollable, StreamError, StreamResult};
+
+/// The most bytes read from the parent at a time (a guest asks for 64 KiB).
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Bytes the child may have written and the parent not yet taken before
+/// its writes wait: one write permit.
+pub const WRITE_BUDGET: usize = 64 * 1024;
+
+type Reader = Box<dyn AsyncRead + Send + Sync + Unpin>;
+type Writer = Box<dyn AsyncWrite + Send + Sync + Unpin>;
+
+/// How a direction of the channel ended, if it did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum End {
+    Open,
+    Closed,
+    Failed(String),
+}
+
+impl End {
+    /// A write error: a parent that stopped reading has closed the channel.
+    fn from_write(e: &std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            End::Closed
+        } else {
+            End::Failed(e.to_string())
+        }
+    }
+
+    fn error(&self) -> Option<StreamError> {
+        match self {
+            End::Open => None,
+            End::Closed => Some(StreamError::Closed),
+            End::Failed(why) => Some(StreamError::LastOperationFailed(wasmtime::format_err!(
+                "{why}"
+            ))),
+        }
+    }
+}
+
+struct Inbound {
+    reader: Reader,
+    /// Read from the parent, not yet taken by the child.
+    ready: BytesMut,
+    scratch: Box<[u8]>,
+    end: End,
+}
+
+impl Inbound {
+    /// Reads what the parent has sent into `ready`; `Ready` once there is
+    /// something to hand out or the stream has ended.
+    fn fill(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        if !self.ready.is_empty() || self.end != End::Open {
+            return Poll::Ready(());
+        }
+        if self.scratch.is_empty() {
+            self.scratch = vec![0; READ_CHUNK].into_boxed_slice();
+        }
+        let mut buf = ReadBuf::new(&mut self.scratch);
+        match Pin::new(&mut self.reader).poll_read(cx, &mut buf) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(Ok(())) if buf.filled().is_empty() => self.end = End::Closed,
+            Poll::Ready(Ok(())) => self.ready.extend_from_slice(buf.filled()),
+            Poll::Ready(Err(e)) => self.end = End::Failed(e.to_string()),
+        }
+        Poll::Ready(())
+    }
+
+    fn take(&mut self, size: usize) -> StreamResult<Bytes> {
+        if size == 0 {
+            return Ok(Bytes::new());
+        }
+        // Without waiting: whatever is there already.
+        let _ = self.fill(&mut Context::from_waker(Waker::noop()));
+        if !self.ready.is_empty() {
+            let n = size.min(self.ready.len());
+            return Ok(self.ready.split_to(n).freeze());
+        }
+        match self.end.error() {
+            Some(error) => Err(error),
+            None => Ok(Bytes::new()),
+        }
+    }
+}
+
+/// The child's stdin: the parent's Responses.
+#[derive(Clone)]
+pub struct CallIn(Arc<Mutex<Inbound>>);
+
+impl CallIn {
+    /// A stdin reading from `reader`.
+    pub fn new(reader: Reader) -> Self {
+        CallIn(Arc::new(Mutex::new(Inbound {
+            reader,
+            ready: BytesMut::new(),
+            scratch: Box::default(),
+            end: End::Open,
+        })))
+    }
+}
+
+impl IsTerminal for CallIn {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdinStream for CallIn {
+    fn p2_stream(&self) -> Box<dyn InputStream> {
+        Box::new(self.clone())
+    }
+
+    fn async_stream(&self) -> Box<dyn AsyncRead + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl InputStream for CallIn {
+    fn read(&mut self, size: usize) -> StreamResult<Bytes> {
+        match self.0.try_lock() {
+            Ok(mut inbound) => inbound.take(size),
+            Err(_) => Err(StreamError::trap("concurrent reads of stdin")),
+        }
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for CallIn {
+    async fn ready(&mut self) {
+        let mut inbound = self.0.lock().await;
+        std::future::poll_fn(|cx| inbound.fill(cx)).await;
+    }
+}
+
+impl AsyncRead for CallIn {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let Ok(mut inbound) = self.0.try_lock() else {
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        };
+        if inbound.fill(cx).is_pending() {
+            return Poll::Pending;
+        }
+        if !inbound.ready.is_empty() {
+            let n = buf.remaining().min(inbound.ready.len());
+            buf.put_slice(&inbound.ready.split_to(n));
+            return Poll::Ready(Ok(()));
+        }
+        Poll::Ready(match &inbound.end {
+            End::Failed(why) => Err(std::io::Error::other(why.clone())),
+            End::Open | End::Closed => Ok(()),
+        })
+    }
+}
+
+struct Outbound {
+    writer: Writer,
+    /// Written by the child, not yet taken by the parent's stream.
+    pending: BytesMut,
+    end: End,
+}
+
+impl Outbound {
+    /// Writes `bytes` into the parent's stream as far as it takes them now,
+    /// and keeps the rest.
+    fn push(&mut self, mut bytes: Bytes) {
+        if self.pending.is_empty() {
+            let mut cx = Context::from_waker(Waker::noop());
+            while !bytes.is_empty() {
+                match Pin::new(&mut self.writer).poll_write(&mut cx, &bytes) {
+                    Poll::Ready(Ok(0)) => {
+                        self.end = End::Closed;
+                        return;
+                    }
+                    Poll::Ready(Ok(n)) => drop(bytes.split_to(n)),
+                    Poll::Ready(Err(e)) => {
+                        self.end = End::from_write(&e);
+                        return;
+                    }
+                    Poll::Pending => break,
+                }
+            }
+        }
+        self.pending.extend_from_slice(&bytes);
+    }
+
+    /// Moves what is pending into the parent's stream; `Ready` once all of
+    /// it is there (or the stream has ended).
+    fn drain(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        while !self.pending.is_empty() && self.end == End::Open {
+            match Pin::new(&mut self.writer).poll_write(cx, &self.pending) {
+                Poll::Ready(Ok(0)) => self.end = End::Closed,
+                Poll::Ready(Ok(n)) => drop(self.pending.split_to(n)),
+                Poll::Ready(Err(e)) => self.end = End::from_write(&e),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        if self.end == End::Open {
+            return match Pin::new(&mut self.writer).poll_flush(cx) {
+                Poll::Pending => Poll::Pending,
+                Poll::Ready(Ok(())) => Poll::Ready(()),
+                Poll::Ready(Err(e)) => {
+                    self.end = End::from_write(&e);
+                    Poll::Ready(())
+                }
+            };
+        }
+        Poll::Ready(())
+    }
+
+    fn permit(&mut self) -> StreamResult<usize> {
+        let _ = self.drain(&mut Context::from_waker(Waker::noop()));
+        match self.end.error() {
+            Some(error) => Err(error),
+            None => Ok(WRITE_BUDGET.saturating_sub(self.pending.len())),
+        }
+    }
+}
+
+/// The child's stdout: its Requests.
+#[derive(Clone)]
+pub struct CallOut(Arc<Mutex<Outbound>>);
+
+impl CallOut {
+    /// A stdout writing to `writer`.
+    pub fn new(writer: Writer) -> Self {
+        CallOut(Arc::new(Mutex::new(Outbound {
+            writer,
+            pending: BytesMut::new(),
+            end: End::Open,
+        })))
+    }
+}
+
+impl IsTerminal for CallOut {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for CallOut {
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+
+    fn async_stream(&self) -> Box<dyn AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl OutputStream for CallOut {
+    fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
+        let Ok(mut outbound) = self.0.try_lock() else {
+            return Err(StreamError::trap("concurrent writes to stdout"));
+        };
+        let permit = outbound.permit()?;
+        if bytes.len() > permit {
+            return Err(StreamError::trap(
+                "a write larger than its check-write permit",
+            ));
+        }
+        outbound.push(bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> StreamResult<()> {
+        match self.0.try_lock() {
+            // Flushing completes in `ready`; only an ended stream fails here.
+            Ok(mut outbound) => outbound.permit().map(drop),
+            Err(_) => Err(StreamError::trap("concurrent flushes of stdout")),
+        }
+    }
+
+    fn check_write(&mut self) -> StreamResult<usize> {
+        match self.0.try_lock() {
+            Ok(mut outbound) => outbound.permit(),
+            Err(_) => Err(StreamError::trap("concurrent writes to stdout")),
+        }
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for CallOut {
+    async fn ready(&mut self) {
+        let mut outbound = self.0.lock().await;
+        std::future::poll_fn(|cx| outbound.drain(cx)).await;
+    }
+}
+
+impl AsyncWrite for CallOut {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let Ok(mut outbound) = self.0.try_lock() else {
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        };
+        if outbound.drain(cx).is_pending() {
+            return Poll::Pending;
+        }
+        match &outbound.end {
+            End::Open => {
+                outbound.push(Bytes::copy_from_slice(buf));
+                Poll::Ready(Ok(buf.len()))
+            }
+            End::Closed => Poll::Ready(Err(std::io::ErrorKind::BrokenPipe.into())),
+            End::Failed(why) => Poll::Ready(Err(std::io::Error::other(why.clone()))),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let Ok(mut outbound) = self.0.try_lock() else {
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        };
+        outbound.drain(cx).map(Ok)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.poll_flush(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime")
+            .block_on(f)
+    }
+
+    #[test]
+    fn bytes_written_arrive_and_eof_reads_as_closed() {
+        block_on(async {
+            let (parent, child) = tokio::io::duplex(1024);
+            let (parent_read, mut parent_write) = tokio::io::split(parent);
+            let (child_read, child_write) = tokio::io::split(child);
+            let mut stdin = CallIn::new(Box::new(child_read));
+            let mut stdout = CallOut::new(Box::new(child_write));
+
+            assert_eq!(stdout.check_write().expect("open"), WRITE_BUDGET);
+            stdout
+                .write(Bytes::from_static(b"request"))
+                .expect("written");
+            stdout.ready().await;
+            let mut got = vec![0; 7];
+            let mut parent_read = parent_read;
+            tokio::io::AsyncReadExt::read_exact(&mut parent_read, &mut got)
+                .await
+                .expect("the parent reads it");
+            assert_eq!(got, b"request");
+
+            assert!(stdin.read(16).expect("open").is_empty(), "nothing yet");
+            tokio::io::AsyncWriteExt::write_all(&mut parent_write, b"answer")
+                .await
+                .expect("the parent writes");
+            stdin.ready().await;
+            assert_eq!(stdin.read(3).expect("open"), Bytes::from_static(b"ans"));
+            assert_eq!(stdin.read(16).expect("open"), Bytes::from_static(b"wer"));
+            // The parent closes the channel: both of its halves go.
+            drop((parent_read, parent_write));
+            stdin.ready().await;
+            assert!(matches!(stdin.read(16), Err(StreamError::Closed)));
+        });
+    }
+
+    #[test]
+    fn a_write_past_the_permit_traps_and_a_closed_parent_is_closed() {
+        block_on(async {
+            let (parent, child) = tokio::io::duplex(16);
+            let mut stdout = CallOut::new(Box::new(child));
+            let too_big = Bytes::from(vec![1; WRITE_BUDGET + 1]);
+            assert!(matches!(stdout.write(too_big), Err(StreamError::Trap(_))));
+            drop(parent);
+            stdout.write(Bytes::from_static(b"x")).expect("accepted");
+            assert!(matches!(stdout.check_write(), Err(StreamError::Closed)));
+        });
+    }
+}
