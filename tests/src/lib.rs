@@ -139,7 +139,15 @@ pub async fn assert_still_healthy(sandbox: &Sandbox) {
 ///
 /// The whole process: in a test binary that runs other tests at the same
 /// time, it counts their memory too, so bounds on it must allow for that.
+/// glibc's allocator is first asked to hand back the free memory it holds
+/// (`malloc_trim`), so that the figure is what is live, not what the
+/// allocator happened to keep after a peak.
 pub fn rss_bytes() -> u64 {
+    // SAFETY: malloc_trim only releases free heap memory; it has no
+    // preconditions.
+    unsafe {
+        libc::malloc_trim(0);
+    }
     let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
     let kib: u64 = status
         .lines()

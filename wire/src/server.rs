@@ -10,9 +10,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
@@ -262,7 +264,7 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
                         Ok((task, response)) => (task, response),
                         Err(e) => {
                             let id = self.tasks.get(&e.id()).cloned().unwrap_or_default();
-                            (e.id(), Response::failure(id, FailureKind::Unknown, "the tool's handler panicked"))
+                            (e.id(), handler_panicked(id))
                         }
                     };
                     if let Some(id) = self.tasks.remove(&task) {
@@ -321,11 +323,22 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
         let handler = self.handler.clone();
         let tally = self.tally.clone();
         let max_bytes = self.options.max_bytes;
-        let task = self
-            .calls
-            .spawn(async move { answer(&*handler, call, &tally, max_bytes).await });
-        self.tasks.insert(task.id(), request.id.clone());
-        self.in_flight.insert(request.id);
+        let mut answering =
+            Box::pin(async move { answer(&*handler, call, &tally, max_bytes).await });
+        // Fast path: a handler that is ready at once (a lookup, a cache hit)
+        // is answered here, without a task and its cross-thread hand-off.
+        // A future must re-register its waker each time it is polled, so one
+        // polled here with a no-op waker and then spawned loses nothing.
+        let mut cx = Context::from_waker(Waker::noop());
+        match catch_unwind(AssertUnwindSafe(|| answering.as_mut().poll(&mut cx))) {
+            Ok(Poll::Ready(response)) => self.send(&response),
+            Ok(Poll::Pending) => {
+                let task = self.calls.spawn(answering);
+                self.tasks.insert(task.id(), request.id.clone());
+                self.in_flight.insert(request.id);
+            }
+            Err(_) => self.send(&handler_panicked(request.id)),
+        }
         Ok(())
     }
 
@@ -349,6 +362,12 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
         // is going away and the read side will see it.
         let _ = self.tx.send(frame);
     }
+}
+
+/// The answer to a call whose handler panicked: the handler's bug, reported
+/// to the program as an unclassified failure instead of taking the server down.
+fn handler_panicked(id: String) -> Response {
+    Response::failure(id, FailureKind::Unknown, "the tool's handler panicked")
 }
 
 /// Runs one call under its deadline and turns its outcome into a Response.
