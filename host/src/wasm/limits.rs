@@ -160,21 +160,19 @@ impl ResourceLimiter for MemoryLimiter {
 mod tests {
     use super::*;
 
+    fn grow(limiter: &mut MemoryLimiter, current: usize, desired: usize) -> bool {
+        limiter
+            .memory_growing(current, desired, None)
+            .expect("the limiter never errors")
+    }
+
     const PAGE: usize = 64 * 1024;
 
     #[test]
     fn growth_up_to_the_cap_is_allowed() {
         let mut limiter = MemoryLimiter::new(4 * PAGE as u64);
-        assert!(
-            limiter
-                .memory_growing(0, 2 * PAGE, None)
-                .expect("the limiter never errors")
-        );
-        assert!(
-            limiter
-                .memory_growing(2 * PAGE, 4 * PAGE, None)
-                .expect("the limiter never errors")
-        );
+        assert!(grow(&mut limiter, 0, 2 * PAGE));
+        assert!(grow(&mut limiter, 2 * PAGE, 4 * PAGE));
         assert_eq!(limiter.refused(), None);
         assert_eq!(limiter.peak(), 4 * PAGE as u64);
     }
@@ -182,16 +180,8 @@ mod tests {
     #[test]
     fn growth_past_the_cap_is_refused_and_recorded() {
         let mut limiter = MemoryLimiter::new(4 * PAGE as u64);
-        assert!(
-            limiter
-                .memory_growing(0, 3 * PAGE, None)
-                .expect("the limiter never errors")
-        );
-        assert!(
-            !limiter
-                .memory_growing(3 * PAGE, 5 * PAGE, None)
-                .expect("the limiter never errors")
-        );
+        assert!(grow(&mut limiter, 0, 3 * PAGE));
+        assert!(!grow(&mut limiter, 3 * PAGE, 5 * PAGE));
         assert_eq!(
             limiter.refused(),
             Some(Refusal::Memory {
@@ -204,28 +194,16 @@ mod tests {
     #[test]
     fn the_cap_is_on_the_sum_of_all_memories() {
         let mut limiter = MemoryLimiter::new(4 * PAGE as u64);
-        assert!(
-            limiter
-                .memory_growing(0, 3 * PAGE, None)
-                .expect("the limiter never errors")
-        );
+        assert!(grow(&mut limiter, 0, 3 * PAGE));
         // A second memory of two pages would bring the sum to five.
-        assert!(
-            !limiter
-                .memory_growing(0, 2 * PAGE, None)
-                .expect("the limiter never errors")
-        );
+        assert!(!grow(&mut limiter, 0, 2 * PAGE));
         assert!(limiter.refused().is_some());
     }
 
     #[test]
     fn no_cap_allows_growth_up_to_the_memory_maximum() {
         let mut limiter = MemoryLimiter::new(0);
-        assert!(
-            limiter
-                .memory_growing(0, 1 << 30, None)
-                .expect("the limiter never errors")
-        );
+        assert!(grow(&mut limiter, 0, 1 << 30));
         assert!(
             !limiter
                 .memory_growing(0, 2 * PAGE, Some(PAGE))
