@@ -34,38 +34,8 @@ const CLANG_RT: &str = "/usr/lib/llvm-19/lib/clang/19/lib/wasi/libclang_rt.built
 const SETUP_HINT: &str = "run `scripts/setup` once: it installs clang-19, lld-19, wasi-libc and \
      libclang-rt-19-dev-wasm32 with apt-get and runs `rustup target add wasm32-wasip2`";
 
-/// Environment the outer cargo sets for this script, or that a user set for
-/// the outer build, and that would change or break the nested build:
-/// flags for the host target, the outer target directory and target, the
-/// clippy driver (a different fingerprint would rebuild the guest on every
-/// switch between `cargo build` and `cargo clippy`). The jobserver
-/// (`CARGO_MAKEFLAGS`) is inherited on purpose: the nested build then shares
-/// the outer build's job slots instead of starting as many again.
-const NOT_INHERITED: &[&str] = &[
-    "RUSTFLAGS",
-    "CARGO_ENCODED_RUSTFLAGS",
-    "CARGO_BUILD_RUSTFLAGS",
-    "RUSTDOCFLAGS",
-    "CARGO_ENCODED_RUSTDOCFLAGS",
-    "CARGO_TARGET_DIR",
-    "CARGO_BUILD_TARGET",
-    "CARGO_BUILD_TARGET_DIR",
-    "RUSTC_WORKSPACE_WRAPPER",
-    "RUSTC_LINKER",
-    "CARGO_MANIFEST_DIR",
-    "CARGO_MANIFEST_PATH",
-    "CARGO_MANIFEST_LINKS",
-    "CARGO_PRIMARY_PACKAGE",
-    "OUT_DIR",
-    "TARGET",
-    "HOST",
-    "NUM_JOBS",
-    "OPT_LEVEL",
-    "DEBUG",
-    "PROFILE",
-];
-/// Prefixes of per-package variables the outer cargo sets for this script.
-const NOT_INHERITED_PREFIXES: &[&str] = &["CARGO_FEATURE_", "CARGO_CFG_", "CARGO_PKG_", "DEP_"];
+#[path = "../buildsupport/nested_cargo.rs"]
+mod nested_cargo;
 
 fn main() -> ExitCode {
     match build() {
@@ -96,7 +66,7 @@ fn build() -> Result<(), String> {
         return Ok(());
     }
 
-    let guest_target_dir = target_dir(&out_dir, &workspace).join("guest-wasm");
+    let guest_target_dir = nested_cargo::target_dir(&out_dir, &workspace).join("guest-wasm");
     let wasi_sdk = wasi_sdk(&guest_target_dir)?;
     check_rust_target()?;
 
@@ -123,16 +93,7 @@ fn build() -> Result<(), String> {
         .args(["--config", "profile.release.debug=false"])
         .args(["--config", "profile.release.strip=\"debuginfo\""])
         .env("WASI_SDK", &wasi_sdk);
-    for (name, _) in env::vars_os() {
-        let name_text = name.to_string_lossy();
-        if NOT_INHERITED.contains(&name_text.as_ref())
-            || NOT_INHERITED_PREFIXES
-                .iter()
-                .any(|p| name_text.starts_with(p))
-        {
-            command.env_remove(&name);
-        }
-    }
+    nested_cargo::scrub_environment(&mut command);
     let status = command
         .status()
         .map_err(|e| format!("could not run cargo to build the guest: {e}"))?;
@@ -182,6 +143,7 @@ fn watch(workspace: &Path) {
         "Cargo.toml",
         "Cargo.lock",
         ".cargo/config.toml",
+        "buildsupport/nested_cargo.rs",
     ] {
         let path = workspace.join(path);
         // A path that does not exist would make cargo rerun this every time.
@@ -191,18 +153,6 @@ fn watch(workspace: &Path) {
     }
     println!("cargo::rerun-if-env-changed=WASI_SDK");
     println!("cargo::rerun-if-env-changed={PREBUILT}");
-}
-
-/// The outer target directory: the ancestor of OUT_DIR above `<profile>/build`
-/// (it honours `--target-dir` and `CARGO_TARGET_DIR` alike), else
-/// `<workspace>/target`.
-fn target_dir(out_dir: &Path, workspace: &Path) -> PathBuf {
-    out_dir
-        .ancestors()
-        .find(|dir| dir.file_name().is_some_and(|name| name == "build"))
-        .and_then(|build| build.parent()?.parent())
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| workspace.join("target"))
 }
 
 /// `WASI_SDK` if the user set one, else a wasi-sdk-shaped directory of

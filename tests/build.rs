@@ -5,9 +5,11 @@
 
 use std::env;
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+#[path = "../buildsupport/nested_cargo.rs"]
+mod nested_cargo;
 #[path = "src/probe_build.rs"]
 mod probe_build;
 
@@ -32,6 +34,7 @@ fn build() -> Result<(), String> {
     let host = var("HOST")?;
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-changed=src/probe_build.rs");
+    println!("cargo::rerun-if-changed=../buildsupport/nested_cargo.rs");
     for source in probe_build::SOURCES {
         println!(
             "cargo::rerun-if-changed={}",
@@ -40,7 +43,7 @@ fn build() -> Result<(), String> {
     }
 
     let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
-    let target_dir = target_dir(&out_dir, &workspace).join("probe-wasm");
+    let target_dir = nested_cargo::target_dir(&out_dir, &workspace).join("probe-wasm");
     let built = probe_build::build(
         &cargo,
         &workspace,
@@ -54,15 +57,4 @@ fn build() -> Result<(), String> {
         println!("cargo::rustc-env={name}={}", path.display());
     }
     Ok(())
-}
-
-/// The outer target directory: the ancestor of OUT_DIR above
-/// `<profile>/build`, else `<workspace>/target`.
-fn target_dir(out_dir: &Path, workspace: &Path) -> PathBuf {
-    out_dir
-        .ancestors()
-        .find(|dir| dir.file_name().is_some_and(|name| name == "build"))
-        .and_then(|build| build.parent()?.parent())
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| workspace.join("target"))
 }

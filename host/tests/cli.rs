@@ -209,6 +209,9 @@ mod hostile;
 
 // The probe child (tests/probe-child) and its checker, shared likewise.
 #[allow(dead_code)]
+#[path = "../../buildsupport/nested_cargo.rs"]
+mod nested_cargo;
+#[allow(dead_code)]
 #[path = "../../tests/src/probe.rs"]
 mod probe;
 #[allow(dead_code)]

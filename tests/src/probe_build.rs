@@ -16,43 +16,6 @@ pub const PACKAGE: &str = "wasmwire-probe-child";
 /// The target of the probe component.
 pub const WASM_TARGET: &str = "wasm32-wasip2";
 
-/// Environment of an outer cargo (for a build script, or for a test it runs)
-/// that would change or break the nested build. The jobserver
-/// (`CARGO_MAKEFLAGS`) is kept on purpose: the nested build shares its slots.
-const NOT_INHERITED: &[&str] = &[
-    "RUSTFLAGS",
-    "CARGO_ENCODED_RUSTFLAGS",
-    "CARGO_BUILD_RUSTFLAGS",
-    "RUSTDOCFLAGS",
-    "CARGO_ENCODED_RUSTDOCFLAGS",
-    "CARGO_TARGET_DIR",
-    "CARGO_BUILD_TARGET",
-    "CARGO_BUILD_TARGET_DIR",
-    "RUSTC_WORKSPACE_WRAPPER",
-    "RUSTC_WRAPPER",
-    "RUSTC_LINKER",
-    "CARGO_MANIFEST_DIR",
-    "CARGO_MANIFEST_PATH",
-    "CARGO_MANIFEST_LINKS",
-    "CARGO_PRIMARY_PACKAGE",
-    "CARGO_CRATE_NAME",
-    "CARGO_BIN_NAME",
-    "OUT_DIR",
-    "TARGET",
-    "HOST",
-    "NUM_JOBS",
-    "OPT_LEVEL",
-    "DEBUG",
-    "PROFILE",
-];
-const NOT_INHERITED_PREFIXES: &[&str] = &[
-    "CARGO_FEATURE_",
-    "CARGO_CFG_",
-    "CARGO_PKG_",
-    "CARGO_BIN_EXE_",
-    "DEP_",
-];
-
 /// The probe's sources, relative to the workspace: a change to any of them
 /// makes the nested build rebuild it.
 pub const SOURCES: &[&str] = &[
@@ -85,16 +48,7 @@ pub fn build(
     for target in targets {
         command.args(["--target", target]);
     }
-    for (name, _) in std::env::vars_os() {
-        let name_text = name.to_string_lossy();
-        if NOT_INHERITED.contains(&name_text.as_ref())
-            || NOT_INHERITED_PREFIXES
-                .iter()
-                .any(|p| name_text.starts_with(p))
-        {
-            command.env_remove(&name);
-        }
-    }
+    crate::nested_cargo::scrub_environment(&mut command);
     let status = command
         .status()
         .map_err(|e| format!("could not run cargo to build the probe child: {e}"))?;
