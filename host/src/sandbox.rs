@@ -179,9 +179,8 @@ impl Sandbox {
         tokio::pin!(serving);
         let mut exit = child.exit;
         let wall_clock = (!budget.wall_clock.is_zero()).then_some(budget.wall_clock);
-        let never = CancellationToken::new();
         let starting =
-            Starter::new(child.start_reader, child.start_writer).start(&start, &never, wall_clock);
+            Starter::new(child.start_reader, child.start_writer).start(&start, &cancel, wall_clock);
         tokio::pin!(starting);
 
         let mut serving_done = false;

@@ -27,9 +27,10 @@ async fn dynamic_import_of_host_modules_fails() {
 }
 
 #[tokio::test]
-async fn the_environment_and_arguments_are_empty() {
-    // QuickJS has no environment API; the child's WASI environment and
-    // arguments are empty too (the host gives none): there is no way to ask.
+async fn no_js_global_reaches_the_environment() {
+    // QuickJS has no environment API. That the child's WASI environment and
+    // arguments are empty is proven from inside a child by the probe
+    // component (probe.rs); here only the JS side is checked.
     let program =
         r#"return [typeof globalThis.environ, typeof globalThis.getenv, typeof globalThis.env];"#;
     assert_eq!(

@@ -156,35 +156,35 @@ mod tests {
         Engine::default()
     }
 
-    #[test]
-    fn a_compiled_component_is_stored_and_loaded_back() {
+    /// Compiles the empty component into a fresh cache directory; returns
+    /// the directory (kept alive), the engine and the cached file's path.
+    fn compiled_into_a_cache() -> (tempfile::TempDir, Engine, std::path::PathBuf) {
         let dir = tempfile::tempdir().expect("temp dir");
         let engine = engine();
-        let bytes = EMPTY_COMPONENT;
-        load_or_compile(&engine, bytes, Some(dir.path())).expect("compiles");
+        load_or_compile(&engine, EMPTY_COMPONENT, Some(dir.path())).expect("compiles");
         let path = dir
             .path()
-            .join(format!("{}.cwasm", key(&engine, bytes, b"as-is")));
+            .join(format!("{}.cwasm", key(&engine, EMPTY_COMPONENT, b"as-is")));
+        (dir, engine, path)
+    }
+
+    #[test]
+    fn a_compiled_component_is_stored_and_loaded_back() {
+        let (_dir, engine, path) = compiled_into_a_cache();
         assert!(path.exists());
         assert!(load(&engine, &path).is_some());
     }
 
     #[test]
     fn a_damaged_file_is_recompiled_not_loaded() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let engine = engine();
-        let bytes = EMPTY_COMPONENT;
-        load_or_compile(&engine, bytes, Some(dir.path())).expect("compiles");
-        let path = dir
-            .path()
-            .join(format!("{}.cwasm", key(&engine, bytes, b"as-is")));
+        let (dir, engine, path) = compiled_into_a_cache();
         let mut file = std::fs::read(&path).expect("cached");
         let last = file.len() - 1;
         file[last] ^= 0xff;
         std::fs::write(&path, &file).expect("writable");
         assert!(load(&engine, &path).is_none());
         assert!(!path.exists(), "the damaged file is removed");
-        load_or_compile(&engine, bytes, Some(dir.path())).expect("recompiles");
+        load_or_compile(&engine, EMPTY_COMPONENT, Some(dir.path())).expect("recompiles");
         assert!(load(&engine, &path).is_some());
     }
 
