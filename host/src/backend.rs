@@ -84,6 +84,23 @@ impl Backend {
         }
     }
 
+    /// Refuses `budget` before start if it asks for an item this backend
+    /// cannot hold, or for more of one than it can.
+    pub fn check(&self, budget: &Budget) -> Result<(), SandboxError> {
+        self.holds().check(self.name(), budget)?;
+        if let Backend::Wasm(child) = self
+            && budget.max_memory > child.memory_ceiling()
+        {
+            return Err(SandboxError::OverCeiling {
+                backend: self.name(),
+                item: "max_memory",
+                asked: budget.max_memory,
+                most: child.memory_ceiling(),
+            });
+        }
+        Ok(())
+    }
+
     pub fn holds(&self) -> Holds {
         match self {
             // Memory by StoreLimits, time by epochs plus a host timeout.

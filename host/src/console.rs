@@ -89,7 +89,7 @@ impl Console {
                 kept = &kept[..e.valid_up_to()];
             }
         }
-        let mut text = String::from_utf8_lossy(kept).into_owned();
+        let mut text = neutralise(&String::from_utf8_lossy(kept));
         if captured.dropped > 0 {
             if !text.is_empty() && !text.ends_with('\n') {
                 text.push('\n');
@@ -108,6 +108,30 @@ impl Console {
         // still a valid byte vector, so poisoning is ignored.
         self.shared.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// `text` with every control character (C0, DEL, C1) but newline and tab
+/// written out as `\xNN`, so that console output shown to an operator
+/// cannot move the cursor, recolour, retitle or clear a terminal (escape
+/// sequences start with ESC or the C1 CSI), or overwrite a line with `\r`.
+pub fn neutralise(text: &str) -> String {
+    if !text.chars().any(needs_escape) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if needs_escape(c) {
+            // Control characters are all below U+0100.
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
 }
 
 fn bytes(n: u64) -> String {
@@ -199,6 +223,16 @@ mod tests {
     use tokio::io::AsyncWriteExt;
 
     use super::*;
+
+    #[test]
+    fn terminal_escapes_are_written_out_not_passed_on() {
+        let console = Console::new(100);
+        console.write("\x1b[2J\x1b]0;pwned\x07red\r\u{9b}31m\ttab\n".as_bytes());
+        assert_eq!(
+            console.finish(),
+            "\\x1b[2J\\x1b]0;pwned\\x07red\\x0d\\x9b31m\ttab\n"
+        );
+    }
 
     #[test]
     fn output_under_the_cap_is_kept_whole() {

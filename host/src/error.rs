@@ -18,6 +18,30 @@ pub enum SandboxError {
         /// The budget item (`wall_clock`, `max_calls`, `max_bytes`, `max_memory`).
         item: &'static str,
     },
+    /// The execution asked for more of a budget item than this backend can hold.
+    #[error(
+        "the {backend} backend holds `{item}` only up to {most}; {asked} was asked (refusing to start rather than cap it silently)"
+    )]
+    OverCeiling {
+        /// The backend's name.
+        backend: &'static str,
+        /// The budget item.
+        item: &'static str,
+        /// What was asked.
+        asked: u64,
+        /// The most it holds.
+        most: u64,
+    },
+    /// The program is too large to send: its Start does not fit in a frame.
+    #[error(
+        "the program of {bytes} bytes is too large: its Start does not fit in a frame of {max} bytes"
+    )]
+    ProgramTooLarge {
+        /// The program's length.
+        bytes: usize,
+        /// The frame maximum.
+        max: usize,
+    },
     /// The process child could not be started.
     #[error("could not start the child process `{command}`: {source}")]
     Spawn {

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 use wire::{
-    DEFAULT_MAX_INFLIGHT, Ending, FailureKind, Server, ServerOptions, Start, Starter, StarterError,
-    VERSION,
+    DEFAULT_MAX_HELD, DEFAULT_MAX_INFLIGHT, Ending, FailureKind, MAX_FRAME_BYTES, Server,
+    ServerOptions, Start, Starter, StarterError, VERSION,
 };
 
 use crate::backend::Backend;
@@ -31,6 +31,10 @@ pub struct SandboxOptions {
     pub max_call_deadline: Option<Duration>,
     /// Bytes of console output kept per execution.
     pub console_cap: usize,
+    /// Bytes the parent holds at most for one execution on the child's
+    /// behalf: args waiting for a tool, answers not yet written, a tool's
+    /// output being read. A call that would go over is answered `limit`.
+    pub max_held: usize,
     /// How the wasm engine is built.
     pub engine: EngineOptions,
 }
@@ -41,6 +45,7 @@ impl Default for SandboxOptions {
             max_in_flight: DEFAULT_MAX_INFLIGHT,
             max_call_deadline: None,
             console_cap: DEFAULT_CONSOLE_CAP,
+            max_held: DEFAULT_MAX_HELD,
             engine: EngineOptions::default(),
         }
     }
@@ -84,6 +89,10 @@ pub struct Outcome {
     pub counts_disagree: bool,
     /// Wall time from start to Result.
     pub elapsed: Duration,
+    /// The most the parent held at once for this execution on the child's
+    /// behalf (never more than [`SandboxOptions::max_held`] plus failure
+    /// answers, whose size and number are bounded).
+    pub held_peak: usize,
 }
 
 impl Outcome {
@@ -148,8 +157,7 @@ impl Sandbox {
         cancel: CancellationToken,
     ) -> Result<Outcome, SandboxError> {
         let budget = execution.budget;
-        self.backend.holds().check(self.backend.name(), &budget)?;
-        let started = Instant::now();
+        self.backend.check(&budget)?;
         let start = Start {
             v: VERSION,
             program: execution.program.clone(),
@@ -157,6 +165,15 @@ impl Sandbox {
             budget,
             result_id: next_result_id(),
         };
+        // The caller's program must fit before anything starts: a Start
+        // that cannot be sent is the caller's error, not the child's.
+        let start_frame = wire::encode(&start).map_err(|_| SandboxError::ProgramTooLarge {
+            bytes: execution.program.len(),
+            max: MAX_FRAME_BYTES,
+        })?;
+        let started = Instant::now();
+        let wall_clock = (!budget.wall_clock.is_zero()).then_some(budget.wall_clock);
+        let out_of_time = wall_clock.map(|w| tokio::time::Instant::from_std(started) + w);
         let console = Console::new(self.options.console_cap);
         // Stops the child and the server: on cancel, and once we have our answer.
         let stop = cancel.child_token();
@@ -164,6 +181,8 @@ impl Sandbox {
 
         let server = Server::new(
             ServerOptions {
+                max_held: self.options.max_held,
+                accept_until: out_of_time,
                 max_in_flight: self.options.max_in_flight,
                 max_call_deadline: self.options.max_call_deadline,
                 max_calls: budget.max_calls,
@@ -172,16 +191,30 @@ impl Sandbox {
             Arc::new(tools.clone()),
         );
         let tally = server.tally();
+        let holdings = server.holdings();
         // The child (for the wasm backend), the Server and the Starter all
         // run in this one task: a frame handed from one to another wakes no
         // other thread.
         let serving = server.serve(child.call_reader, child.call_writer, stop.clone());
         tokio::pin!(serving);
         let mut exit = child.exit;
-        let wall_clock = (!budget.wall_clock.is_zero()).then_some(budget.wall_clock);
-        let starting =
-            Starter::new(child.start_reader, child.start_writer).start(&start, &cancel, wall_clock);
+        let starting = Starter::new(child.start_reader, child.start_writer).start_encoded(
+            &start_frame,
+            &start.result_id,
+            &cancel,
+            None,
+        );
         tokio::pin!(starting);
+        // The wall clock is polled before anything the child can keep busy:
+        // tokio's timers give way when a task has spent its cooperative
+        // budget, so a timer polled after a flooded channel would never fire.
+        let deadline = async {
+            match out_of_time {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(deadline);
 
         let mut serving_done = false;
         let mut exited: Option<ChildEnd> = None;
@@ -189,6 +222,7 @@ impl Sandbox {
             tokio::select! {
                 biased;
                 () = cancel.cancelled() => break End::Cancelled,
+                () = &mut deadline => break End::WallClock,
                 served = &mut serving, if !serving_done => {
                     serving_done = true;
                     match served {
@@ -208,14 +242,27 @@ impl Sandbox {
                     Err(StarterError::NoResult | StarterError::Send(_)) => match &exited {
                         Some(end) => End::Child(end.clone()),
                         None => {
-                            // The child is gone or going: its end says why.
-                            let deadline = wall_clock.map(|w| w.saturating_sub(started.elapsed())).unwrap_or(WIND_DOWN);
-                            match tokio::time::timeout(deadline.max(Duration::from_millis(1)), &mut exit).await {
-                                Ok(end) => {
+                            // The child is gone or going: its end says why,
+                            // unless the wall clock or a cancel comes first.
+                            let waited = async {
+                                match wall_clock {
+                                    Some(_) => (&mut deadline).await,
+                                    None => tokio::time::sleep(WIND_DOWN).await,
+                                }
+                            };
+                            tokio::select! {
+                                biased;
+                                () = cancel.cancelled() => End::Cancelled,
+                                end = &mut exit => {
                                     exited = Some(end.clone());
                                     End::Child(end)
                                 }
-                                Err(_) => End::WallClock,
+                                () = waited => match wall_clock {
+                                    Some(_) => End::WallClock,
+                                    None => End::Protocol(format!(
+                                        "on the start channel: the child closed it without a Result and was still running {WIND_DOWN:?} later"
+                                    )),
+                                },
                             }
                         }
                     },
@@ -248,6 +295,7 @@ impl Sandbox {
             counts_disagree: child_counts.is_some_and(|c| c != (calls, bytes)),
             child_counts,
             elapsed: started.elapsed(),
+            held_peak: holdings.peak(),
         })
     }
 }

@@ -224,12 +224,7 @@ mod tests {
     #[tokio::test]
     async fn an_unknown_tool_is_not_found() {
         let tools = Tools::new();
-        let call = Call {
-            id: "1".into(),
-            tool: "nope".into(),
-            args: String::new(),
-            deadline: None,
-        };
+        let call = Call::new("1", "nope", "", wire::Holdings::new(0));
         let err = tools.call(call).await.unwrap_err();
         let failure = err.downcast::<ToolFailure>().unwrap();
         assert_eq!(failure.kind, FailureKind::NotFound);

@@ -33,6 +33,30 @@ pub enum ProtocolError {
         /// Its id.
         id: String,
     },
+    /// A Request whose `id` is longer than [`crate::MAX_ID_BYTES`].
+    #[error("request id of {len} bytes is longer than the {max} bytes allowed")]
+    IdTooLong {
+        /// Its length.
+        len: usize,
+        /// The most allowed.
+        max: usize,
+    },
+    /// A successful Response or Result that carries a failure kind.
+    #[error("successful {message} {id:?} carries a failure kind")]
+    KindOnSuccess {
+        /// "Response" or "Result".
+        message: &'static str,
+        /// Its id.
+        id: String,
+    },
+    /// A successful Result whose value is not JSON text.
+    #[error("the value of successful Result {id:?} is not JSON: {why}")]
+    ValueNotJson {
+        /// Its result_id.
+        id: String,
+        /// What the JSON parser said.
+        why: String,
+    },
     /// A Result answered another Start.
     #[error("result_id {got:?} does not match the Start's {want:?}")]
     ResultIdMismatch {

@@ -84,6 +84,7 @@ mod client;
 mod codec;
 mod error;
 pub mod frame;
+mod holdings;
 mod kind;
 mod message;
 mod runner;
@@ -99,18 +100,23 @@ pub use client::{Client, ClientError, Reply};
 pub use codec::{DecodeError, decode, encode};
 pub use error::ProtocolError;
 pub use frame::{FrameDecoder, FrameError, FrameReader, write_frame};
+pub use holdings::{DEFAULT_MAX_HELD, Held, Holdings, OverHoldings};
 pub use kind::{FAILURE_KINDS, FailureKind, KindInfo, UnknownKind};
-pub use message::{Message, Request, Response, Result, Start, StartBinding, StartBudget};
+pub use message::{
+    MAX_ERROR_BYTES, MAX_ID_BYTES, Message, Request, Response, Result, Start, StartBinding,
+    StartBudget, cap_error_text,
+};
 pub use runner::{Runner, RunnerError};
 
 #[cfg(feature = "tokio")]
 pub use async_frame::{AsyncFrameReader, write_frame_async};
 #[cfg(feature = "tokio")]
 pub use server::{
-    Call, Ending, Handler, HandlerError, HandlerFuture, Server, ServerOptions, Tally,
+    Call, Ending, Handler, HandlerError, HandlerFuture, MAX_UNWRITTEN_BYTES, Server, ServerOptions,
+    Tally,
 };
 #[cfg(feature = "tokio")]
-pub use starter::{Starter, StarterError};
+pub use starter::{Starter, StarterError, check_result};
 
 /// The protocol version every message carries as `"v"`.
 pub const VERSION: u32 = 1;

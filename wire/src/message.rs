@@ -224,6 +224,32 @@ impl Result {
     }
 }
 
+/// The longest error text the parent keeps or passes on, in bytes. A tool
+/// that fails with megabytes of stderr, or a child whose Result carries a
+/// huge error, must not make the parent hold or print all of it; the text is
+/// cut at a character boundary with a marker that says how much went.
+pub const MAX_ERROR_BYTES: usize = 8 << 10;
+
+/// The longest Request `id` the parent accepts, in bytes. Ids are echoed in
+/// every Response, so bounding them bounds every answer the parent makes up
+/// itself (a failure always fits in a frame).
+pub const MAX_ID_BYTES: usize = 1024;
+
+/// `text` cut to at most [`MAX_ERROR_BYTES`] (plus a short marker).
+pub fn cap_error_text(mut text: String) -> String {
+    if text.len() <= MAX_ERROR_BYTES {
+        return text;
+    }
+    let mut end = MAX_ERROR_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    text.push_str(&format!(" [... {cut} more bytes cut]"));
+    text
+}
+
 macro_rules! message {
     ($($ty:ident),*) => {$(
         impl Message for $ty {

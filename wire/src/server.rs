@@ -1,12 +1,22 @@
 //! The parent's side of the call channel: answer Requests.
 //!
 //! The server is where the parent holds its budget (invariant 3): it counts a
-//! call when it accepts it and a value's bytes when it sends it. It answers
-//! over the in-flight cap at once with kind `limit` (invariant 4), runs each
-//! accepted call in its own task under `min(child's wish, host maximum)`,
-//! answers `transient` itself when that deadline passes, and writes each
-//! Response as soon as its call completes, whatever the request order
-//! (invariant 6).
+//! call when it accepts it, spends a value's bytes against the quota when it
+//! queues the answer, and reports as `bytes` only what it has written to the
+//! child. It answers over the in-flight cap at once with kind `limit`
+//! (invariant 4), runs each accepted call under `min(child's wish, host
+//! maximum)`, answers `transient` itself when that deadline passes, and
+//! writes each Response as soon as its call completes, whatever the request
+//! order (invariant 6). Every accepted call gets exactly one Response, or
+//! the connection ends.
+//!
+//! What the server keeps on the child's behalf is bounded by one cap, its
+//! [`Holdings`]: a call's args while its handler runs, every answer until it
+//! is written, and whatever a handler holds there itself (a tool's output
+//! being read). A call whose args or value do not fit is answered `limit` at
+//! once. Failure answers are always sent (their text is cut to
+//! [`MAX_ERROR_BYTES`](crate::MAX_ERROR_BYTES)); reading pauses while more than
+//! [`MAX_UNWRITTEN_BYTES`] of answers wait for a child that does not read.
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -25,7 +35,8 @@ use tokio_util::sync::CancellationToken;
 use crate::async_frame::{AsyncFrameReader, write_frame_async};
 use crate::codec::{decode, encode};
 use crate::error::ProtocolError;
-use crate::message::{Request, Response};
+use crate::holdings::{DEFAULT_MAX_HELD, Held, Holdings};
+use crate::message::{MAX_ID_BYTES, Request, Response, cap_error_text};
 use crate::{DEFAULT_MAX_INFLIGHT, FailureKind, MAX_FRAME_BYTES, ToolFailure};
 
 /// What a handler may fail with. A [`ToolFailure`] keeps its kind; any other
@@ -36,7 +47,7 @@ pub type HandlerError = Box<dyn std::error::Error + Send + Sync>;
 pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<String, HandlerError>> + Send>>;
 
 /// One accepted call, as a handler sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Call {
     /// The Request's id.
     pub id: String,
@@ -47,6 +58,29 @@ pub struct Call {
     /// The deadline in force for this call, if any. The server enforces it;
     /// a handler may use it to pass a deadline on.
     pub deadline: Option<Duration>,
+    /// The execution's cap on what the parent holds for the child. A handler
+    /// that gathers something large on the child's behalf (a tool's output)
+    /// holds it here as it reads, and fails the call `limit` when it does
+    /// not fit.
+    pub holdings: Holdings,
+}
+
+impl Call {
+    /// A call with no deadline, holding against `holdings`.
+    pub fn new(
+        id: impl Into<String>,
+        tool: impl Into<String>,
+        args: impl Into<String>,
+        holdings: Holdings,
+    ) -> Self {
+        Call {
+            id: id.into(),
+            tool: tool.into(),
+            args: args.into(),
+            deadline: None,
+            holdings,
+        }
+    }
 }
 
 /// Answers calls. Dropping the returned future cancels the call.
@@ -68,19 +102,27 @@ where
 /// The server's settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ServerOptions {
+    /// Bytes the parent holds for the child at most (see [`Holdings`]).
+    pub max_held: usize,
+    /// From this instant on (the execution's wall clock) no call is accepted:
+    /// each is answered `limit` at once.
+    pub accept_until: Option<tokio::time::Instant>,
     /// Calls in flight at once; one more is answered `limit` at once.
     pub max_in_flight: usize,
     /// The host's maximum per-call deadline; `None` leaves only the child's wish.
     pub max_call_deadline: Option<Duration>,
     /// Calls accepted in all; 0 = unlimited.
     pub max_calls: u64,
-    /// Bytes of values sent in all; 0 = unlimited.
+    /// Bytes of values sent in all; 0 = unlimited. Spent when an answer is
+    /// queued, so the quota holds even for a child that never reads.
     pub max_bytes: u64,
 }
 
 impl Default for ServerOptions {
     fn default() -> Self {
         ServerOptions {
+            max_held: DEFAULT_MAX_HELD,
+            accept_until: None,
             max_in_flight: DEFAULT_MAX_INFLIGHT,
             max_call_deadline: None,
             max_calls: 0,
@@ -103,9 +145,16 @@ impl ServerOptions {
 
 /// What the parent counted. Shared, so the host can read it at any moment,
 /// including after a cancel.
+///
+/// `bytes` is defined once, here: the sum of the lengths of the `value`
+/// texts of the successful Responses written to the child. An answer that
+/// was refused, or queued but never written, is not in it.
 #[derive(Debug, Default)]
 pub struct Tally {
     calls: AtomicU64,
+    /// Spent against `max_bytes` when an answer is queued.
+    spent: AtomicU64,
+    /// Written to the child.
     bytes: AtomicU64,
 }
 
@@ -115,7 +164,7 @@ impl Tally {
         self.calls.load(Ordering::Acquire)
     }
 
-    /// Bytes of values sent.
+    /// Bytes of values written to the child.
     pub fn bytes(&self) -> u64 {
         self.bytes.load(Ordering::Acquire)
     }
@@ -131,7 +180,7 @@ impl Tally {
 
     /// Counts a value's bytes unless they would go over the quota; all or nothing.
     fn spend_bytes(&self, len: u64, max: u64) -> bool {
-        self.bytes
+        self.spent
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 let total = n.checked_add(len)?;
                 (max == 0 || total <= max).then_some(total)
@@ -149,15 +198,19 @@ pub enum Ending {
     Cancelled,
 }
 
-/// Responses waiting to be written past this many bytes make the server stop
-/// reading Requests until the child reads its answers.
-const MAX_UNWRITTEN_BYTES: usize = 2 * MAX_FRAME_BYTES;
+/// Answers waiting to be written past this many bytes make the server stop
+/// reading Requests until the child reads its answers: one frame at the
+/// largest size. A child that keeps reading (as the protocol asks) never
+/// meets it; one that floods Requests and reads nothing is held here instead
+/// of making the parent queue a failure answer for each.
+pub const MAX_UNWRITTEN_BYTES: usize = MAX_FRAME_BYTES;
 
 /// The parent's call-channel server.
 pub struct Server {
     options: ServerOptions,
     handler: Arc<dyn Handler>,
     tally: Arc<Tally>,
+    holdings: Holdings,
 }
 
 impl std::fmt::Debug for Server {
@@ -165,6 +218,7 @@ impl std::fmt::Debug for Server {
         f.debug_struct("Server")
             .field("options", &self.options)
             .field("tally", &self.tally)
+            .field("holdings", &self.holdings)
             .finish_non_exhaustive()
     }
 }
@@ -176,12 +230,18 @@ impl Server {
             options,
             handler,
             tally: Arc::default(),
+            holdings: Holdings::new(options.max_held),
         }
     }
 
     /// The counts, readable while and after the server runs.
     pub fn tally(&self) -> Arc<Tally> {
         self.tally.clone()
+    }
+
+    /// What the server holds for the child, readable while and after it runs.
+    pub fn holdings(&self) -> Holdings {
+        self.holdings.clone()
     }
 
     /// Serves one connection until the child closes it, `cancel` fires, or
@@ -199,11 +259,17 @@ impl Server {
     {
         let outbox = Outbox::default();
         let (tx, rx) = mpsc::unbounded_channel();
-        let mut write_task = tokio::spawn(write_responses(writer, rx, outbox.clone()));
+        let mut write_task = tokio::spawn(write_responses(
+            writer,
+            rx,
+            outbox.clone(),
+            self.tally.clone(),
+        ));
         let mut conn = Connection {
             options: self.options,
             handler: self.handler,
             tally: self.tally,
+            holdings: self.holdings,
             reader: AsyncFrameReader::new(reader),
             in_flight: HashSet::new(),
             calls: JoinSet::new(),
@@ -249,8 +315,18 @@ struct Connection<R> {
     /// Which request each running task answers, so that even a panicking
     /// handler's call gets its Response.
     tasks: HashMap<tokio::task::Id, String>,
-    tx: mpsc::UnboundedSender<Vec<u8>>,
+    tx: mpsc::UnboundedSender<Outgoing>,
     outbox: Outbox,
+    holdings: Holdings,
+}
+
+/// One encoded answer on its way to the child, held until it is written.
+struct Outgoing {
+    frame: Vec<u8>,
+    /// The frame's bytes, held against the execution's cap.
+    _held: Held,
+    /// The value's length, counted as `bytes` once written (0 for a failure).
+    value_len: u64,
 }
 
 impl<R: AsyncRead + Unpin + Send> Connection<R> {
@@ -270,7 +346,7 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
                     if let Some(id) = self.tasks.remove(&task) {
                         self.in_flight.remove(&id);
                     }
-                    self.send(&response);
+                    self.send(response)?;
                 }
                 () = self.outbox.drained.notified(), if reading && backlog => {}
                 frame = self.reader.read_frame(), if reading && !backlog => {
@@ -297,21 +373,43 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
         if request.id.is_empty() {
             return Err(ProtocolError::EmptyId { tool: request.tool });
         }
+        if request.id.len() > MAX_ID_BYTES {
+            return Err(ProtocolError::IdTooLong {
+                len: request.id.len(),
+                max: MAX_ID_BYTES,
+            });
+        }
         if self.in_flight.contains(&request.id) {
             return Err(ProtocolError::DuplicateId(request.id));
+        }
+        if self
+            .options
+            .accept_until
+            .is_some_and(|until| tokio::time::Instant::now() >= until)
+        {
+            let why = "the execution's wall clock ran out; no call is accepted after it";
+            return self.send(Response::failure(request.id, FailureKind::Limit, why));
         }
         if self.in_flight.len() >= self.options.max_in_flight {
             let why = format!(
                 "in-flight cap of {} calls reached; the call was not queued",
                 self.options.max_in_flight
             );
-            self.send(&Response::failure(request.id, FailureKind::Limit, why));
-            return Ok(());
+            return self.send(Response::failure(request.id, FailureKind::Limit, why));
         }
+        let args_held = match self.holdings.try_hold(request.args.len()) {
+            Ok(held) => held,
+            Err(over) => {
+                let why = format!(
+                    "the call's args of {} bytes cannot be held: {over}",
+                    request.args.len()
+                );
+                return self.send(Response::failure(request.id, FailureKind::Limit, why));
+            }
+        };
         if !self.tally.accept_call(self.options.max_calls) {
             let why = format!("call quota of {} calls is spent", self.options.max_calls);
-            self.send(&Response::failure(request.id, FailureKind::Limit, why));
-            return Ok(());
+            return self.send(Response::failure(request.id, FailureKind::Limit, why));
         }
         let deadline = self.options.deadline_for(request.deadline_ms);
         let call = Call {
@@ -319,48 +417,88 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
             tool: request.tool,
             args: request.args,
             deadline,
+            holdings: self.holdings.clone(),
         };
         let handler = self.handler.clone();
-        let tally = self.tally.clone();
-        let max_bytes = self.options.max_bytes;
-        let mut answering =
-            Box::pin(async move { answer(&*handler, call, &tally, max_bytes).await });
+        let mut answering = Box::pin(async move {
+            // The args stay held until the handler is done with the call.
+            let _args = args_held;
+            answer(&*handler, call).await
+        });
         // Fast path: a handler that is ready at once (a lookup, a cache hit)
         // is answered here, without a task and its cross-thread hand-off.
         // A future must re-register its waker each time it is polled, so one
         // polled here with a no-op waker and then spawned loses nothing.
         let mut cx = Context::from_waker(Waker::noop());
         match catch_unwind(AssertUnwindSafe(|| answering.as_mut().poll(&mut cx))) {
-            Ok(Poll::Ready(response)) => self.send(&response),
+            Ok(Poll::Ready(response)) => self.send(response),
             Ok(Poll::Pending) => {
                 let task = self.calls.spawn(answering);
                 self.tasks.insert(task.id(), request.id.clone());
                 self.in_flight.insert(request.id);
+                Ok(())
             }
-            Err(_) => self.send(&handler_panicked(request.id)),
+            Err(_) => self.send(handler_panicked(request.id)),
         }
-        Ok(())
     }
 
-    fn send(&self, response: &Response) {
-        let frame = match encode(response) {
-            Ok(frame) => frame,
-            // Only a value over the frame maximum fails to encode.
-            Err(e) => match encode(&Response::failure(
-                response.id.clone(),
-                FailureKind::Limit,
-                format!("the tool's value does not fit in a frame: {e}"),
-            )) {
-                Ok(frame) => frame,
-                Err(_) => return,
-            },
+    /// Queues `response` for the writer. A value that cannot be encoded in a
+    /// frame, held, or paid for from the byte quota is replaced by a `limit`
+    /// failure: the call still gets its one answer.
+    fn send(&self, response: Response) -> Result<(), ProtocolError> {
+        let outgoing = if response.ok {
+            match self.admit(&response) {
+                Ok(outgoing) => outgoing,
+                Err(why) => {
+                    self.failure(Response::failure(response.id, FailureKind::Limit, why))?
+                }
+            }
+        } else {
+            self.failure(response)?
         };
         self.outbox
             .unwritten
-            .fetch_add(frame.len(), Ordering::AcqRel);
+            .fetch_add(outgoing.frame.len(), Ordering::AcqRel);
         // A closed receiver means the writer already failed; the connection
         // is going away and the read side will see it.
-        let _ = self.tx.send(frame);
+        let _ = self.tx.send(outgoing);
+        Ok(())
+    }
+
+    /// A successful answer, encoded, held and paid for; or why it cannot be.
+    fn admit(&self, response: &Response) -> Result<Outgoing, String> {
+        let value_len = response.value.len();
+        let frame = encode(response).map_err(|e| {
+            format!("the tool's value of {value_len} bytes does not fit in a frame: {e}")
+        })?;
+        let held = self.holdings.try_hold(frame.len()).map_err(|over| {
+            format!("the tool's value of {value_len} bytes cannot be held: {over}")
+        })?;
+        let len = value_len as u64;
+        if !self.tally.spend_bytes(len, self.options.max_bytes) {
+            return Err(format!(
+                "byte quota of {} bytes would be exceeded by a value of {value_len} bytes",
+                self.options.max_bytes
+            ));
+        }
+        Ok(Outgoing {
+            frame,
+            _held: held,
+            value_len: len,
+        })
+    }
+
+    /// A failure answer, its text cut to [`MAX_ERROR_BYTES`](crate::MAX_ERROR_BYTES). Its id is at
+    /// most [`MAX_ID_BYTES`](crate::MAX_ID_BYTES), so it always fits in a frame; it is held even
+    /// over the cap, since its size and number are bounded.
+    fn failure(&self, mut response: Response) -> Result<Outgoing, ProtocolError> {
+        response.error = cap_error_text(std::mem::take(&mut response.error));
+        let frame = encode(&response)?;
+        Ok(Outgoing {
+            _held: self.holdings.hold_anyway(frame.len()),
+            frame,
+            value_len: 0,
+        })
     }
 }
 
@@ -371,7 +509,7 @@ fn handler_panicked(id: String) -> Response {
 }
 
 /// Runs one call under its deadline and turns its outcome into a Response.
-async fn answer(handler: &dyn Handler, call: Call, tally: &Tally, max_bytes: u64) -> Response {
+async fn answer(handler: &dyn Handler, call: Call) -> Response {
     let id = call.id.clone();
     let deadline = call.deadline;
     let fut = handler.call(call);
@@ -386,24 +524,7 @@ async fn answer(handler: &dyn Handler, call: Call, tally: &Tally, max_bytes: u64
         None => fut.await,
     };
     match outcome {
-        Ok(value) => {
-            // Leave room for the rest of the Response in the frame.
-            if value.len() > MAX_FRAME_BYTES - 256 {
-                let why = format!(
-                    "the tool's value of {} bytes does not fit in a frame",
-                    value.len()
-                );
-                return Response::failure(id, FailureKind::Limit, why);
-            }
-            if !tally.spend_bytes(value.len() as u64, max_bytes) {
-                let why = format!(
-                    "byte quota of {max_bytes} bytes would be exceeded by a value of {} bytes",
-                    value.len()
-                );
-                return Response::failure(id, FailureKind::Limit, why);
-            }
-            Response::success(id, value)
-        }
+        Ok(value) => Response::success(id, value),
         Err(err) => {
             let failure = match err.downcast::<ToolFailure>() {
                 Ok(failure) => *failure,
@@ -416,14 +537,22 @@ async fn answer(handler: &dyn Handler, call: Call, tally: &Tally, max_bytes: u64
 
 async fn write_responses<W: AsyncWrite + Unpin>(
     mut writer: W,
-    mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut rx: mpsc::UnboundedReceiver<Outgoing>,
     outbox: Outbox,
+    tally: Arc<Tally>,
 ) {
-    while let Some(frame) = rx.recv().await {
-        if write_frame_async(&mut writer, &frame).await.is_err() {
+    while let Some(outgoing) = rx.recv().await {
+        if write_frame_async(&mut writer, &outgoing.frame)
+            .await
+            .is_err()
+        {
             return;
         }
-        outbox.unwritten.fetch_sub(frame.len(), Ordering::AcqRel);
+        tally.bytes.fetch_add(outgoing.value_len, Ordering::AcqRel);
+        outbox
+            .unwritten
+            .fetch_sub(outgoing.frame.len(), Ordering::AcqRel);
+        drop(outgoing);
         outbox.drained.notify_one();
     }
     let _ = writer.shutdown().await;

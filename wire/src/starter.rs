@@ -54,14 +54,64 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Starter<R, W> {
         cancel: &CancellationToken,
         timeout: Option<Duration>,
     ) -> Result<ResultMsg, StarterError> {
-        exchange(self.reader, self.writer, start, cancel, timeout).await
+        let frame = encode(start).map_err(ProtocolError::from)?;
+        self.start_encoded(&frame, &start.result_id, cancel, timeout)
+            .await
     }
+
+    /// [`Starter::start`] for a Start already encoded as `frame` (a caller
+    /// that must know the Start fits in a frame before it starts a child
+    /// encodes it first, and only once).
+    pub async fn start_encoded(
+        self,
+        frame: &[u8],
+        result_id: &str,
+        cancel: &CancellationToken,
+        timeout: Option<Duration>,
+    ) -> Result<ResultMsg, StarterError> {
+        exchange(self.reader, self.writer, frame, result_id, cancel, timeout).await
+    }
+}
+
+/// Checks what a child's Result claims before the parent passes it on: it
+/// answers this Start, a failure has a kind (or is a protocol error with a
+/// text), a success has no kind and a JSON value. An error text is cut to
+/// [`MAX_ERROR_BYTES`](crate::MAX_ERROR_BYTES).
+pub fn check_result(mut result: ResultMsg, result_id: &str) -> Result<ResultMsg, ProtocolError> {
+    if result.result_id != result_id {
+        return Err(ProtocolError::ResultIdMismatch {
+            got: result.result_id,
+            want: result_id.to_string(),
+        });
+    }
+    if result.ok {
+        if result.kind.is_some() {
+            return Err(ProtocolError::KindOnSuccess {
+                message: "Result",
+                id: result.result_id,
+            });
+        }
+        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(&result.value) {
+            return Err(ProtocolError::ValueNotJson {
+                id: result.result_id,
+                why: e.to_string(),
+            });
+        }
+    } else if result.kind.is_none() && result.error.is_empty() {
+        return Err(ProtocolError::MissingKind {
+            message: "Result",
+            id: result.result_id,
+        });
+    }
+    result.error = crate::cap_error_text(std::mem::take(&mut result.error));
+    Ok(result)
 }
 
 async fn exchange<R, W>(
     reader: R,
     mut writer: W,
-    start: &Start,
+    frame: &[u8],
+    result_id: &str,
     cancel: &CancellationToken,
     timeout: Option<Duration>,
 ) -> Result<ResultMsg, StarterError>
@@ -69,9 +119,8 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let frame = encode(start).map_err(ProtocolError::from)?;
     let exchange = async {
-        write_frame_async(&mut writer, &frame)
+        write_frame_async(&mut writer, frame)
             .await
             .map_err(StarterError::Send)?;
         let mut reader = AsyncFrameReader::new(reader);
@@ -81,21 +130,7 @@ where
             .map_err(ProtocolError::from)?
             .ok_or(StarterError::NoResult)?;
         let result: ResultMsg = decode(&payload).map_err(ProtocolError::from)?;
-        if result.result_id != start.result_id {
-            return Err(ProtocolError::ResultIdMismatch {
-                got: result.result_id,
-                want: start.result_id.clone(),
-            }
-            .into());
-        }
-        if !result.ok && result.kind.is_none() && result.error.is_empty() {
-            return Err(ProtocolError::MissingKind {
-                message: "Result",
-                id: result.result_id,
-            }
-            .into());
-        }
-        Ok(result)
+        Ok(check_result(result, result_id)?)
     };
     let sleep = async {
         match timeout {

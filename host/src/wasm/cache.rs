@@ -8,8 +8,9 @@
 //!
 //! The file is `SHA-256(payload) ++ payload`, written to a temporary file and
 //! renamed into place, so a reader sees a whole file or none, and a damaged
-//! file is recompiled rather than loaded. Any cache error (no home directory,
-//! read-only disk, ...) falls back to compiling in memory.
+//! file is recompiled rather than loaded. Any cache error (a read-only disk,
+//! a directory others can write, ...) falls back to compiling in memory, and
+//! says so once on stderr.
 
 use std::hash::{Hash, Hasher};
 use std::io::Write;
@@ -25,7 +26,11 @@ const FORMAT: &[u8] = b"wasmwire-cwasm-1";
 /// Length of the digest that opens every cache file.
 const DIGEST_LEN: usize = 32;
 
-/// `$XDG_CACHE_HOME/wasmwire`, else `$HOME/.cache/wasmwire`, else none.
+/// `$XDG_CACHE_HOME/wasmwire`, else `$HOME/.cache/wasmwire`, else (a
+/// process with neither, such as a service or a scrubbed environment)
+/// `wasmwire-<uid>` in the system's temporary directory. Whichever it is,
+/// it is used only if it is a directory of this user's that nobody else can
+/// write (see [`load_or_build`]).
 pub fn default_cache_dir() -> Option<PathBuf> {
     let absolute = |var: &str| {
         std::env::var_os(var)
@@ -35,6 +40,44 @@ pub fn default_cache_dir() -> Option<PathBuf> {
     absolute("XDG_CACHE_HOME")
         .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
         .map(|dir| dir.join("wasmwire"))
+        .or_else(|| {
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            let uid = unsafe { libc::geteuid() };
+            Some(std::env::temp_dir().join(format!("wasmwire-{uid}")))
+        })
+}
+
+/// Makes `dir` if it is missing, private to this user, and checks that it is
+/// a directory this user owns that no one else can write: compiled code is
+/// loaded from it, so a directory another user can plant files in (a shared
+/// temporary directory, say) must not be trusted.
+fn private_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true).mode(0o700);
+    builder
+        .create(dir)
+        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let meta = std::fs::symlink_metadata(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
+        return Err(format!(
+            "{} is not a directory of this user's that only it can write",
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Says once per process, on stderr, that the cache is not used and why:
+/// every run then pays for a compilation, which should not be a mystery.
+fn warn_once(why: &str) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        eprintln!("wasmwire: not using the compiled-component cache ({why}); compiling in memory");
+    });
 }
 
 /// The component compiled for `engine`: from `dir` if it holds it, else
@@ -61,6 +104,10 @@ pub(super) fn load_or_build(
     let Some(dir) = dir else {
         return Component::new(engine, &prepare(component)?);
     };
+    if let Err(why) = private_dir(dir) {
+        warn_once(&why);
+        return Component::new(engine, &prepare(component)?);
+    }
     let path = dir.join(format!("{}.cwasm", key(engine, component, variant)));
     if let Some(compiled) = load(engine, &path) {
         return Ok(compiled);
@@ -71,7 +118,9 @@ pub(super) fn load_or_build(
     let loaded = unsafe { Component::deserialize(engine, &compiled)? };
     // Best effort: a cache that cannot be written only costs the next process
     // a compilation.
-    let _ = store(dir, &path, &compiled);
+    if let Err(e) = store(dir, &path, &compiled) {
+        warn_once(&format!("cannot write {}: {e}", path.display()));
+    }
     Ok(loaded)
 }
 
@@ -113,11 +162,6 @@ fn load(engine: &Engine, path: &Path) -> Option<Component> {
 }
 
 fn store(dir: &Path, path: &Path, compiled: &[u8]) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)?;
     let mut file = tempfile::NamedTempFile::new_in(dir)?;
     file.write_all(&Sha256::digest(compiled))?;
     file.write_all(compiled)?;
@@ -209,5 +253,31 @@ mod tests {
         let bytes = EMPTY_COMPONENT;
         let dir = Path::new("/proc/wasmwire-cannot-be-here");
         load_or_compile(&engine(), bytes, Some(dir)).expect("compiles anyway");
+    }
+
+    #[test]
+    fn a_directory_others_can_write_is_not_trusted() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777))
+            .expect("chmod");
+        let err = private_dir(dir.path()).unwrap_err();
+        assert!(err.contains("only it can write"), "{err}");
+        load_or_compile(&engine(), EMPTY_COMPONENT, Some(dir.path())).expect("compiles anyway");
+        let files = std::fs::read_dir(dir.path()).expect("readable").count();
+        assert_eq!(files, 0, "nothing is stored in (or loaded from) it");
+    }
+
+    #[test]
+    fn a_missing_directory_is_made_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let cache = dir.path().join("a/b");
+        private_dir(&cache).expect("made");
+        let mode = std::fs::metadata(&cache)
+            .expect("exists")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700);
     }
 }

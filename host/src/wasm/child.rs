@@ -30,6 +30,8 @@ pub struct WasmChild {
     /// Free pool slots, when the engine pools instances.
     slots: Option<Arc<Semaphore>>,
     ticker: Ticker,
+    /// The most linear memory a child can be given, in bytes.
+    memory_ceiling: u64,
 }
 
 // Shared across threads and tasks, as documented.
@@ -56,6 +58,9 @@ fn linker(engine: &Engine) -> wasmtime::Result<Linker<ChildState>> {
     })?;
     Ok(linker)
 }
+
+/// All a 32-bit linear memory can address.
+const WASM32_MEMORY_MAX: u64 = 1 << 32;
 
 /// What a run was stopped by before the child finished.
 enum Stop {
@@ -99,7 +104,17 @@ impl WasmChild {
             pre,
             slots,
             ticker,
+            memory_ceiling: options
+                .pooling
+                .map_or(WASM32_MEMORY_MAX, |pooling| pooling.max_memory),
         })
+    }
+
+    /// The most linear memory a child can be given, in bytes: a pool slot's
+    /// size, or all a 32-bit memory can address. A `max_memory` above it
+    /// cannot be held and is refused before the child starts.
+    pub fn memory_ceiling(&self) -> u64 {
+        self.memory_ceiling
     }
 
     /// Runs the component once, in a fresh Store, until it exits, traps, runs

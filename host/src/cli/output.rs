@@ -1,0 +1,39 @@
+//! What the CLI prints: one Result line on stdout that every line splitter
+//! sees as one line, and console text that cannot drive a terminal.
+
+/// The Result as one line of JSON.
+///
+/// JSON allows U+2028, U+2029 and U+0085 raw inside strings, and serde_json
+/// writes them so; but JavaScript's, Python's `str.splitlines` and other
+/// splitters treat them as line ends, and would see the one Result line as
+/// several. They can only stand inside strings here, so escaping them keeps
+/// the JSON's meaning and makes it one line for everyone.
+pub fn result_line(result: &wire::Result) -> serde_json::Result<String> {
+    let json = serde_json::to_string(result)?;
+    if !json.contains(['\u{2028}', '\u{2029}', '\u{85}']) {
+        return Ok(json);
+    }
+    let mut line = String::with_capacity(json.len() + 12);
+    for c in json.chars() {
+        match c {
+            '\u{2028}' | '\u{2029}' | '\u{85}' => line.push_str(&format!("\\u{:04x}", c as u32)),
+            c => line.push(c),
+        }
+    }
+    Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unicode_line_separators_are_escaped_and_mean_the_same() {
+        let result = wire::Result::success("r1", "\"a\u{2028}b\u{2029}c\u{85}d\"");
+        let line = result_line(&result).expect("encodes");
+        assert_eq!(line.lines().count(), 1);
+        assert!(!line.contains(['\u{2028}', '\u{2029}', '\u{85}']), "{line}");
+        let back: wire::Result = serde_json::from_str(&line).expect("still JSON");
+        assert_eq!(back, result);
+    }
+}
