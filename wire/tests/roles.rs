@@ -227,6 +227,35 @@ async fn starter_refuses_a_result_for_another_start() {
     );
 }
 
+#[test]
+fn a_result_is_checked_before_the_parent_passes_it_on() {
+    use wire::{FailureKind, check_result};
+    let id = "r1";
+    // A success with a kind, or with a value that is not JSON, is the
+    // child's protocol violation; the parent does not pass it on.
+    let mut kinded = ResultMsg::success(id, "1");
+    kinded.kind = Some(FailureKind::Limit);
+    assert!(matches!(
+        check_result(kinded, id),
+        Err(ProtocolError::KindOnSuccess { .. })
+    ));
+    for value in ["not json", "", "{\"a\":"] {
+        assert!(
+            matches!(
+                check_result(ResultMsg::success(id, value), id),
+                Err(ProtocolError::ValueNotJson { .. })
+            ),
+            "{value:?}"
+        );
+    }
+    assert!(check_result(ResultMsg::success(id, " [1, {\"a\": null}] "), id).is_ok());
+    // A huge error text is cut, not refused.
+    let huge = ResultMsg::failure(id, FailureKind::Invalid, "e".repeat(15 << 20));
+    let cut = check_result(huge, id).unwrap();
+    assert!(cut.error.len() <= wire::MAX_ERROR_BYTES + 64);
+    assert!(cut.error.ends_with("more bytes cut]"));
+}
+
 #[tokio::test]
 async fn starter_reports_a_child_that_closes_without_a_result() {
     let (ours, theirs) = silent_child();

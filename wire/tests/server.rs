@@ -460,19 +460,40 @@ async fn closing_waits_for_calls_in_flight_then_ends() {
 /// every other task, timers included) run only when it yields. Here the
 /// stream is all in memory, so only the server's own yielding lets the
 /// first calls finish and free their in-flight slots before the flood ends.
+///
+/// A handler that is ready at once is answered inline and never holds a
+/// slot, so it would pass with or without the yield; the handler that
+/// awaits once is the one that needs the server to yield.
 #[tokio::test(flavor = "current_thread")]
 async fn a_flood_of_requests_does_not_starve_the_handlers_on_the_same_thread() {
+    let awaits_once = |call: Call| async move {
+        tokio::task::yield_now().await;
+        Ok::<_, HandlerError>(call.args)
+    };
+    // Without the server's yield only the first 4 get a slot; with it, each
+    // yield lets the 4 finish, so every batch of frames gets 4 more.
+    let (ok, n) = flood(awaits_once).await;
+    assert!(
+        ok > 8,
+        "only {ok} of {n} calls were accepted: the server never let a finished call free its slot"
+    );
+    let (ok, n) = flood(echo()).await;
+    assert_eq!(ok, n, "a handler that is ready at once never takes a slot");
+}
+
+/// Serves 2,000 Requests written at once with an in-flight cap of 4; returns
+/// how many were answered `ok`, and how many were sent.
+async fn flood<H: wire::Handler>(handler: H) -> (usize, usize) {
     const N: usize = 2_000;
     let stream: Vec<u8> = (0..N)
         .flat_map(|i| encode(&Request::new(i.to_string(), "echo", "x")).unwrap())
         .collect();
-    let max_in_flight = 4;
     let server = Server::new(
         ServerOptions {
-            max_in_flight,
+            max_in_flight: 4,
             ..options()
         },
-        Arc::new(echo()),
+        Arc::new(handler),
     );
     let tally = server.tally();
     let (server_out, child_in) = tokio::io::duplex(1 << 24);
@@ -489,8 +510,298 @@ async fn a_flood_of_requests_does_not_starve_the_handlers_on_the_same_thread() {
         ok += usize::from(response.ok);
     }
     assert_eq!(tally.calls() as usize, ok);
-    assert!(
-        ok > 2 * max_in_flight,
-        "only {ok} of {N} calls were accepted: the server never let a finished call free its slot"
+    (ok, N)
+}
+
+#[tokio::test]
+async fn a_handler_that_panics_after_its_first_poll_is_answered_unknown() {
+    let handler = |call: Call| async move {
+        tokio::task::yield_now().await;
+        if call.args == "boom" {
+            panic!("handler bug after an await");
+        }
+        Ok::<_, HandlerError>(call.args)
+    };
+    let mut child = Child::spawn(options(), handler);
+    child.call("1", "t", "boom").await;
+    let r = child.recv().await;
+    assert_eq!(
+        (r.id.as_str(), r.ok, r.kind),
+        ("1", false, Some(FailureKind::Unknown))
     );
+    assert!(r.error.contains("panicked"), "{}", r.error);
+    child.call("2", "t", "fine").await;
+    assert_eq!(child.recv().await.value, "fine");
+}
+
+#[tokio::test]
+async fn args_that_do_not_fit_what_the_parent_holds_are_refused_at_once() {
+    let hang = Hang::default();
+    let mut child = Child::spawn(
+        ServerOptions {
+            max_held: 100,
+            ..options()
+        },
+        hang.handler(),
+    );
+    // 60 bytes held while the first handler runs (forever)...
+    child.call("1", "t", &"a".repeat(60)).await;
+    // ... so 60 more do not fit: answered at once, and the handler never runs.
+    child.call("2", "t", &"b".repeat(60)).await;
+    let r = child.recv().await;
+    assert_eq!((r.id.as_str(), r.kind), ("2", Some(FailureKind::Limit)));
+    assert!(
+        r.error.contains("args of 60 bytes cannot be held"),
+        "{}",
+        r.error
+    );
+    assert!(r.error.contains("60 of its 100 bytes"), "{}", r.error);
+    assert_eq!((hang.started(), child.tally.calls()), (1, 1));
+    // 40 still fit.
+    child.call("3", "t", &"c".repeat(40)).await;
+    while hang.started() < 2 {
+        tokio::task::yield_now().await;
+    }
+    child.cancel.cancel();
+}
+
+#[tokio::test]
+async fn a_value_that_does_not_fit_what_the_parent_holds_is_answered_limit() {
+    let handler = |call: Call| async move { Ok::<_, HandlerError>(call.args.repeat(200)) };
+    let mut child = Child::spawn(
+        ServerOptions {
+            max_held: 100,
+            ..options()
+        },
+        handler,
+    );
+    child.call("1", "t", "x").await;
+    let r = child.recv().await;
+    assert_eq!(r.kind, Some(FailureKind::Limit));
+    assert!(
+        r.error.contains("value of 200 bytes cannot be held"),
+        "{}",
+        r.error
+    );
+    // Nothing was delivered, so nothing is counted; a smaller value passes.
+    assert_eq!(child.tally.bytes(), 0);
+    child.call("2", "t", "").await;
+    assert!(child.recv().await.ok);
+}
+
+#[tokio::test]
+async fn a_refused_value_spends_none_of_the_byte_quota() {
+    // 10 MiB of quotes escape to 20 MiB: too big for a frame, so refused.
+    let handler = |call: Call| async move {
+        Ok::<_, HandlerError>(match call.args.as_str() {
+            "quotes" => "\"".repeat(10 << 20),
+            _ => "x".repeat(10 << 20),
+        })
+    };
+    let mut child = Child::spawn(
+        ServerOptions {
+            max_bytes: 12 << 20,
+            ..options()
+        },
+        handler,
+    );
+    child.call("1", "t", "quotes").await;
+    let r = child.recv().await;
+    assert_eq!(r.kind, Some(FailureKind::Limit));
+    assert!(r.error.contains("does not fit in a frame"), "{}", r.error);
+    // Had the refused value been counted, 10 + 10 MiB would be over 12 MiB.
+    child.call("2", "t", "plain").await;
+    let r = child.recv().await;
+    assert!(r.ok, "{}", r.error);
+    assert_eq!(child.tally.bytes(), 10 << 20);
+}
+
+/// The documented point at which the server stops reading from a child that
+/// does not read its answers (`wire::MAX_UNWRITTEN_BYTES`), written out so
+/// that the tests pin the number rather than follow the constant.
+const UNWRITTEN_PAUSE: usize = 16 << 20;
+
+#[test]
+fn the_unwritten_pause_is_the_documented_one() {
+    assert_eq!(wire::MAX_UNWRITTEN_BYTES, UNWRITTEN_PAUSE);
+}
+
+/// An AsyncWrite that never takes a byte: a child that never reads.
+struct NeverReads;
+
+impl tokio::io::AsyncWrite for NeverReads {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        _: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::task::Poll::Pending
+    }
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Pending
+    }
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Pending
+    }
+}
+
+/// Serves `requests` to a child that never reads, until the server has
+/// nothing left it can do (a paused clock only moves when every task is
+/// idle, so the sleep returns exactly then); returns the server's counts and
+/// holdings at that point.
+async fn serve_to_a_child_that_never_reads<H: wire::Handler>(
+    options: ServerOptions,
+    handler: H,
+    requests: Vec<u8>,
+) -> (Arc<Tally>, wire::Holdings) {
+    let server = Server::new(options, Arc::new(handler));
+    let (tally, holdings) = (server.tally(), server.holdings());
+    let cancel = CancellationToken::new();
+    let (mut to_server, server_in) = tokio::io::duplex(1 << 16);
+    let served = tokio::spawn(server.serve(server_in, NeverReads, cancel.clone()));
+    tokio::spawn(async move {
+        let _ = to_server.write_all(&requests).await;
+        std::future::pending::<()>().await;
+        drop(to_server);
+    });
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    cancel.cancel();
+    assert!(matches!(served.await.unwrap(), Ok(Ending::Cancelled)));
+    (tally, holdings)
+}
+
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn bytes_count_only_what_was_written_to_the_child() {
+    let requests: Vec<u8> = (0..4)
+        .flat_map(|i| encode(&Request::new(i.to_string(), "t", "hello")).unwrap())
+        .collect();
+    let (tally, _) = serve_to_a_child_that_never_reads(options(), echo(), requests).await;
+    assert_eq!(tally.calls(), 4, "the calls were accepted");
+    assert_eq!(
+        tally.bytes(),
+        0,
+        "but none of their values reached the child"
+    );
+}
+
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn a_child_that_never_reads_its_answers_is_no_longer_read() {
+    // Each answer is 1 MiB. Without the pause the server would read all 64
+    // Requests and queue 64 MiB for a child that reads nothing.
+    const N: usize = 64;
+    let big = |_call: Call| async move { Ok::<_, HandlerError>("v".repeat(1 << 20)) };
+    let requests: Vec<u8> = (0..N)
+        .flat_map(|i| encode(&Request::new(i.to_string(), "t", "")).unwrap())
+        .collect();
+    let options = ServerOptions {
+        max_held: usize::MAX,
+        ..options()
+    };
+    let (tally, holdings) = serve_to_a_child_that_never_reads(options, big, requests).await;
+    let most = UNWRITTEN_PAUSE / (1 << 20) + 2;
+    assert!(
+        (tally.calls() as usize) <= most,
+        "{} of {N} Requests were read from a child that reads nothing (at most {most} expected)",
+        tally.calls()
+    );
+    assert!(
+        holdings.peak() <= UNWRITTEN_PAUSE + (2 << 20),
+        "{holdings:?}"
+    );
+}
+
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn a_flood_of_failures_to_a_child_that_never_reads_is_bounded_too() {
+    // Every Request is refused at once (no in-flight slot): small answers,
+    // but a child that never reads must not make the parent queue them all.
+    const N: usize = 400_000;
+    let requests: Vec<u8> = (0..N)
+        .flat_map(|i| encode(&Request::new(i.to_string(), "t", "")).unwrap())
+        .collect();
+    let options = ServerOptions {
+        max_in_flight: 0,
+        ..options()
+    };
+    let (_, holdings) = serve_to_a_child_that_never_reads(options, echo(), requests).await;
+    assert!(
+        holdings.peak() <= UNWRITTEN_PAUSE + (64 << 10),
+        "{holdings:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_tool_error_text_is_cut_to_the_cap() {
+    let handler = |_call: Call| async move {
+        Err::<String, HandlerError>(
+            ToolFailure::new(FailureKind::Invalid, "e".repeat(5_000_000)).into(),
+        )
+    };
+    let mut child = Child::spawn(options(), handler);
+    child.call("1", "t", "").await;
+    let r = child.recv().await;
+    assert_eq!(r.kind, Some(FailureKind::Invalid));
+    assert!(
+        r.error.len() <= wire::MAX_ERROR_BYTES + 64,
+        "{}",
+        r.error.len()
+    );
+    assert!(
+        r.error.ends_with("more bytes cut]"),
+        "{}",
+        &r.error[r.error.len() - 40..]
+    );
+}
+
+#[tokio::test]
+async fn an_overlong_id_is_a_protocol_violation() {
+    let mut child = Child::spawn(options(), echo());
+    child
+        .call(&"i".repeat(wire::MAX_ID_BYTES + 1), "t", "")
+        .await;
+    let ending = child.served.await.unwrap();
+    assert!(
+        matches!(ending, Err(ProtocolError::IdTooLong { len, .. }) if len == wire::MAX_ID_BYTES + 1)
+    );
+}
+
+#[tokio::test]
+async fn a_value_too_large_for_a_frame_is_answered_even_with_the_longest_id() {
+    let handler = |_call: Call| async move { Ok::<_, HandlerError>("v".repeat(17 << 20)) };
+    let mut child = Child::spawn(options(), handler);
+    let id = "i".repeat(wire::MAX_ID_BYTES);
+    child.call(&id, "t", "").await;
+    let r = child.recv().await;
+    assert_eq!((r.id, r.kind), (id, Some(FailureKind::Limit)));
+    assert!(r.error.contains("does not fit in a frame"), "{}", r.error);
+}
+
+#[tokio::test(start_paused = true)]
+async fn no_call_is_accepted_once_the_wall_clock_has_run_out() {
+    let called = Arc::new(AtomicUsize::new(0));
+    let counting = called.clone();
+    let handler = move |call: Call| {
+        counting.fetch_add(1, Ordering::SeqCst);
+        async move { Ok::<_, HandlerError>(call.args) }
+    };
+    let mut child = Child::spawn(
+        ServerOptions {
+            accept_until: Some(tokio::time::Instant::now() + Duration::from_secs(1)),
+            ..options()
+        },
+        handler,
+    );
+    child.call("1", "t", "in time").await;
+    assert!(child.recv().await.ok);
+    tokio::time::advance(Duration::from_secs(1)).await;
+    child.call("2", "t", "too late").await;
+    let r = child.recv().await;
+    assert_eq!(r.kind, Some(FailureKind::Limit));
+    assert!(r.error.contains("wall clock ran out"), "{}", r.error);
+    assert_eq!((called.load(Ordering::SeqCst), child.tally.calls()), (1, 1));
 }
