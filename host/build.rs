@@ -6,7 +6,7 @@
 //! (`<target>/guest-wasm`): sharing the outer one would wait forever on the
 //! outer cargo's lock. QuickJS is C, so it needs a wasi-sdk; this script makes
 //! a wasi-sdk-shaped directory of symlinks to Debian's clang-19 and wasi-libc
-//! (see shared/TOOLCHAIN.md section 2) unless `WASI_SDK` already names one.
+//! (as `scripts/setup` installs them) unless `WASI_SDK` already names one.
 //! When a part is missing it says so and points at `scripts/setup`.
 //!
 //! `WASMWIRE_PREBUILT_GUEST=<file.wasm>` embeds that component instead of

@@ -8,7 +8,7 @@
 //! Checked, for every way of feeding the stream:
 //! - nothing panics, and the decoder makes progress on every call;
 //! - the outcome (payloads, then a clean end or the first error) equals that
-//!   of a ten-line reference model of the framing rules (DESIGN section 2);
+//!   of a ten-line reference model of the framing rules (docs/protocol.md §1);
 //! - every payload is non-empty and at most the maximum;
 //! - after an error the decoder stays failed and consumes nothing;
 //! - no single allocation is larger than about twice the bytes that arrived

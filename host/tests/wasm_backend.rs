@@ -1,6 +1,6 @@
 //! The wasm backend against the real guest (built from source by
 //! `host/build.rs`) and a few probe components written in WAT: every limit
-//! of DESIGN section 7 ends a run the way `wasmwire::wasm` documents, and
+//! of the README's limits table ends a run the way `wasmwire::wasm` documents, and
 //! the same `WasmChild` keeps working afterwards.
 #![allow(clippy::unwrap_used)] // Tests unwrap: a panic is a failure, with its message.
 

@@ -101,8 +101,8 @@ async fn every_cap_from_tiny_to_the_default_ends_memory_bombs_in_limit() {
 }
 
 /// The Result's error names memory whatever the cap, so that a caller can
-/// tell a memory limit from the other limits by its text, as DESIGN section
-/// 7 and issue 4 ask ("the outcome says memory limit"). Swept over the caps
+/// tell a memory limit from the other limits by its text ("the outcome says
+/// memory limit"). Swept over the caps
 /// where the guest's own set-up runs out (up to 8 MiB), with one bomb.
 #[tokio::test]
 async fn a_memory_limit_names_memory_at_every_cap() {

@@ -1,4 +1,4 @@
-//! Messages to frames and back, with the version check (invariant 1) in one place.
+//! Messages to frames and back, with the version check (docs/protocol.md, invariant 1) in one place.
 
 use serde::Deserialize;
 

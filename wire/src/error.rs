@@ -68,7 +68,7 @@ pub enum ProtocolError {
 }
 
 impl ProtocolError {
-    /// Whether this is a version mismatch (invariant 1).
+    /// Whether this is a version mismatch (docs/protocol.md, invariant 1).
     pub fn is_version_mismatch(&self) -> bool {
         matches!(self, ProtocolError::Decode(DecodeError::Version { .. }))
     }

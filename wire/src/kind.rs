@@ -1,4 +1,4 @@
-//! The closed set of failure classes (DESIGN section 5), defined once.
+//! The closed set of failure classes (docs/protocol.md §5), defined once.
 
 use std::fmt;
 use std::str::FromStr;

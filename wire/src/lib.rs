@@ -124,7 +124,7 @@ pub const VERSION: u32 = 1;
 /// The largest frame payload, in bytes (16 MiB).
 pub const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
 
-/// The default cap on calls in flight in one execution (invariant 4).
+/// The default cap on calls in flight in one execution (docs/protocol.md, invariant 4).
 pub const DEFAULT_MAX_INFLIGHT: usize = 64;
 
 /// A failed tool call: its class and what went wrong.

@@ -1,4 +1,4 @@
-//! The four messages (DESIGN section 3) and their JSON shape.
+//! The four messages (docs/protocol.md §3) and their JSON shape.
 //!
 //! Field names and omission rules follow the original Go package, so that a
 //! Go parent and a Rust child interoperate: a field marked *omitted when
