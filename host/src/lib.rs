@@ -42,6 +42,7 @@
 
 mod backend;
 pub mod console;
+pub mod containment;
 mod error;
 pub mod process;
 mod sandbox;

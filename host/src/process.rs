@@ -3,14 +3,17 @@
 //! The call channel is the child's stdin (Responses in) and stdout (Requests
 //! out); the start channel is fd 3 (the child reads its Start) and fd 4 (the
 //! child writes its Result); stderr is captured like console output. The
-//! child runs `sh -c COMMAND` in a process group of its own with an empty
-//! environment (only `PATH`), and the whole group is killed when the
-//! execution ends, on wall clock and on cancel. With `max_memory` set, an
-//! address-space limit (`RLIMIT_AS`) is set on the child before exec.
+//! child runs `sh -c COMMAND` with an empty environment (only `PATH`), in a
+//! [`Containment`] of its own: its whole process tree, whatever it does to
+//! its process group or session, is killed when the execution ends (its
+//! Result, wall clock, cancel, or its first process exiting). With
+//! `max_memory` set, the cap is on the whole tree (a memory cgroup), and a
+//! tree that goes over it is killed at once and ends `limit`.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::process::Stdio;
+use std::time::Duration;
 
 use tokio::net::unix::pipe;
 use tokio::process::Command;
@@ -18,8 +21,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::backend::{Holds, Spawned};
 use crate::console::Console;
-use crate::wasm::{ChildEnd, ChildFailure};
+use crate::containment::{self, Containment, DEFAULT_MAX_TASKS, Limits};
+use crate::wasm::{ChildEnd, ChildFailure, Refusal};
 use crate::{Budget, SandboxError};
+
+/// How long the parent waits for a killed tree to be gone.
+const KILL_WAIT: Duration = Duration::from_secs(1);
+/// How long the parent reads what a dead tree left in its console pipe.
+const DRAIN_WAIT: Duration = Duration::from_millis(200);
 
 /// The fd a process child reads its Start from.
 pub const START_FD: RawFd = 3;
@@ -31,6 +40,7 @@ pub const RESULT_FD: RawFd = 4;
 pub struct ProcessChild {
     command: String,
     memory_limit: bool,
+    max_tasks: u64,
 }
 
 impl ProcessChild {
@@ -39,15 +49,22 @@ impl ProcessChild {
         ProcessChild {
             command: command.into(),
             memory_limit: cfg!(target_os = "linux"),
+            max_tasks: DEFAULT_MAX_TASKS,
         }
     }
 
-    /// Do not set an address-space limit on the child (some runtimes, such
-    /// as Node.js, reserve far more address space than they use). The
-    /// backend then no longer holds `max_memory`, and an execution that asks
-    /// for it is refused.
+    /// Do not cap the child's memory. The backend then no longer holds
+    /// `max_memory`, and an execution that asks for it is refused.
     pub fn without_memory_limit(mut self) -> Self {
         self.memory_limit = false;
+        self
+    }
+
+    /// The most tasks (processes and threads) the child's tree may have at
+    /// once, where the host's `pids` cgroup controller allows holding it
+    /// (default [`DEFAULT_MAX_TASKS`]; 0: no cap).
+    pub fn max_tasks(mut self, tasks: u64) -> Self {
+        self.max_tasks = tasks;
         self
     }
 
@@ -61,7 +78,9 @@ impl ProcessChild {
             wall_clock: true,
             max_calls: true,
             max_bytes: true,
-            max_memory: self.memory_limit,
+            // A cap on the whole tree needs a memory cgroup; an address-space
+            // limit per process is not one (a child that forks gets one each).
+            max_memory: self.memory_limit && containment::can_hold_memory(),
         }
     }
 
@@ -77,6 +96,16 @@ impl ProcessChild {
         };
         let (start_child, start_parent) = pipe_pair().map_err(spawn_error)?;
         let (result_parent, result_child) = pipe_pair().map_err(spawn_error)?;
+        let max_memory = if self.memory_limit {
+            budget.max_memory
+        } else {
+            0
+        };
+        let tree = Containment::new(Limits {
+            max_memory,
+            max_tasks: self.max_tasks,
+        })
+        .map_err(spawn_error)?;
         let mut command = Command::new("/bin/sh");
         command
             .arg("-c")
@@ -89,17 +118,16 @@ impl ProcessChild {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
             .kill_on_drop(true);
-        let address_space =
-            (self.memory_limit && budget.max_memory > 0).then_some(budget.max_memory);
+        tree.apply(&mut command);
         let (start_fd, result_fd) = (start_child.as_raw_fd(), result_child.as_raw_fd());
         // SAFETY: the closure runs in the forked child before exec and only
-        // makes async-signal-safe calls (fcntl, dup2, setrlimit).
+        // makes async-signal-safe calls (fcntl, dup2).
         unsafe {
-            command.pre_exec(move || place_fds(start_fd, result_fd, address_space));
+            command.pre_exec(move || place_fds(start_fd, result_fd));
         }
         let mut child = command.spawn().map_err(spawn_error)?;
+        tree.set_leader(child.id());
         // The child has its ends now; ours must close so EOF can be seen.
         drop((start_child, result_child));
         let missing = || spawn_error(io::Error::other("a child stdio pipe is missing"));
@@ -109,28 +137,47 @@ impl ProcessChild {
         let start_writer = pipe::Sender::from_owned_fd(start_parent).map_err(spawn_error)?;
         let start_reader = pipe::Receiver::from_owned_fd(result_parent).map_err(spawn_error)?;
         let mut sink = console;
-        let drain = tokio::spawn(async move {
+        let mut drain = tokio::spawn(async move {
             let _ = tokio::io::copy(&mut stderr, &mut sink).await;
         });
         let exit = async move {
-            let pid = child.id();
+            let over_memory = |oom_kills| {
+                ChildEnd::Failed(ChildFailure::MemoryLimit {
+                    refusal: Refusal::ProcessTree { oom_kills },
+                    max_memory,
+                })
+            };
             let end = tokio::select! {
                 status = child.wait() => match status {
-                    Ok(status) => exit_end(status),
+                    Ok(status) => {
+                        tree.leader_reaped();
+                        exit_end(status)
+                    }
                     Err(e) => ChildEnd::Failed(ChildFailure::Trap { message: format!("waiting for the child failed: {e}") }),
                 },
                 () = stop.cancelled() => ChildEnd::Failed(ChildFailure::Cancelled),
+                // Over the memory cap the whole tree goes, as a wasm child
+                // does: a tree that lost a process to the OOM killer is not
+                // left to carry on.
+                kills = tree.oom_killed() => over_memory(kills),
             };
-            // Kill the whole group (sh and anything it started), then reap.
-            if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
-                // SAFETY: kill has no memory-safety preconditions.
-                unsafe {
-                    libc::kill(-pid, libc::SIGKILL);
-                }
-            }
+            // Kill the whole tree (sh and anything it started, wherever it
+            // went), wait until it is gone, then reap our child.
+            tree.kill_and_wait(KILL_WAIT).await;
             let _ = child.wait().await;
+            tree.leader_reaped();
+            // Nothing writes the console any more: take what is left in it.
+            let _ = tokio::time::timeout(DRAIN_WAIT, &mut drain).await;
             drain.abort();
-            end
+            // A child that ended on its own after the kernel ended part of
+            // its tree for memory ended because of the cap.
+            let oom_kills = tree.oom_kills();
+            drop(tree);
+            match end {
+                ChildEnd::Failed(ChildFailure::Cancelled) => end,
+                _ if oom_kills > 0 => over_memory(oom_kills),
+                _ => end,
+            }
         };
         Ok(Spawned {
             call_reader: Box::new(stdout),
@@ -167,9 +214,9 @@ fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-/// In the forked child: put the start channel on fds 3 and 4 and set the
-/// address-space limit. Only async-signal-safe calls.
-fn place_fds(start_fd: RawFd, result_fd: RawFd, address_space: Option<u64>) -> io::Result<()> {
+/// In the forked child: put the start channel on fds 3 and 4. Only
+/// async-signal-safe calls.
+fn place_fds(start_fd: RawFd, result_fd: RawFd) -> io::Result<()> {
     let check = |r: libc::c_int| {
         if r < 0 {
             Err(io::Error::last_os_error())
@@ -185,13 +232,6 @@ fn place_fds(start_fd: RawFd, result_fd: RawFd, address_space: Option<u64>) -> i
         // dup2 clears close-on-exec on the new fd.
         check(libc::dup2(high_start, START_FD))?;
         check(libc::dup2(high_result, RESULT_FD))?;
-        if let Some(bytes) = address_space {
-            let limit = libc::rlimit {
-                rlim_cur: bytes as libc::rlim_t,
-                rlim_max: bytes as libc::rlim_t,
-            };
-            check(libc::setrlimit(libc::RLIMIT_AS, &limit))?;
-        }
     }
     Ok(())
 }

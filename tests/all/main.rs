@@ -9,4 +9,5 @@ mod hostile;
 mod isolation;
 mod memory_sweep;
 mod probe;
+mod process_tree;
 mod programs;

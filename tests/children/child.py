@@ -267,6 +267,97 @@ def mode_orphan(s):
     os._exit(0)
 
 
+# --- the process tree ----------------------------------------------------------
+
+
+def wait_for_file(path, seconds=10):
+    deadline = time.monotonic() + seconds
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def write_pid(path):
+    # Atomically, so a reader never sees a half-written pid.
+    with open(path + ".tmp", "w") as f:
+        f.write(str(os.getpid()))
+    os.rename(path + ".tmp", path)
+
+
+def mode_leave_group(s):
+    # A grandchild that moves to a process group of its own and keeps every
+    # channel open; the child sends a valid Result and stays alive.
+    pid = os.fork()
+    if pid == 0:
+        os.setpgid(0, 0)
+        time.sleep(60)
+        os._exit(0)
+    result(s, value=json.dumps({"grandchild": pid}))
+    wait_to_be_stopped()
+
+
+def mode_setsid_daemon(s, path):
+    # A daemon: fork, setsid() in the child, fork again, the middle process
+    # exits (the grandchild is handed to init or a subreaper), the grandchild
+    # closes every channel and writes its pid to PATH. Then a valid Result.
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() != 0:
+            os._exit(0)
+        for fd in range(0, 5):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        write_pid(path)
+        time.sleep(60)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    wait_for_file(path)
+    result(s, value=json.dumps({"daemon": int(open(path).read())}))
+
+
+def mode_fork_memory(s, n, mib):
+    # N children, each touching MIB MiB and then holding it; the child waits
+    # until every one holds its memory (or died) and reports how many did.
+    n, size = int(n), int(mib) << 20
+    r, w = os.pipe()
+    kids = []
+    for _ in range(n):
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            block = bytearray(size)
+            for i in range(0, size, 4096):
+                block[i] = 1
+            os.write(w, b"x")
+            time.sleep(60)
+            os._exit(0)
+        kids.append(pid)
+    os.close(w)
+    held = 0
+    while held < n:
+        if not os.read(r, 1):
+            break
+        held += 1
+    result(s, value=json.dumps({"held": held, "mib": held * int(mib)}))
+    wait_to_be_stopped()
+
+
+def mode_marker(s, path):
+    # Writes its pid to PATH and a setsid() grandchild's to PATH.grandchild,
+    # then waits to be stopped: for the CLI's signal tests.
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        write_pid(path + ".grandchild")
+        time.sleep(60)
+        os._exit(0)
+    wait_for_file(path + ".grandchild")
+    write_pid(path)
+    wait_to_be_stopped()
+
+
 def mode_exit_mid_frame(s):
     result_out.write(struct.pack(">I", 100) + b'{"v":1,')
     sys.exit(0)
@@ -274,6 +365,57 @@ def mode_exit_mid_frame(s):
 
 def mode_exit_without_result(s):
     sys.exit(3)
+
+
+# --- hostile load: floods that never end, answers never read ---------------
+
+
+def mode_flood_no_result(s, n, tool="echo"):
+    # N requests, never a read of an answer, never a Result: only the wall
+    # clock can end it.
+    calls_out.write(requests(int(n), tool))
+    calls_out.flush()
+    wait_to_be_stopped()
+
+
+def mode_flood_forever(s, tool="echo"):
+    # Requests forever, one after another as fast as they can be written,
+    # with every answer read by a thread; never a Result.
+    def read_all():
+        while read_frame(calls_in) is not None:
+            pass
+
+    threading.Thread(target=read_all, daemon=True).start()
+    i = 0
+    while True:
+        calls_out.write(frame({"v": 1, "id": str(i), "tool": tool, "args": json.dumps(i)}))
+        i += 1
+        if i % 64 == 0:
+            calls_out.flush()
+
+
+def mode_big_calls_unread(s, n, tool, args_mib):
+    # N calls with ARGS_MIB MiB of args each, all written at once, and never
+    # a read of an answer; then the Result (a valid one, if it gets out).
+    args = json.dumps("a" * (int(args_mib) << 20))
+    for i in range(int(n)):
+        calls_out.write(frame({"v": 1, "id": str(i), "tool": tool, "args": args}))
+    calls_out.flush()
+    result(s, value=json.dumps({"sent": int(n)}))
+    wait_to_be_stopped()
+
+
+def mode_result_ok_with_kind(s):
+    result(s, value="1", kind="limit")
+
+
+def mode_result_not_json(s):
+    result(s, value="this is not JSON")
+
+
+def mode_result_huge_error(s, mib):
+    send(result_out, {"v": 1, "result_id": s["result_id"], "ok": False, "kind": "invalid",
+                      "error": "e" * (int(mib) << 20)})
 
 
 MODES = {name[len("mode_"):]: f for name, f in globals().items() if name.startswith("mode_")}

@@ -70,13 +70,12 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
             (None, None) => Sandbox::new(options)?,
         };
         let cancel = wasmwire::CancellationToken::new();
-        let on_interrupt = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_interrupt.cancel();
-            }
-        });
-        match sandbox.run(&execution, &tools, cancel).await {
+        cancel_on_signals(&cancel)?;
+        let outcome = sandbox.run(&execution, &tools, cancel).await;
+        // Nothing this process started may outlive it.
+        wasmwire::containment::kill_adopted();
+        wasmwire::containment::settle(std::time::Duration::from_secs(2));
+        match outcome {
             Ok(outcome) => Ok(outcome),
             Err(e @ SandboxError::Unsupported { .. }) => Err(anyhow::Error::new(e)),
             Err(e) => Err(anyhow::Error::new(e).context("could not start the execution")),
@@ -105,6 +104,31 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
     } else {
         EXIT_NOT_OK
     })
+}
+
+/// SIGINT, SIGTERM and SIGHUP cancel the execution: it still ends in its
+/// one Result (kind `cancelled`), everything it started is killed, and then
+/// the process exits. The handlers are in place before this returns, so a
+/// signal from then on cannot kill the process before its Result. This
+/// process also becomes the subreaper of what it starts, so a descendant
+/// that double-forks away is still found and killed at the end.
+fn cancel_on_signals(cancel: &wasmwire::CancellationToken) -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let _ = wasmwire::containment::become_subreaper();
+    for kind in [
+        SignalKind::interrupt(),
+        SignalKind::terminate(),
+        SignalKind::hangup(),
+    ] {
+        let mut stream = signal(kind).context("installing a signal handler")?;
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if stream.recv().await.is_some() {
+                cancel.cancel();
+            }
+        });
+    }
+    Ok(())
 }
 
 fn read_program(path: &std::path::Path) -> anyhow::Result<String> {

@@ -5,15 +5,23 @@
 //! with one trailing newline removed. Otherwise the error is its stderr, and
 //! the kind is the one named by a first stderr line `kind: CLASS`, else the
 //! exit code's (sysexits.h): 64/65 invalid, 66 not_found, 69/75 transient,
-//! 77 denied, anything else unknown. The command's process group is killed
-//! when the call's deadline passes or the execution ends (the handler's
-//! future is dropped).
+//! 77 denied, anything else unknown. A command that prints more than a
+//! frame can carry on stdout or on stderr fails `limit` at once. Each call's
+//! command runs in a [`Containment`] of its own: its whole process tree,
+//! wherever it moves in groups and sessions, is killed when the command
+//! exits, when it prints too much, when the call's deadline passes, or when
+//! the execution ends (the handler's future is dropped).
 
 use std::process::Stdio;
+use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
+use wasmwire::containment::{Containment, Limits};
 use wasmwire::{FailureKind, Tool, ToolFailure, wire::Call};
+
+/// How long a call waits for its command's killed tree to be gone.
+const KILL_WAIT: Duration = Duration::from_secs(1);
 
 /// The most a tool command may print; past it the call fails with `limit`.
 const MAX_OUTPUT: usize = wire::MAX_FRAME_BYTES;
@@ -83,24 +91,39 @@ pub fn tool(spec: &ToolSpec) -> Tool {
 }
 
 async fn run(name: String, command: String, call: Call) -> Result<String, wire::HandlerError> {
-    let mut child = Command::new("/bin/sh")
-        .arg("-c")
-        .arg(&command)
-        .env("WASMWIRE_TOOL", &name)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| {
-            ToolFailure::new(
-                FailureKind::Unknown,
-                format!("could not start `{command}`: {e}"),
-            )
-        })?;
-    // Dropping this future (deadline, end of execution) kills the whole group.
-    let _group = KillGroup(child.id());
+    let could_not_start = |e: std::io::Error| {
+        ToolFailure::new(
+            FailureKind::Unknown,
+            format!("could not start `{command}`: {e}"),
+        )
+    };
+    // Making the cgroups and forking happen on a blocking thread, not inside
+    // the Server's connection loop that polls this future first.
+    let spawning = {
+        let (name, command) = (name.clone(), command.clone());
+        tokio::task::spawn_blocking(move || {
+            let tree = Containment::new(Limits::default())?;
+            let mut child = Command::new("/bin/sh");
+            child
+                .arg("-c")
+                .arg(&command)
+                .env("WASMWIRE_TOOL", &name)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .kill_on_drop(true);
+            tree.apply(&mut child);
+            let child = child.spawn()?;
+            tree.set_leader(child.id());
+            Ok::<_, std::io::Error>((child, tree))
+        })
+    };
+    let (mut child, tree) = spawning
+        .await
+        .map_err(|e| could_not_start(std::io::Error::other(e)))?
+        .map_err(could_not_start)?;
+    // From here, dropping this future (deadline, end of execution) drops
+    // `tree`, which kills the whole tree.
     let mut stdin = child.stdin.take();
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
@@ -112,27 +135,45 @@ async fn run(name: String, command: String, call: Call) -> Result<String, wire::
         }
         drop(stdin);
     };
-    let (_, out, err, status) = tokio::join!(
-        feed,
-        read_capped(stdout.as_mut()),
-        read_capped(stderr.as_mut()),
-        child.wait()
-    );
-    let status = status.map_err(|e| {
-        ToolFailure::new(
-            FailureKind::Unknown,
-            format!("waiting for `{command}`: {e}"),
-        )
-    })?;
-    let (out, out_over) = out;
-    let (err, _) = err;
-    if out_over {
-        return Err(ToolFailure::new(
-            FailureKind::Limit,
-            format!("`{command}` printed more than {MAX_OUTPUT} bytes"),
-        )
-        .into());
+    let reading_out = read_capped(stdout.as_mut());
+    let reading_err = read_capped(stderr.as_mut());
+    tokio::pin!(feed, reading_out, reading_err);
+    let (mut fed, mut out, mut err, mut status) = (false, None, None, None);
+    while out.is_none() || err.is_none() || status.is_none() {
+        tokio::select! {
+            () = &mut feed, if !fed => fed = true,
+            read = &mut reading_out, if out.is_none() => {
+                if read.1 {
+                    // Over the cap: fail now; the tree dies with `tree`.
+                    return Err(too_much(&command, "stdout").into());
+                }
+                out = Some(read.0);
+            }
+            read = &mut reading_err, if err.is_none() => {
+                if read.1 {
+                    return Err(too_much(&command, "stderr").into());
+                }
+                err = Some(read.0);
+            }
+            exited = child.wait(), if status.is_none() => {
+                status = Some(exited.map_err(|e| {
+                    ToolFailure::new(FailureKind::Unknown, format!("waiting for `{command}`: {e}"))
+                })?);
+                tree.leader_reaped();
+                // The command is done: what it left running goes now, so
+                // that nothing it started can hold its pipes open.
+                tree.kill_and_wait(KILL_WAIT).await;
+            }
+        }
     }
+    tree.kill_and_wait(KILL_WAIT).await;
+    drop(tree);
+    let (out, err) = (out.unwrap_or_default(), err.unwrap_or_default());
+    let Some(status) = status else {
+        return Err(
+            ToolFailure::new(FailureKind::Unknown, format!("`{command}` did not end")).into(),
+        );
+    };
     if status.success() {
         let mut value = String::from_utf8_lossy(&out).into_owned();
         if value.ends_with('\n') {
@@ -142,6 +183,14 @@ async fn run(name: String, command: String, call: Call) -> Result<String, wire::
     }
     let stderr = String::from_utf8_lossy(&err).into_owned();
     Err(failure(status.code(), &stderr).into())
+}
+
+/// The failure of a command that printed more than a frame can carry.
+fn too_much(command: &str, stream: &str) -> ToolFailure {
+    ToolFailure::new(
+        FailureKind::Limit,
+        format!("`{command}` printed more than {MAX_OUTPUT} bytes on {stream}"),
+    )
 }
 
 /// The failure a non-zero exit means.
@@ -172,7 +221,8 @@ fn failure(code: Option<i32>, stderr: &str) -> ToolFailure {
     ToolFailure::new(kind, message)
 }
 
-/// Reads all of a pipe, keeping at most MAX_OUTPUT bytes; says whether it was cut.
+/// Reads all of a pipe, up to MAX_OUTPUT bytes; says whether there was more
+/// (then it returns at once, without reading the rest).
 async fn read_capped<R: tokio::io::AsyncRead + Unpin>(pipe: Option<&mut R>) -> (Vec<u8>, bool) {
     let mut kept = Vec::new();
     let Some(pipe) = pipe else {
@@ -183,21 +233,6 @@ async fn read_capped<R: tokio::io::AsyncRead + Unpin>(pipe: Option<&mut R>) -> (
     let over = kept.len() > MAX_OUTPUT;
     kept.truncate(MAX_OUTPUT);
     (kept, over)
-}
-
-/// Kills a process group when dropped.
-struct KillGroup(Option<u32>);
-
-impl Drop for KillGroup {
-    fn drop(&mut self) {
-        if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
-            // SAFETY: kill has no memory-safety preconditions; a group that
-            // already exited makes it fail harmlessly with ESRCH.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -271,6 +306,7 @@ mod tests {
             tool: "t".into(),
             args: "{\"a\":1}".into(),
             deadline: None,
+            holdings: wire::Holdings::new(usize::MAX),
         };
         let out = run(
             "t".into(),
@@ -289,6 +325,7 @@ mod tests {
             tool: "t".into(),
             args: String::new(),
             deadline: None,
+            holdings: wire::Holdings::new(usize::MAX),
         };
         assert_eq!(
             run("t".into(), "printf 'x\\n\\n'".into(), call)

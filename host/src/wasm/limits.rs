@@ -41,6 +41,14 @@ pub enum Refusal {
         /// The elements the table asked for.
         requested: u64,
     },
+    /// A process child's processes together went over the memory cap of
+    /// their cgroup, and the kernel's OOM killer ended some of them (the
+    /// process backend).
+    #[error("the child's processes went over the cap and the kernel ended {oom_kills} of them")]
+    ProcessTree {
+        /// How many processes the OOM killer ended.
+        oom_kills: u64,
+    },
 }
 
 /// Caps a child's memories and tables and records what it refused.
