@@ -201,3 +201,44 @@ async fn cancellation_while_waiting_on_a_tool_ends_in_cancelled() {
     let outcome = sandbox().run(&execution, &tools(), cancel).await.unwrap();
     assert_failed(&outcome, FailureKind::Cancelled, "cancel");
 }
+
+/// A program whose Start cannot fit in a frame is the caller's error before
+/// anything starts, never blamed on the child as a protocol violation.
+#[tokio::test]
+async fn a_program_too_large_to_send_is_refused_before_start() {
+    let program = format!("return {:?}.length", "p".repeat(17 << 20));
+    let execution = Execution::new(program).budget(budget());
+    match sandbox()
+        .run(&execution, &tools(), CancellationToken::new())
+        .await
+    {
+        Err(wasmwire::SandboxError::ProgramTooLarge { bytes, max }) => {
+            assert!(bytes > max, "{bytes} <= {max}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_still_healthy(sandbox()).await;
+}
+
+/// A `max_memory` above the pool's slot cannot be held: refused before
+/// start, naming what can be held, instead of silently capped.
+#[tokio::test]
+async fn max_memory_over_the_pool_slot_is_refused_not_capped() {
+    let execution = Execution::new("return 1").budget(with(|b| b.max_memory = 2 << 30));
+    match sandbox()
+        .run(&execution, &tools(), CancellationToken::new())
+        .await
+    {
+        Err(e @ wasmwire::SandboxError::OverCeiling { .. }) => {
+            let text = e.to_string();
+            assert!(
+                text.contains("max_memory") && text.contains("1073741824"),
+                "{text}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // At the slot's size it runs.
+    let outcome = run_with("return 1", with(|b| b.max_memory = 1 << 30)).await;
+    assert_eq!(value(&outcome), json!(1));
+}

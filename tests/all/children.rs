@@ -588,3 +588,135 @@ async fn a_budget_item_the_backend_cannot_hold_is_refused_before_start() {
         .unwrap();
     assert!(outcome.result.ok, "{outcome:#?}");
 }
+
+/// A child whose Requests never end, whether it reads the answers or not,
+/// is stopped at its wall clock: the Result comes within a stated grace of
+/// it, and no call is accepted after it (each accepted call runs the
+/// `stamp` tool, which notes when).
+#[tokio::test]
+async fn endless_floods_end_at_the_wall_clock_and_no_call_is_accepted_after_it() {
+    // Measured well under 20 ms on an idle machine; the bound allows for
+    // the rest of this test binary running beside it on two cores.
+    const GRACE: Duration = Duration::from_millis(250);
+    const PREEMPTION: Duration = Duration::from_millis(50);
+    let wall_clock = Duration::from_secs(2);
+    let stamps = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Instant>::new()));
+    let mut tools = wasmwire::Tools::new();
+    let stamping = stamps.clone();
+    tools
+        .register(wasmwire::Tool::new("stamp", move |_call| {
+            stamping.lock().unwrap().push(Instant::now());
+            // A handler that awaits: it holds an in-flight slot and a task.
+            async move {
+                tokio::task::yield_now().await;
+                Ok("1".to_string())
+            }
+        }))
+        .unwrap();
+    for mode in ["flood_no_result 100000 stamp", "flood_forever stamp"] {
+        stamps.lock().unwrap().clear();
+        let execution = Execution::new(mode).budget(Budget {
+            wall_clock,
+            ..short()
+        });
+        let t = Instant::now();
+        let outcome = children()
+            .run(&execution, &tools, Default::default())
+            .await
+            .expect("starts");
+        let elapsed = t.elapsed();
+        let stamps = stamps.lock().unwrap();
+        eprintln!(
+            "{mode}: Result after {elapsed:.1?}, {} calls accepted",
+            stamps.len()
+        );
+        assert_eq!(
+            outcome.result.kind,
+            Some(FailureKind::Limit),
+            "{outcome:#?}"
+        );
+        assert!(outcome.result.error.contains("wall clock"), "{outcome:#?}");
+        assert!(
+            elapsed < wall_clock + GRACE,
+            "{mode}: the Result came {:?} after the wall clock",
+            elapsed - wall_clock
+        );
+        assert!(!stamps.is_empty(), "{mode}: the flood reached the tool");
+        // A stamp is taken just after the server's check of the clock; the
+        // thread can be preempted in between on a loaded machine, so the
+        // bound allows for that, and nothing more (the bug this pins let
+        // calls in for most of a minute).
+        let last = stamps.iter().max().copied().unwrap();
+        assert!(
+            last <= t + wall_clock + PREEMPTION,
+            "{mode}: a call was accepted {:?} after the wall clock",
+            last - (t + wall_clock)
+        );
+        assert_eq!(outcome.result.calls, stamps.len() as u64);
+    }
+    assert_still_healthy().await;
+}
+
+/// A Result is the child's word, checked before it is passed on: a success
+/// that carries a kind, or a value that is not JSON, is a protocol
+/// violation; a huge error text is cut to `wire::MAX_ERROR_BYTES`.
+#[tokio::test]
+async fn a_result_is_checked_before_it_is_passed_on() {
+    assert_protocol_violation(&run("result_ok_with_kind").await, "carries a failure kind");
+    assert_protocol_violation(&run("result_not_json").await, "is not JSON");
+    let outcome = run("result_huge_error 15").await;
+    assert_eq!(
+        outcome.result.kind,
+        Some(FailureKind::Invalid),
+        "{:?}",
+        outcome.result.kind
+    );
+    assert!(
+        outcome.result.error.len() <= wire::MAX_ERROR_BYTES + 64,
+        "{} bytes of error passed on",
+        outcome.result.error.len()
+    );
+    assert!(outcome.result.error.ends_with("more bytes cut]"));
+    assert_still_healthy().await;
+}
+
+/// With no wall clock, a child that closes its Result channel and lingers
+/// is a protocol violation after the wind-down, named as such (it used to
+/// be reported as "wall clock of 0ns ran out").
+#[tokio::test]
+async fn without_a_wall_clock_a_closed_result_channel_is_named_not_blamed_on_the_clock() {
+    let outcome = run_within(
+        "close_result_channel",
+        Budget {
+            wall_clock: Duration::ZERO,
+            ..short()
+        },
+    )
+    .await;
+    assert_protocol_violation(&outcome, "closed it without a Result");
+    assert!(!outcome.result.error.contains("wall clock"), "{outcome:#?}");
+    assert_still_healthy().await;
+}
+
+/// A child that makes the parent hold args for tools that never read them
+/// gets `limit` for every call that does not fit, at once, and the parent's
+/// hold for it never passes its cap.
+#[tokio::test]
+async fn args_the_parent_cannot_hold_are_refused_at_once() {
+    let cap = wire::DEFAULT_MAX_HELD;
+    let outcome = run_within(
+        "big_calls_unread 16 never 15",
+        Budget {
+            wall_clock: Duration::from_secs(10),
+            max_memory: 0,
+            ..short()
+        },
+    )
+    .await;
+    // 15 MiB each: four fit in 64 MiB, the rest are refused at once, and the
+    // child's Result still comes (it sends it right after its Requests).
+    assert_eq!(value(&outcome), json!({"sent": 16}), "{outcome:#?}");
+    assert_eq!(outcome.result.calls, 4, "{outcome:#?}");
+    assert!(outcome.held_peak <= cap, "{} > {cap}", outcome.held_peak);
+    assert_still_healthy().await;
+}

@@ -5,45 +5,12 @@
 use std::time::{Duration, Instant};
 
 use wasmwire::Budget;
-use wasmwire_tests::hostile::{Case, cases};
+use wasmwire_tests::hostile::cases;
 use wasmwire_tests::{assert_still_healthy, run_with, sandbox};
 
 /// How far past its wall clock a time-limited case may end. Generous for a
 /// loaded 2-core CI machine; the table printed shows the real figure.
 const GRACE: Duration = Duration::from_millis(1500);
-
-fn check(case: &Case, outcome: &wasmwire::Outcome) -> Result<(), String> {
-    let r = &outcome.result;
-    match &case.kind {
-        None if !r.ok => return Err(format!("expected ok, got {:?}: {}", r.kind, r.error)),
-        Some(kind) if r.ok || r.kind.map(|k| k.as_str()) != Some(kind.as_str()) => {
-            return Err(format!(
-                "expected {kind}, got ok={} kind={:?} error={:?}",
-                r.ok, r.kind, r.error
-            ));
-        }
-        _ => {}
-    }
-    if let Some(needle) = &case.error
-        && !r.error.contains(needle.as_str())
-    {
-        return Err(format!("error {:?} lacks {needle:?}", r.error));
-    }
-    if let Some(value) = &case.value {
-        let want: serde_json::Value = serde_json::from_str(value).map_err(|e| e.to_string())?;
-        let got: serde_json::Value =
-            serde_json::from_str(&r.value).map_err(|e| format!("{e}: {:?}", r.value))?;
-        if got != want {
-            return Err(format!("value {got} != {want}"));
-        }
-    }
-    if let Some(needle) = &case.console
-        && !outcome.console.contains(needle.as_str())
-    {
-        return Err(format!("console lacks {needle:?}"));
-    }
-    Ok(())
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_hostile_program_ends_in_its_one_result_and_the_sandbox_survives() {
@@ -73,7 +40,9 @@ async fn every_hostile_program_ends_in_its_one_result_and_the_sandbox_survives()
             grace,
             outcome.result.kind.map_or("ok", |k| k.as_str())
         );
-        if let Err(why) = check(case, &outcome) {
+        let r = &outcome.result;
+        let kind = (!r.ok).then(|| r.kind.map_or("(none)", |k| k.as_str()));
+        if let Err(why) = case.check(kind, &r.error, &r.value, &outcome.console) {
             failures.push(format!("{}: {why}", case.name));
         }
         if grace > GRACE {

@@ -97,10 +97,56 @@ fn parse(path: &Path) -> Case {
                     }
                 }
             }
+            // A header key this runner does not know is a typo that would
+            // silently drop a check; prose that happens to hold a colon is
+            // not a key (a key is one lowercase word).
+            key if key.chars().all(|c| c.is_ascii_lowercase() || c == '_') => {
+                panic!("{}: unknown header key {key:?}", path.display())
+            }
             _ => {}
         }
     }
     let expect = expect.unwrap_or_else(|| panic!("{} has no `// expect:` line", path.display()));
     case.kind = (expect != "ok").then_some(expect);
     case
+}
+
+impl Case {
+    /// Checks how an execution ended against what the header says: the
+    /// kind (`None` = ok), the error text, the value (JSON text) and the
+    /// console. `Err` says what differs.
+    pub fn check(
+        &self,
+        kind: Option<&str>,
+        error: &str,
+        value: &str,
+        console: &str,
+    ) -> Result<(), String> {
+        if kind != self.kind.as_deref() {
+            return Err(format!(
+                "expected {}, got {} (error {error:?})",
+                self.kind.as_deref().unwrap_or("ok"),
+                kind.unwrap_or("ok")
+            ));
+        }
+        if let Some(needle) = &self.error
+            && !error.contains(needle.as_str())
+        {
+            return Err(format!("error {error:?} lacks {needle:?}"));
+        }
+        if let Some(want) = &self.value {
+            let want: serde_json::Value = serde_json::from_str(want).map_err(|e| e.to_string())?;
+            let got: serde_json::Value =
+                serde_json::from_str(value).map_err(|e| format!("{e}: {value:?}"))?;
+            if got != want {
+                return Err(format!("value {got} != {want}"));
+            }
+        }
+        if let Some(needle) = &self.console
+            && !console.contains(needle.as_str())
+        {
+            return Err(format!("console lacks {needle:?}"));
+        }
+        Ok(())
+    }
 }

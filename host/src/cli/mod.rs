@@ -1,6 +1,7 @@
 //! The command line: arguments, shell tools, and the one Result line.
 
 mod args;
+mod output;
 mod shell_tool;
 mod units;
 
@@ -93,7 +94,7 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
             outcome.result.calls, outcome.result.bytes
         );
     }
-    let line = serde_json::to_string(&outcome.result).context("encoding the Result")?;
+    let line = output::result_line(&outcome.result).context("encoding the Result")?;
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "{line}").context("writing the Result")?;
     stdout.flush().context("writing the Result")?;

@@ -18,13 +18,17 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 use wasmwire::containment::{Containment, Limits};
-use wasmwire::{FailureKind, Tool, ToolFailure, wire::Call};
+use wasmwire::wire::{Call, Held, Holdings};
+use wasmwire::{FailureKind, Tool, ToolFailure};
 
 /// How long a call waits for its command's killed tree to be gone.
 const KILL_WAIT: Duration = Duration::from_secs(1);
 
 /// The most a tool command may print; past it the call fails with `limit`.
 const MAX_OUTPUT: usize = wire::MAX_FRAME_BYTES;
+
+/// Bytes read from a tool's pipe at a time: a pipe's usual buffer.
+const READ_CHUNK: usize = 64 << 10;
 
 /// A parsed `--tool` argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,26 +139,17 @@ async fn run(name: String, command: String, call: Call) -> Result<String, wire::
         }
         drop(stdin);
     };
-    let reading_out = read_capped(stdout.as_mut());
-    let reading_err = read_capped(stderr.as_mut());
+    let holdings = call.holdings.clone();
+    let reading_out = read_held(stdout.as_mut(), &holdings, &command, "stdout");
+    let reading_err = read_held(stderr.as_mut(), &holdings, &command, "stderr");
     tokio::pin!(feed, reading_out, reading_err);
     let (mut fed, mut out, mut err, mut status) = (false, None, None, None);
     while out.is_none() || err.is_none() || status.is_none() {
         tokio::select! {
             () = &mut feed, if !fed => fed = true,
-            read = &mut reading_out, if out.is_none() => {
-                if read.1 {
-                    // Over the cap: fail now; the tree dies with `tree`.
-                    return Err(too_much(&command, "stdout").into());
-                }
-                out = Some(read.0);
-            }
-            read = &mut reading_err, if err.is_none() => {
-                if read.1 {
-                    return Err(too_much(&command, "stderr").into());
-                }
-                err = Some(read.0);
-            }
+            // Over a cap: fail now; the tree dies with `tree`.
+            read = &mut reading_out, if out.is_none() => out = Some(read?),
+            read = &mut reading_err, if err.is_none() => err = Some(read?),
             exited = child.wait(), if status.is_none() => {
                 status = Some(exited.map_err(|e| {
                     ToolFailure::new(FailureKind::Unknown, format!("waiting for `{command}`: {e}"))
@@ -168,14 +163,22 @@ async fn run(name: String, command: String, call: Call) -> Result<String, wire::
     }
     tree.kill_and_wait(KILL_WAIT).await;
     drop(tree);
-    let (out, err) = (out.unwrap_or_default(), err.unwrap_or_default());
+    // The output stays held against the execution's cap until the value
+    // is handed to the Server, which holds its frame from then on.
+    let (Some((out, _out_held)), Some((err, _err_held))) = (out, err) else {
+        return Err(
+            ToolFailure::new(FailureKind::Unknown, format!("`{command}` did not end")).into(),
+        );
+    };
     let Some(status) = status else {
         return Err(
             ToolFailure::new(FailureKind::Unknown, format!("`{command}` did not end")).into(),
         );
     };
     if status.success() {
-        let mut value = String::from_utf8_lossy(&out).into_owned();
+        // Moved, not copied, when it is UTF-8 (a value can be 16 MiB).
+        let mut value = String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         if value.ends_with('\n') {
             value.pop();
         }
@@ -221,18 +224,52 @@ fn failure(code: Option<i32>, stderr: &str) -> ToolFailure {
     ToolFailure::new(kind, message)
 }
 
-/// Reads all of a pipe, up to MAX_OUTPUT bytes; says whether there was more
-/// (then it returns at once, without reading the rest).
-async fn read_capped<R: tokio::io::AsyncRead + Unpin>(pipe: Option<&mut R>) -> (Vec<u8>, bool) {
+/// Reads all of a pipe, holding what it keeps against the execution's cap
+/// on what the parent holds for the child (64 calls each printing 12 MiB
+/// must not make the parent hold 768 MiB). Fails `limit` past
+/// [`MAX_OUTPUT`] bytes, or as soon as the output cannot be held.
+async fn read_held<R: tokio::io::AsyncRead + Unpin>(
+    pipe: Option<&mut R>,
+    holdings: &Holdings,
+    command: &str,
+    stream: &str,
+) -> Result<(Vec<u8>, Held), ToolFailure> {
+    let mut held = holdings.hold_anyway(0);
     let mut kept = Vec::new();
     let Some(pipe) = pipe else {
-        return (kept, false);
+        return Ok((kept, held));
     };
-    let mut limited = pipe.take(MAX_OUTPUT as u64 + 1);
-    let _ = limited.read_to_end(&mut kept).await;
-    let over = kept.len() > MAX_OUTPUT;
-    kept.truncate(MAX_OUTPUT);
-    (kept, over)
+    let mut chunk = vec![0; READ_CHUNK];
+    loop {
+        // A read error ends the output as EOF would; the exit status says
+        // how the command ended.
+        let n = pipe.read(&mut chunk).await.unwrap_or(0);
+        if n == 0 {
+            return Ok((kept, held));
+        }
+        if kept.len() + n > MAX_OUTPUT {
+            return Err(too_much(command, stream));
+        }
+        // The buffer grows only after its new size is held: holding after
+        // the allocation would let many readers at once allocate (and
+        // briefly keep) far more than the cap.
+        let needed = kept.len() + n;
+        if needed > kept.capacity() {
+            let target = needed.max(kept.capacity() * 2).min(MAX_OUTPUT);
+            let cannot_hold = |over| {
+                ToolFailure::new(
+                    FailureKind::Limit,
+                    format!("the output of `{command}` on {stream} cannot be held: {over}"),
+                )
+            };
+            held.try_grow(target.saturating_sub(held.bytes()))
+                .map_err(cannot_hold)?;
+            kept.reserve_exact(target - kept.len());
+            held.try_grow(kept.capacity().saturating_sub(held.bytes()))
+                .map_err(cannot_hold)?;
+        }
+        kept.extend_from_slice(&chunk[..n]);
+    }
 }
 
 #[cfg(test)]

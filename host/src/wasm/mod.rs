@@ -22,7 +22,7 @@
 //! What a child gets: those streams, clocks and random. No arguments, no
 //! environment, no preopened directory, every socket refused.
 //!
-//! How each limit is held (DESIGN.md section 7):
+//! How each limit is held (docs/protocol.md §6 and the README's limits table):
 //!
 //! | limit        | held by |
 //! |--------------|---------|
