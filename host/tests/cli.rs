@@ -559,3 +559,39 @@ fn without_home_the_cache_falls_back_to_a_private_temporary_directory() {
         .any(|e| e.path().extension() == Some(OsStr::new("cwasm")));
     assert!(cached, "no compiled component in {}", dir.display());
 }
+
+/// The flood seen in the field: a process child writing 100,000 Requests
+/// without reading, to a tool that is a shell command, used to end a 3 s
+/// wall clock after 56 s (spawning each tool inside the server's loop
+/// starved the timer). Now the Result line comes at the wall clock, plus the
+/// CLI's own start and the kill of the tree.
+#[test]
+fn a_flood_to_a_shell_tool_ends_at_the_wall_clock() {
+    // Measured about 30 ms past the wall clock; the bound allows for a
+    // loaded two-core machine.
+    const GRACE: Duration = Duration::from_millis(500);
+    let child = child_script();
+    for mode in ["flood_no_result 100000 echo", "flood_forever echo"] {
+        let t = Instant::now();
+        let (code, result, stderr) = run(
+            &[
+                "--child",
+                &format!("{child} {mode}"),
+                "--tool",
+                "echo=cat",
+                "--max-memory",
+                "0",
+                "--wall-clock",
+                "2s",
+            ],
+            "",
+        );
+        let elapsed = t.elapsed();
+        eprintln!("{mode}: Result line after {elapsed:.1?}: {result}");
+        assert_eq!((code, &result["kind"]), (1, &json!("limit")), "{stderr}");
+        assert!(
+            elapsed < Duration::from_secs(2) + GRACE,
+            "{mode}: {elapsed:?}"
+        );
+    }
+}

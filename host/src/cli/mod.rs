@@ -72,17 +72,25 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
         };
         let cancel = wasmwire::CancellationToken::new();
         cancel_on_signals(&cancel)?;
-        let outcome = sandbox.run(&execution, &tools, cancel).await;
-        // Nothing this process started may outlive it.
-        wasmwire::containment::kill_adopted();
-        wasmwire::containment::settle(std::time::Duration::from_secs(2));
-        match outcome {
+        match sandbox.run(&execution, &tools, cancel).await {
             Ok(outcome) => Ok(outcome),
             Err(e @ SandboxError::Unsupported { .. }) => Err(anyhow::Error::new(e)),
             Err(e) => Err(anyhow::Error::new(e).context("could not start the execution")),
         }
-    })?;
+    });
+    // Every process of the execution was sent SIGKILL before `run`
+    // returned; the Result goes out now, and then, before this process
+    // exits, whatever is left is reaped and its cgroups removed. Nothing
+    // this process started may outlive it.
+    let code = outcome.and_then(|outcome| print(&outcome));
+    wasmwire::containment::kill_adopted();
+    wasmwire::containment::settle(std::time::Duration::from_secs(2));
+    code
+}
 
+/// Prints the console, any diagnostic and the one Result line; returns the
+/// exit code the Result means.
+fn print(outcome: &wasmwire::Outcome) -> anyhow::Result<u8> {
     let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_all(outcome.console.as_bytes());
     if outcome.counts_disagree
