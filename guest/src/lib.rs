@@ -7,7 +7,7 @@
 //! returns. Everything in between is here, and none of it depends on wasm,
 //! so the tests drive it natively through a scripted [`Transport`].
 //!
-//! The JavaScript surface (DESIGN section 8):
+//! The JavaScript surface (README, "The library"):
 //!
 //! * the program is the body of an async function: top-level `await` and
 //!   `return` work, and the Result's value is the JSON text of what it
@@ -25,7 +25,8 @@
 //! program), `event_loop` (jobs and the call channel), `calls` (the call
 //! table), `outcome` (endings and their Results), `limits` (memory and
 //! stack), `intrinsics` (what is captured before the program runs),
-//! `session` (what the native functions share), `transport`.
+//! `session` (what the native functions share), `transport`, `channel`
+//! (the call channel the child itself uses: it reads while it writes).
 //!
 //! ```
 //! use wire::{Client, Response, Start, StartBinding, StartBudget};
@@ -51,6 +52,7 @@
 
 mod bindings;
 mod calls;
+pub mod channel;
 mod console;
 mod event_loop;
 mod intrinsics;
@@ -74,6 +76,7 @@ use crate::outcome::{Ending, Judge};
 use crate::random::Random;
 use crate::session::Session;
 
+pub use crate::channel::{Channel, Inbox, Link, ThreadLink};
 pub use crate::transport::Transport;
 
 /// QuickJS could not be set up (in practice: no memory for a runtime).
@@ -95,7 +98,7 @@ pub struct Evaluator {
     runtime: Runtime,
     context: Context,
     guard: StackGuard,
-    out_of_memory: limits::OutOfMemoryWatch,
+    memory: limits::MemoryWatch,
     used: bool,
 }
 
@@ -112,8 +115,9 @@ impl Evaluator {
     pub fn new() -> Result<Self, SetupError> {
         let runtime = Runtime::new()?;
         limits::configure_stack(&runtime);
-        let guard = StackGuard::install(&runtime);
-        let out_of_memory = limits::OutOfMemoryWatch::install(&runtime);
+        let guard = StackGuard::new();
+        let memory = limits::MemoryWatch::install(&runtime);
+        limits::install_interrupt_handler(&runtime, &guard, &memory);
         let context = Context::full(&runtime)?;
         let random = context.with(|ctx| Random::install(&ctx))?;
         Ok(Evaluator {
@@ -121,7 +125,7 @@ impl Evaluator {
             runtime,
             context,
             guard,
-            out_of_memory,
+            memory,
             used: false,
         })
     }
@@ -156,22 +160,25 @@ impl Evaluator {
         console: Box<dyn Write>,
     ) -> Ending {
         let quickjs_in_use = u64::try_from(self.runtime.memory_usage().malloc_size).unwrap_or(0);
-        let memory_limited = match limits::quickjs_memory_limit(
+        let memory_limit = match limits::quickjs_memory_limit(
             start.budget.max_memory,
             limits::linear_memory_in_use(),
             quickjs_in_use,
         ) {
             Ok(Some(limit)) => {
                 self.runtime.set_memory_limit(limit);
-                true
+                Some(limit)
             }
-            Ok(None) => false,
+            Ok(None) => None,
             Err(why) => return Ending::failed(FailureKind::Limit, format!("memory limit: {why}")),
         };
         let guard = self.guard.clone();
-        let out_of_memory = self.out_of_memory.clone();
+        let memory = self.memory.clone();
         let random = &self.random;
         self.context.with(|ctx| {
+            if let Some(limit) = memory_limit {
+                memory.watch(&ctx, limit);
+            }
             if random.reseed(&ctx).is_err() {
                 let _ = ctx.catch();
                 return Ending::failed(
@@ -196,8 +203,7 @@ impl Evaluator {
                 session: &session,
                 source: &start.program,
                 guard: &guard,
-                memory_limited,
-                out_of_memory: &out_of_memory,
+                memory: &memory,
             };
             let ending = run_program(&ctx, &session, &judge, start, transport, &guard);
             // Every JS value held on the Rust side goes before the runtime
@@ -257,7 +263,7 @@ fn run_program<'js, T: Transport + ?Sized>(
     match settled {
         Settled::Fulfilled(value) => judge.fulfilled(ctx, &value),
         Settled::Rejected(reason) => judge.rejected(&reason),
-        Settled::Stuck if judge.out_of_memory.seen() => Ending::failed(
+        Settled::Stuck if judge.memory.seen() => Ending::failed(
             FailureKind::Limit,
             "memory limit: QuickJS ran out of memory inside a promise job, which broke \
              the chain the program awaits",

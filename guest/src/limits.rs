@@ -105,24 +105,10 @@ pub(crate) struct StackGuard {
 }
 
 impl StackGuard {
-    /// Installs the guard on `runtime` (on wasm; natively QuickJS's own
-    /// check does the job and the guard never trips).
-    pub(crate) fn install(runtime: &Runtime) -> Self {
-        let guard = StackGuard::default();
-        #[cfg(target_arch = "wasm32")]
-        if let Some((low, high)) = shadow_stack::bounds() {
-            let tripped = guard.tripped.clone();
-            let floor = low + (high - low) / 2;
-            runtime.set_interrupt_handler(Some(Box::new(move || {
-                if shadow_stack::pointer() < floor {
-                    tripped.set(true);
-                }
-                tripped.get()
-            })));
-        }
-        #[cfg(not(target_arch = "wasm32"))]
-        let _ = runtime;
-        guard
+    /// A guard, armed by [`install_interrupt_handler`] (on wasm; natively
+    /// QuickJS's own check does the job and the guard never trips).
+    pub(crate) fn new() -> Self {
+        StackGuard::default()
     }
 
     /// Whether the guard stopped the program.
@@ -186,46 +172,169 @@ mod tests {
     }
 }
 
-/// Notices an out-of-memory error that QuickJS turned into a promise
-/// rejection nobody handles.
+/// Watches QuickJS's heap for the two things a bare `null` cannot say:
+/// whether memory really ran out, and whether an out-of-memory error was
+/// swallowed by a promise chain.
 ///
-/// When memory runs out inside a promise job, QuickJS rejects a promise in
-/// the chain with the error instead of failing the job; the chain stops,
-/// the job queue drains, and the program looks as if it awaits something
-/// nothing will settle. This watch lets the evaluator call that what it
-/// is: a memory limit.
+/// **Near the limit.** QuickJS throws `null` when it cannot allocate even
+/// the error object for "out of memory", which leaves an out-of-memory
+/// `null` indistinguishable by value from a program's own `throw null`.
+/// What does differ is the heap: an out-of-memory `null` is thrown with
+/// QuickJS's heap within a few hundred bytes of its limit. The watch asks
+/// the heap whether it is near its limit, exactly and in O(1): it lowers the
+/// limit by a margin for one tiny allocation and restores it, so the probe
+/// uses no memory of its own. It asks from QuickJS's interrupt handler (every
+/// few thousand calls and loop iterations), when a promise is rejected with
+/// `null` or `undefined`, and when the evaluator judges such an ending; once
+/// any answer is yes, it stays yes for the run. A program that throws `null`
+/// on purpose is judged `invalid` unless its heap came within the margin of
+/// the limit; a heap that ran out and then freed most of what it held
+/// while the error unwound is still caught by an earlier sample or by the
+/// probes at rejection. The margin is an eighth of the limit, within
+/// `NEAR_MIN..=NEAR_MAX`.
+///
+/// **Out of memory inside a promise job.** When memory runs out inside a
+/// promise job, QuickJS rejects a promise in the chain with the error
+/// instead of failing the job; the chain stops, the job queue drains, and
+/// the program looks as if it awaits something nothing will settle. The
+/// watch, as the runtime's promise rejection tracker, notices the error so
+/// that the evaluator can call that ending what it is: a memory limit.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct OutOfMemoryWatch {
-    seen: Rc<Cell<bool>>,
+pub(crate) struct MemoryWatch {
+    state: Rc<WatchState>,
 }
 
-impl OutOfMemoryWatch {
+#[derive(Debug)]
+struct WatchState {
+    /// The runtime; null until the run sets a limit.
+    runtime: Cell<*mut rquickjs::qjs::JSRuntime>,
+    /// QuickJS's memory limit for this run; 0 = none.
+    limit: Cell<usize>,
+    /// The heap came within the margin of its limit at some probe.
+    near: Cell<bool>,
+    /// An unhandled rejection carried QuickJS's out-of-memory error.
+    rejected: Cell<bool>,
+}
+
+impl Default for WatchState {
+    fn default() -> Self {
+        WatchState {
+            runtime: Cell::new(std::ptr::null_mut()),
+            limit: Cell::new(0),
+            near: Cell::new(false),
+            rejected: Cell::new(false),
+        }
+    }
+}
+
+/// The least margin below the limit that counts as near it.
+const NEAR_MIN: usize = 256 << 10;
+
+/// The most margin below the limit that counts as near it.
+const NEAR_MAX: usize = 4 << 20;
+
+impl MemoryWatch {
     /// Installs the watch as `runtime`'s promise rejection tracker.
     pub(crate) fn install(runtime: &Runtime) -> Self {
-        let watch = OutOfMemoryWatch::default();
-        let seen = watch.seen.clone();
+        let watch = MemoryWatch::default();
+        let tracker = watch.clone();
         runtime.set_host_promise_rejection_tracker(Some(Box::new(
             move |_ctx, _promise, reason: rquickjs::Value<'_>, is_handled| {
-                if !is_handled && is_out_of_memory(&reason) {
-                    seen.set(true);
+                if is_handled {
+                    return;
+                }
+                if is_out_of_memory_error(&reason) {
+                    tracker.state.rejected.set(true);
+                } else if reason.is_null() || reason.is_undefined() {
+                    // A `null` may be QuickJS's: ask the heap while the
+                    // rejection is fresh.
+                    tracker.probe();
+                    if tracker.near_limit() {
+                        tracker.state.rejected.set(true);
+                    }
                 }
             },
         )));
         watch
     }
 
-    /// Whether an unhandled rejection was an out-of-memory error.
+    /// Starts watching `ctx`'s runtime under a QuickJS limit of `limit` bytes.
+    pub(crate) fn watch(&self, ctx: &rquickjs::Ctx<'_>, limit: usize) {
+        // SAFETY: a live context's runtime.
+        let runtime = unsafe { rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
+        self.state.runtime.set(runtime);
+        self.state.limit.set(limit);
+    }
+
+    /// Asks the heap now whether it is near its limit; the answer sticks.
+    pub(crate) fn probe(&self) {
+        let (runtime, limit) = (self.state.runtime.get(), self.state.limit.get());
+        if runtime.is_null() || limit == 0 || self.state.near.get() {
+            return;
+        }
+        let margin = (limit / 8).clamp(NEAR_MIN, NEAR_MAX);
+        // SAFETY: `runtime` is the live runtime this watch was given (the
+        // evaluator's, which outlives every run), and is used from its own
+        // thread. A limit of 0 means none to QuickJS, so the lowered limit is
+        // at least 1. The allocation, if made, is freed at once.
+        let near = unsafe {
+            rquickjs::qjs::JS_SetMemoryLimit(runtime, limit.saturating_sub(margin).max(1) as _);
+            let probe = rquickjs::qjs::js_malloc_rt(runtime, 16);
+            rquickjs::qjs::JS_SetMemoryLimit(runtime, limit as _);
+            if probe.is_null() {
+                true
+            } else {
+                rquickjs::qjs::js_free_rt(runtime, probe);
+                false
+            }
+        };
+        if near {
+            self.state.near.set(true);
+        }
+    }
+
+    /// Whether any probe found the heap near its limit.
+    pub(crate) fn near_limit(&self) -> bool {
+        self.state.near.get()
+    }
+
+    /// Whether an unhandled rejection was an out-of-memory error (or a
+    /// `null` thrown with the heap near its limit).
     pub(crate) fn seen(&self) -> bool {
-        self.seen.get()
+        self.state.rejected.get()
     }
 }
 
-/// QuickJS's out-of-memory error, or the `null` it throws when it cannot
-/// even allocate that.
-fn is_out_of_memory(reason: &rquickjs::Value<'_>) -> bool {
-    reason.is_null()
-        || reason
-            .as_object()
-            .and_then(|o| o.get::<_, String>("message").ok())
-            .is_some_and(|m| m == "out of memory")
+/// Installs QuickJS's interrupt handler: the stack guard (on wasm) and the
+/// memory watch's sampling.
+pub(crate) fn install_interrupt_handler(
+    runtime: &Runtime,
+    guard: &StackGuard,
+    watch: &MemoryWatch,
+) {
+    let watch = watch.clone();
+    #[cfg(target_arch = "wasm32")]
+    let stack =
+        shadow_stack::bounds().map(|(low, high)| (low + (high - low) / 2, guard.tripped.clone()));
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = guard;
+    runtime.set_interrupt_handler(Some(Box::new(move || {
+        watch.probe();
+        #[cfg(target_arch = "wasm32")]
+        if let Some((floor, tripped)) = &stack {
+            if shadow_stack::pointer() < *floor {
+                tripped.set(true);
+            }
+            return tripped.get();
+        }
+        false
+    })));
+}
+
+/// QuickJS's out-of-memory error.
+fn is_out_of_memory_error(reason: &rquickjs::Value<'_>) -> bool {
+    reason
+        .as_object()
+        .and_then(|o| o.get::<_, String>("message").ok())
+        .is_some_and(|m| m == "out of memory" || m == "out of memory in regexp execution")
 }

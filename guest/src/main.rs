@@ -18,7 +18,7 @@
 use std::cell::RefCell;
 use std::io;
 
-use wasmwire_guest::Evaluator;
+use wasmwire_guest::{Channel, Evaluator};
 use wire::{FailureKind, Runner};
 
 thread_local! {
@@ -64,7 +64,20 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let mut client = wire::Client::new(io::stdin().lock(), io::stdout().lock());
+    let mut client = match call_channel() {
+        Ok(client) => client,
+        Err(e) => {
+            let result = wire::Result::failure(
+                &start.result_id,
+                FailureKind::Unknown,
+                format!("the child could not open its call channel: {e}"),
+            );
+            if let Err(e) = runner.finish(&result) {
+                eprintln!("wasmwire-guest: {e}");
+            }
+            std::process::exit(1);
+        }
+    };
     let prepared = PREPARED.with(|prepared| prepared.borrow_mut().take());
     let mut evaluator = prepared.map_or_else(Evaluator::new, Ok);
     let result = match &mut evaluator {
@@ -79,6 +92,23 @@ fn main() {
     // heap that hit its memory limit may be in a state where QuickJS's
     // teardown asserts: the Result is out, so skip it.
     std::mem::forget(evaluator);
+}
+
+/// The call channel: reads the parent's Responses while it writes Requests
+/// (see `wasmwire_guest::channel`).
+#[cfg(target_arch = "wasm32")]
+fn call_channel() -> io::Result<Channel<wasmwire_guest::channel::WasiLink>> {
+    Ok(Channel::new(wasmwire_guest::channel::WasiLink::new()))
+}
+
+/// The call channel: a thread reads the parent's Responses from stdin while
+/// Requests are written to stdout.
+#[cfg(not(target_arch = "wasm32"))]
+fn call_channel() -> io::Result<Channel<wasmwire_guest::ThreadLink<io::Stdout>>> {
+    Ok(Channel::new(wasmwire_guest::ThreadLink::new(
+        io::stdin(),
+        io::stdout(),
+    )?))
 }
 
 #[cfg(target_arch = "wasm32")]

@@ -4,15 +4,22 @@
 //! becomes `null`; a value JSON has no text for, or cannot serialise, is
 //! kind `invalid`). A rejected one ends with the class of its reason:
 //!
-//! | reason                                   | kind      |
-//! |------------------------------------------|-----------|
-//! | a ToolError the evaluator issued         | its own   |
-//! | QuickJS's stack overflow, or the guard   | `limit`   |
-//! | QuickJS's out-of-memory error, or the    | `limit`   |
-//! | `null` it throws when it has no memory   |           |
-//! | left for one (under a memory budget)     |           |
-//! | QuickJS's cap on one string or buffer    | `limit`   |
-//! | anything else (syntax error, exception)  | `invalid` |
+//! | reason                                         | kind      |
+//! |------------------------------------------------|-----------|
+//! | a ToolError the evaluator issued               | its own   |
+//! | QuickJS's stack overflow, or the guard         | `limit`   |
+//! | QuickJS's out-of-memory errors, or a `null`    | `limit`   |
+//! | (or `undefined`) thrown with the heap near its |           |
+//! | limit (see `limits::MemoryWatch`)              |           |
+//! | QuickJS's fixed caps on one value's size or a  | `limit`   |
+//! | count (strings, buffers, BigInts, arguments,   |           |
+//! | variables, regexp captures, ...)               |           |
+//! | anything else (syntax error, exception, a      | `invalid` |
+//! | program's own `throw null`)                    |           |
+//!
+//! QuickJS's errors are recognised by their name and message
+//! ([`quickjs_limit`]); a program that throws an identical error of its own
+//! is classed the same way, which only costs it a wrong class.
 //!
 //! The message names the error and, when the reason is an error thrown in
 //! the program, its line and column in the program.
@@ -87,10 +94,9 @@ pub(crate) struct Judge<'a, 'js> {
     pub(crate) source: &'a str,
     /// Tells whether an interrupt was the stack guard's.
     pub(crate) guard: &'a StackGuard,
-    /// Whether QuickJS runs under a memory limit.
-    pub(crate) memory_limited: bool,
-    /// Tells whether memory ran out inside a promise job.
-    pub(crate) out_of_memory: &'a crate::limits::OutOfMemoryWatch,
+    /// Tells whether the heap came near its limit, and whether memory ran
+    /// out inside a promise job.
+    pub(crate) memory: &'a crate::limits::MemoryWatch,
 }
 
 impl<'js> Judge<'_, 'js> {
@@ -147,15 +153,25 @@ impl<'js> Judge<'_, 'js> {
             if reason.is_null() && self.guard.tripped() {
                 return self.stack_limit("the program recursed too deeply");
             }
-            if reason.is_null() && self.memory_limited {
+            if reason.is_null() || reason.is_undefined() {
                 // QuickJS throws null when it cannot allocate even the error
-                // object for "out of memory". A program that throws null on
-                // purpose under a budget is misread here, and that is the
-                // cheaper mistake.
-                return Ending::failed(
-                    FailureKind::Limit,
-                    "memory limit: QuickJS ran out of memory (it threw null, having none left for an error)",
-                );
+                // object for "out of memory"; a program may throw null too.
+                // Only the heap tells them apart.
+                self.memory.probe();
+                if self.memory.near_limit() {
+                    return Ending::failed(
+                        FailureKind::Limit,
+                        format!(
+                            "memory limit: QuickJS ran out of memory (it threw {}, having \
+                             none left for an error)",
+                            if reason.is_null() {
+                                "null"
+                            } else {
+                                "undefined"
+                            }
+                        ),
+                    );
+                }
             }
             return Ending::failed(
                 FailureKind::Invalid,
@@ -164,27 +180,19 @@ impl<'js> Judge<'_, 'js> {
         }
         let headline = self.intrinsics.error_headline(reason);
         let place = self.place(reason);
-        match headline.as_str() {
-            "RangeError: Maximum call stack size exceeded" => {
-                self.stack_limit(&format!("{headline}{place}"))
-            }
-            "InternalError: interrupted" if self.guard.tripped() => {
-                self.stack_limit(&format!("the program recursed too deeply{place}"))
-            }
-            "InternalError: out of memory" => Ending::failed(
+        if headline == "InternalError: interrupted" && self.guard.tripped() {
+            return self.stack_limit(&format!("the program recursed too deeply{place}"));
+        }
+        match quickjs_limit(&headline) {
+            Some(Cap::Stack) => self.stack_limit(&format!("{headline}{place}")),
+            Some(Cap::Memory) => Ending::failed(
                 FailureKind::Limit,
                 format!("memory limit: {headline}{place}"),
             ),
-            // QuickJS's caps on one object's size: a string of 2^30
-            // characters, an ArrayBuffer over 2^31 - 1 bytes (or a resizable
-            // one past its own maximum). A negative count or length has
-            // messages of its own, so these mean "too large".
-            "InternalError: string too long"
-            | "RangeError: invalid string length"
-            | "RangeError: invalid array buffer length" => {
+            Some(Cap::Size) => {
                 Ending::failed(FailureKind::Limit, format!("size limit: {headline}{place}"))
             }
-            _ => Ending::failed(FailureKind::Invalid, format!("{headline}{place}")),
+            None => Ending::failed(FailureKind::Invalid, format!("{headline}{place}")),
         }
     }
 
@@ -202,9 +210,112 @@ impl<'js> Judge<'_, 'js> {
     }
 }
 
+/// Which of QuickJS's limits an error of QuickJS's reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cap {
+    /// Recursion or nesting deeper than a stack allows.
+    Stack,
+    /// An allocation failed.
+    Memory,
+    /// A fixed cap on one value's size, or on a count.
+    Size,
+}
+
+/// The limit an error headline (`Name: message`) of QuickJS's reports, or
+/// `None` for any other error.
+///
+/// Every message here is one QuickJS throws only for its own limit. Left
+/// out on purpose: "invalid array length" (also a negative or fractional
+/// length), "invalid max array buffer length", ".size is not a legal size"
+/// (bad arguments, whatever their size).
+pub(crate) fn quickjs_limit(headline: &str) -> Option<Cap> {
+    const STACK: &[&str] = &[
+        "RangeError: Maximum call stack size exceeded",
+        // The regexp compiler's own recursion check.
+        "SyntaxError: stack overflow",
+        "SyntaxError: too many imbricated quantifiers",
+    ];
+    const STACK_PREFIXES: &[&str] = &[
+        // One function's operand stack over 65,535 slots (at compile time).
+        "InternalError: stack overflow (op=",
+    ];
+    const MEMORY: &[&str] = &[
+        "InternalError: out of memory",
+        "InternalError: out of memory in regexp execution",
+        // The regexp compiler's.
+        "SyntaxError: out of memory",
+    ];
+    const SIZE: &[&str] = &[
+        // A string of 2^30 characters, an ArrayBuffer over 2^31 - 1 bytes
+        // (or a resizable one past its own maximum). A negative count or
+        // length has messages of its own, so these mean "too large".
+        "InternalError: string too long",
+        "RangeError: invalid string length",
+        "RangeError: invalid array buffer length",
+        "RangeError: BigInt is too large",
+        "RangeError: BigInt is too large to allocate",
+        // Base64 and hex encodings whose text would be too long.
+        "RangeError: input too large",
+        "RangeError: output too large",
+        // Regexps.
+        "SyntaxError: too many captures",
+        "SyntaxError: too many ranges",
+        "SyntaxError: too many named groups",
+    ];
+    const SIZE_PREFIXES: &[&str] = &[
+        // A spread or apply of more than 65,535 arguments.
+        "RangeError: too many arguments in function call",
+        // Counts in one function, at compile time.
+        "SyntaxError: too many variables declared",
+        "SyntaxError: too many parameters in function definition",
+        "SyntaxError: too many closure variables used",
+    ];
+    let is = |exact: &[&str], prefixes: &[&str]| {
+        exact.contains(&headline) || prefixes.iter().any(|p| headline.starts_with(p))
+    };
+    if is(STACK, STACK_PREFIXES) {
+        Some(Cap::Stack)
+    } else if is(MEMORY, &[]) {
+        Some(Cap::Memory)
+    } else if is(SIZE, SIZE_PREFIXES) {
+        Some(Cap::Size)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quickjs_limits_are_told_from_other_errors_by_headline() {
+        for (headline, cap) in [
+            (
+                "RangeError: Maximum call stack size exceeded",
+                Some(Cap::Stack),
+            ),
+            (
+                "InternalError: stack overflow (op=12, pc=3)",
+                Some(Cap::Stack),
+            ),
+            (
+                "InternalError: out of memory in regexp execution",
+                Some(Cap::Memory),
+            ),
+            ("RangeError: BigInt is too large", Some(Cap::Size)),
+            (
+                "RangeError: too many arguments in function call (only 65535 allowed)",
+                Some(Cap::Size),
+            ),
+            ("RangeError: invalid array length", None),
+            ("RangeError: too many", None),
+            ("Error: out of memory", None),
+            ("TypeError: x is not a function", None),
+        ] {
+            assert_eq!(quickjs_limit(headline), cap, "{headline}");
+        }
+    }
 
     #[test]
     fn a_long_error_is_cut_at_a_character_boundary() {

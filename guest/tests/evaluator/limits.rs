@@ -106,3 +106,112 @@ fn quickjs_size_caps_end_as_limit_and_bad_lengths_as_invalid() {
         assert_eq!(kind, FailureKind::Invalid, "{program}: {error}");
     }
 }
+
+#[test]
+fn a_programs_own_null_or_undefined_under_a_budget_is_invalid() {
+    for (program, shown) in [
+        ("throw null;", "null"),
+        ("throw undefined;", "undefined"),
+        ("return Promise.reject(null);", "null"),
+        ("await Promise.reject(null);", "null"),
+        ("return Promise.reject(undefined);", "undefined"),
+    ] {
+        let (kind, error) = with_memory(program, 64 * MIB).failure();
+        assert_eq!(
+            (kind, error.as_str()),
+            (
+                FailureKind::Invalid,
+                format!("uncaught exception: {shown}").as_str()
+            ),
+            "{program}"
+        );
+    }
+}
+
+#[test]
+fn a_null_rejection_left_unhandled_is_not_mistaken_for_memory() {
+    // An unhandled `Promise.reject(null)`, then a program that can never
+    // finish: stuck, not "out of memory inside a promise job".
+    let program = "Promise.reject(null); await new Promise(() => {});";
+    let (kind, error) = with_memory(program, 64 * MIB).failure();
+    assert_eq!(kind, FailureKind::Invalid, "{error}");
+    assert!(error.contains("can never finish"), "{error}");
+}
+
+#[test]
+fn memory_running_out_in_a_function_whose_locals_are_then_freed_ends_as_limit() {
+    // QuickJS throws null here (no memory left for an error object), and
+    // the array is freed as the error unwinds out of `fill`.
+    let program = "function fill() { const a = [];\nfor (;;) a.push({ i: a.length, s: 'item ' + a.length }); }\nfill();";
+    for max_memory in [16 * MIB, 32 * MIB] {
+        let (kind, error) = with_memory(program, max_memory).failure();
+        assert_eq!(kind, FailureKind::Limit, "{max_memory}: {error}");
+        assert!(error.starts_with("memory limit: "), "{error}");
+    }
+}
+
+#[test]
+fn a_regexp_out_of_memory_ends_as_limit() {
+    let program = r#"return /(?:a|b|ab)*c/.test("ab".repeat(1e6));"#;
+    let (kind, error) = with_memory(program, 16 * MIB).failure();
+    assert_eq!(kind, FailureKind::Limit, "{error}");
+    assert!(
+        error.starts_with("memory limit: InternalError: out of memory in regexp execution"),
+        "{error}"
+    );
+}
+
+#[test]
+fn quickjs_size_caps_end_as_limit() {
+    for (program, headline) in [
+        (
+            "return 2n ** 100000000n;",
+            "RangeError: BigInt is too large",
+        ),
+        (
+            "return Math.max(...new Array(1e6).fill(1));",
+            "RangeError: too many arguments in function call",
+        ),
+        (
+            "return Math.max.apply(null, new Array(1e6).fill(1));",
+            "RangeError: too many arguments in function call",
+        ),
+        (
+            "return new RegExp('(a)'.repeat(300)).source;",
+            "SyntaxError: too many captures",
+        ),
+        (
+            "return 'x'.repeat(2 ** 30);",
+            "RangeError: invalid string length",
+        ),
+    ] {
+        let (kind, error) = run_alone(program).failure();
+        assert_eq!(kind, FailureKind::Limit, "{program}: {error}");
+        assert!(
+            error.starts_with(&format!("size limit: {headline}")),
+            "{program}: {error}"
+        );
+    }
+}
+
+#[test]
+fn json_text_larger_than_memory_ends_as_limit() {
+    let program =
+        "const s = 'x'.repeat(1 << 20);\nreturn JSON.stringify(new Array(2048).fill(s)).length;";
+    let (kind, error) = with_memory(program, 64 * MIB).failure();
+    assert_eq!(kind, FailureKind::Limit, "{error}");
+    assert!(error.starts_with("memory limit: "), "{error}");
+}
+
+#[test]
+fn bad_values_that_resemble_caps_stay_invalid() {
+    for program in [
+        "return new Array(-1);",
+        "return 'x'.repeat(-1);",
+        "throw new RangeError('too many');",
+        "return BigInt(1.5);",
+    ] {
+        let (kind, error) = run_alone(program).failure();
+        assert_eq!(kind, FailureKind::Invalid, "{program}: {error}");
+    }
+}

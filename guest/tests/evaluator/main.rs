@@ -8,6 +8,7 @@
 
 mod bindings;
 mod calls;
+mod channel;
 mod client;
 mod console;
 mod fake;

@@ -1,0 +1,502 @@
+//! The child's call channel: Requests out, Responses in, and never one
+//! without the other.
+//!
+//! [`wire::Client`] writes a Request with a blocking write and reads nothing
+//! until it is asked for an answer. A parent that bounds what it holds for
+//! the child (answers written but not yet read) stops reading Requests when
+//! that backlog is full, and waits for the child to read; a child blocked in
+//! its write then never reads, and both wait until the wall clock ends the
+//! run. `Promise.allSettled` over a hundred 1 MiB echo calls did exactly
+//! that after 32 calls.
+//!
+//! [`Channel`] keeps reading while it writes: whatever the parent sends
+//! while a Request is on its way is decoded into frames and kept, matched
+//! by id when the evaluator asks for answers. How the two directions are
+//! served at once is a [`Link`]'s business: WASI preview-2 streams and
+//! `poll` in the component ([`WasiLink`], wasm only), a reader thread in a
+//! native process child ([`ThreadLink`]).
+//!
+//! The rest is [`wire::Client`]'s contract, which [`Transport`] states: ids
+//! unique within the run, answers in any order, and once the channel ends
+//! every call still in flight is answered once as `cancelled`.
+
+use std::collections::{HashSet, VecDeque};
+use std::io;
+
+use wire::{
+    ClientError, FailureKind, FrameDecoder, FrameError, ProtocolError, Reply, Request, Response,
+    ToolFailure, decode, encode,
+};
+
+use crate::transport::Transport;
+
+/// Bytes asked of the parent's stream at a time (wasmtime-wasi hands a
+/// guest at most 64 KiB per read anyway).
+pub const READ_CHUNK: usize = 64 * 1024;
+
+/// What the parent has sent and the channel has not yet handed out: whole
+/// frames, in order, and how the stream ended if it did.
+#[derive(Debug, Default)]
+pub struct Inbox {
+    decoder: FrameDecoder,
+    frames: VecDeque<Result<Vec<u8>, FrameError>>,
+    ended: Option<End>,
+}
+
+/// How the parent's stream ended.
+#[derive(Debug)]
+enum End {
+    /// A clean close at a frame boundary.
+    Closed,
+    /// A read failed; the text says why.
+    Broken(String),
+    /// The bytes broke the framing; the error is queued after the last frame.
+    Framing,
+}
+
+impl Inbox {
+    /// Takes bytes the parent sent.
+    pub fn push(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() && self.ended.is_none() {
+            let (used, done) = self.decoder.feed(bytes);
+            bytes = &bytes[used..];
+            match done {
+                Some(Ok(frame)) => self.frames.push_back(Ok(frame)),
+                Some(Err(e)) => {
+                    self.frames.push_back(Err(e));
+                    self.ended = Some(End::Framing);
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// The parent closed its stream.
+    pub fn close(&mut self) {
+        if self.ended.is_none() {
+            match self.decoder.finish() {
+                Ok(()) => self.ended = Some(End::Closed),
+                Err(e) => {
+                    self.frames.push_back(Err(e));
+                    self.ended = Some(End::Framing);
+                }
+            }
+        }
+    }
+
+    /// Reading the parent's stream failed.
+    pub fn broken(&mut self, error: &io::Error) {
+        if self.ended.is_none() {
+            self.ended = Some(End::Broken(format!("the call channel broke: {error}")));
+        }
+    }
+
+    /// Whether more may arrive: the stream has not ended.
+    pub fn is_open(&self) -> bool {
+        self.ended.is_none()
+    }
+
+    /// Whole frames waiting to be handed out.
+    pub fn frames(&self) -> usize {
+        self.frames.len()
+    }
+}
+
+/// The two directions of the call channel, served so that neither waits on
+/// the other.
+pub trait Link {
+    /// Writes all of `bytes` to the parent and flushes them.
+    ///
+    /// While the parent is not taking them, whatever it sends must be read
+    /// into `inbox`: a parent may wait for its answers to be read before it
+    /// reads more. An error means the parent cannot get Requests any more.
+    fn send(&mut self, bytes: &[u8], inbox: &mut Inbox) -> io::Result<()>;
+
+    /// Waits until the parent sends something, or its stream ends, and puts
+    /// that into `inbox`. Returns at once if the stream has already ended.
+    fn receive(&mut self, inbox: &mut Inbox);
+}
+
+impl<L: Link + ?Sized> Link for &mut L {
+    fn send(&mut self, bytes: &[u8], inbox: &mut Inbox) -> io::Result<()> {
+        (**self).send(bytes, inbox)
+    }
+
+    fn receive(&mut self, inbox: &mut Inbox) {
+        (**self).receive(inbox);
+    }
+}
+
+/// The child's call channel over a [`Link`]: a [`Transport`] that reads
+/// Responses while it writes Requests.
+#[derive(Debug)]
+pub struct Channel<L> {
+    link: L,
+    inbox: Inbox,
+    next_id: u64,
+    in_flight: HashSet<String>,
+    /// Set once a write failed: the parent gets no more Requests.
+    broken: Option<String>,
+    calls: u64,
+    bytes: u64,
+}
+
+impl<L: Link> Channel<L> {
+    /// A channel over `link`.
+    pub fn new(link: L) -> Self {
+        Channel {
+            link,
+            inbox: Inbox::default(),
+            next_id: 0,
+            in_flight: HashSet::new(),
+            broken: None,
+            calls: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Calls in flight.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// Answers read from the parent and not yet handed out.
+    pub fn buffered(&self) -> usize {
+        self.inbox.frames()
+    }
+
+    /// The link.
+    pub fn link_mut(&mut self) -> &mut L {
+        &mut self.link
+    }
+
+    /// Why no more answers can come, once that is so.
+    fn ended(&self) -> Option<String> {
+        if let Some(why) = &self.broken {
+            return Some(why.clone());
+        }
+        match &self.inbox.ended {
+            None => None,
+            Some(End::Closed | End::Framing) => Some("the parent closed the call channel".into()),
+            Some(End::Broken(why)) => Some(why.clone()),
+        }
+    }
+
+    /// The Reply a Response frame makes.
+    fn reply(&mut self, payload: &[u8]) -> Result<Reply, ClientError> {
+        let response: Response = decode(payload).map_err(ProtocolError::from)?;
+        if !self.in_flight.remove(&response.id) {
+            return Err(ProtocolError::UnknownId(response.id).into());
+        }
+        let outcome = if response.ok {
+            self.bytes += response.value.len() as u64;
+            Ok(response.value)
+        } else {
+            let kind = response.kind.ok_or_else(|| ProtocolError::MissingKind {
+                message: "Response",
+                id: response.id.clone(),
+            })?;
+            Err(ToolFailure::new(kind, response.error))
+        };
+        Ok(Reply {
+            id: response.id,
+            outcome,
+        })
+    }
+
+    /// Hands out one call still in flight as failed, lowest id first.
+    fn fail_one(&mut self, why: String) -> Reply {
+        let id = self
+            .in_flight
+            .iter()
+            .min_by_key(|id| (id.len(), id.as_str()))
+            .cloned()
+            .unwrap_or_default();
+        self.in_flight.remove(&id);
+        Reply {
+            id,
+            outcome: Err(ToolFailure::new(FailureKind::Cancelled, why)),
+        }
+    }
+}
+
+impl<L: Link> Transport for Channel<L> {
+    fn send(&mut self, tool: &str, args: &str, deadline_ms: u64) -> Result<String, ClientError> {
+        let id = (self.next_id + 1).to_string();
+        let mut request = Request::new(id.clone(), tool, args);
+        request.deadline_ms = deadline_ms;
+        // A Request too large for a frame is refused before it takes an id.
+        let frame = encode(&request).map_err(ProtocolError::from)?;
+        drop(request);
+        self.next_id += 1;
+        self.in_flight.insert(id.clone());
+        self.calls += 1;
+        if self.broken.is_none()
+            && let Err(e) = self.link.send(&frame, &mut self.inbox)
+        {
+            self.broken = Some(format!("the call channel broke: {e}"));
+        }
+        Ok(id)
+    }
+
+    fn recv(&mut self) -> Result<Reply, ClientError> {
+        loop {
+            if self.in_flight.is_empty() {
+                return Err(if self.ended().is_some() {
+                    ClientError::Closed
+                } else {
+                    ClientError::Idle
+                });
+            }
+            // Answers already read go first, even after the channel ended.
+            match self.inbox.frames.pop_front() {
+                Some(Ok(payload)) => return self.reply(&payload),
+                Some(Err(FrameError::Io(e))) => {
+                    self.inbox.broken(&e);
+                    continue;
+                }
+                Some(Err(e)) => return Err(ProtocolError::from(e).into()),
+                None => {}
+            }
+            if let Some(why) = self.ended() {
+                return Ok(self.fail_one(why));
+            }
+            self.link.receive(&mut self.inbox);
+        }
+    }
+
+    fn calls(&self) -> u64 {
+        self.calls
+    }
+
+    fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// A [`Link`] for a native child: a thread reads the parent's stream into
+/// memory for as long as it stays open, so a blocking write never keeps
+/// answers unread.
+#[derive(Debug)]
+pub struct ThreadLink<W> {
+    writer: W,
+    arrivals: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+}
+
+impl<W: io::Write> ThreadLink<W> {
+    /// Reads `reader` on a thread of its own and writes to `writer`.
+    ///
+    /// The thread ends when `reader` does, or when the link is dropped and
+    /// its next read returns.
+    pub fn new<R: io::Read + Send + 'static>(mut reader: R, writer: W) -> io::Result<Self> {
+        let (arrived, arrivals) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("call-channel reader".into())
+            .spawn(move || {
+                let mut buf = vec![0; READ_CHUNK];
+                loop {
+                    let chunk = match reader.read(&mut buf) {
+                        // EOF: the sender goes, and the receiver sees the end.
+                        Ok(0) => return,
+                        Ok(n) => Ok(buf[..n].to_vec()),
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        Err(e) => Err(e),
+                    };
+                    let failed = chunk.is_err();
+                    if arrived.send(chunk).is_err() || failed {
+                        return;
+                    }
+                }
+            })?;
+        Ok(ThreadLink { writer, arrivals })
+    }
+
+    /// Moves one arrival into `inbox`; whether there was one (or the end).
+    fn take(inbox: &mut Inbox, arrival: Result<io::Result<Vec<u8>>, ()>) {
+        match arrival {
+            Ok(Ok(bytes)) => inbox.push(&bytes),
+            Ok(Err(e)) => inbox.broken(&e),
+            Err(()) => inbox.close(),
+        }
+    }
+
+    /// Moves everything that has already arrived into `inbox`.
+    fn drain(&mut self, inbox: &mut Inbox) {
+        while inbox.is_open() {
+            match self.arrivals.try_recv() {
+                Ok(arrival) => Self::take(inbox, Ok(arrival)),
+                Err(std::sync::mpsc::TryRecvError::Empty) => return,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => Self::take(inbox, Err(())),
+            }
+        }
+    }
+}
+
+impl<W: io::Write> Link for ThreadLink<W> {
+    fn send(&mut self, bytes: &[u8], inbox: &mut Inbox) -> io::Result<()> {
+        // The reader thread keeps the parent's answers flowing meanwhile.
+        self.writer.write_all(bytes)?;
+        self.writer.flush()?;
+        self.drain(inbox);
+        Ok(())
+    }
+
+    fn receive(&mut self, inbox: &mut Inbox) {
+        if !inbox.is_open() {
+            return;
+        }
+        let arrival = self.arrivals.recv().map_err(|_| ());
+        Self::take(inbox, arrival);
+        self.drain(inbox);
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+pub use wasi::WasiLink;
+
+#[cfg(target_arch = "wasm32")]
+mod wasi {
+    //! The component's call channel: its WASI stdin and stdout as
+    //! preview-2 streams, written within `check-write`'s permit and read
+    //! whenever `poll` says the parent sent something.
+
+    use std::io;
+
+    use super::{Inbox, Link, READ_CHUNK};
+
+    wit_bindgen::generate!({
+        // Under src/ so that host/build.rs, which watches guest/src, rebuilds
+        // the component when these change.
+        path: "src/wit",
+        world: "wasmwire:call-channel/call-channel",
+        generate_all,
+    });
+
+    use wasi::cli::{stdin, stdout};
+    use wasi::io::poll::{Pollable, poll};
+    use wasi::io::streams::{InputStream, OutputStream, StreamError};
+
+    /// The call channel on the component's stdin and stdout.
+    pub struct WasiLink {
+        // The pollables are children of the streams: declared first, so
+        // they are dropped first.
+        readable: Pollable,
+        writable: Pollable,
+        input: InputStream,
+        output: OutputStream,
+        /// A Request was written and may not have reached the parent yet.
+        unflushed: bool,
+    }
+
+    impl std::fmt::Debug for WasiLink {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("WasiLink")
+                .field("unflushed", &self.unflushed)
+                .finish_non_exhaustive()
+        }
+    }
+
+    fn io_error(e: StreamError) -> io::Error {
+        match e {
+            StreamError::Closed => io::ErrorKind::BrokenPipe.into(),
+            StreamError::LastOperationFailed(e) => io::Error::other(e.to_debug_string()),
+        }
+    }
+
+    impl WasiLink {
+        /// The component's stdin and stdout.
+        pub fn new() -> Self {
+            let input = stdin::get_stdin();
+            let output = stdout::get_stdout();
+            WasiLink {
+                readable: input.subscribe(),
+                writable: output.subscribe(),
+                input,
+                output,
+                unflushed: false,
+            }
+        }
+
+        /// Puts what `read` returned into `inbox`; whether anything
+        /// happened (bytes, or the end of the stream).
+        fn arrived(inbox: &mut Inbox, read: Result<Vec<u8>, StreamError>) -> bool {
+            match read {
+                Ok(bytes) if bytes.is_empty() => false,
+                Ok(bytes) => {
+                    inbox.push(&bytes);
+                    true
+                }
+                Err(StreamError::Closed) => {
+                    inbox.close();
+                    true
+                }
+                Err(e) => {
+                    inbox.broken(&io_error(e));
+                    true
+                }
+            }
+        }
+
+        /// Waits until the parent sent something or took what was written;
+        /// reads what it sent. Whether anything arrived.
+        fn wait(&mut self, inbox: &mut Inbox) -> bool {
+            if !inbox.is_open() {
+                // A closed stream is always readable: only the write matters.
+                self.writable.block();
+                return false;
+            }
+            let ready = poll(&[&self.readable, &self.writable]);
+            ready.contains(&0) && Self::arrived(inbox, self.input.read(READ_CHUNK as u64))
+        }
+    }
+
+    impl Default for WasiLink {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl Link for WasiLink {
+        fn send(&mut self, mut bytes: &[u8], inbox: &mut Inbox) -> io::Result<()> {
+            while !bytes.is_empty() {
+                let permit = self.output.check_write().map_err(io_error)?;
+                if permit == 0 {
+                    self.wait(inbox);
+                    continue;
+                }
+                let n = usize::try_from(permit)
+                    .unwrap_or(usize::MAX)
+                    .min(bytes.len());
+                self.output.write(&bytes[..n]).map_err(io_error)?;
+                bytes = &bytes[n..];
+            }
+            self.output.flush().map_err(io_error)?;
+            // Whether it reached the parent is checked before the next
+            // blocking read, not here: the common case costs no wait.
+            self.unflushed = true;
+            Ok(())
+        }
+
+        fn receive(&mut self, inbox: &mut Inbox) {
+            while inbox.is_open() {
+                if self.unflushed && self.writable.ready() {
+                    self.unflushed = false;
+                }
+                if !self.unflushed {
+                    // Nothing of ours is waiting: a blocking read cannot
+                    // keep the parent from anything.
+                    let read = self.input.blocking_read(READ_CHUNK as u64);
+                    if Self::arrived(inbox, read) {
+                        return;
+                    }
+                    continue;
+                }
+                // The end of a Request is still on its way: a parent that
+                // waits for it before answering must get it.
+                if self.wait(inbox) {
+                    return;
+                }
+            }
+        }
+    }
+}
