@@ -114,20 +114,72 @@ fn tool_exit_codes_and_kind_lines_become_failure_classes() {
     );
 }
 
+/// Whether process `pid` is gone (a zombie runs nothing: it counts as gone).
+fn process_gone(pid: u64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        let state = stat.rsplit(')').next().unwrap_or("").trim();
+        state.starts_with('Z') || state.starts_with('X')
+    })
+}
+
+/// A fresh path in the temp directory.
+fn temp_path(what: &str) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    std::env::temp_dir().join(format!(
+        "wasmwire-cli-{}-{what}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// The tool is killed at its deadline, not when the execution ends: the
+/// program itself, after the deadline, asks a second tool whether the first
+/// (which writes its pid, then sleeps 30 s) is still running, up to 40
+/// times ~20 ms apart (each ask well within the 200 ms deadline it is under
+/// too); and after the CLI exited the test checks again.
 #[test]
 fn a_tool_past_its_deadline_is_killed_and_answered_transient() {
+    let pid_file = temp_path("slow-pid");
+    let pid_path = pid_file.display();
+    let slow = format!("slow=echo $$ > {pid_path}; exec sleep 30");
+    let gone = format!(
+        "gone=p=$(cat {pid_path}); s=$(cat /proc/$p/stat 2>/dev/null) || {{ echo true; exit; }}; \
+         case \"$s\" in *') Z'*|*') X'*) echo true;; *) sleep 0.02; echo false;; esac"
+    );
     let t = Instant::now();
     let (code, result, stderr) = run(
-        &["--max-call-deadline", "200ms", "--tool", "slow=sleep 30"],
-        "try { await slow(); } catch (e) { return e.kind; }",
+        &[
+            "--max-call-deadline",
+            "200ms",
+            "--tool",
+            &slow,
+            "--tool",
+            &gone,
+        ],
+        "let kind = 'answered';
+         try { await slow(); } catch (e) { kind = e.kind; }
+         for (let i = 0; i < 40; i++) { if (await gone()) return [kind, true]; }
+         return [kind, false];",
     );
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(result["value"], json!("\"transient\""));
+    assert_eq!(
+        result["value"],
+        json!("[\"transient\",true]"),
+        "the tool still ran after its deadline: {result}"
+    );
     assert!(
         t.elapsed() < Duration::from_secs(10),
         "took {:?}",
         t.elapsed()
     );
+    let pid: u64 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(process_gone(pid), "the tool {pid} outlived the CLI");
+    let _ = std::fs::remove_file(&pid_file);
 }
 
 #[test]
@@ -162,6 +214,55 @@ fn a_protocol_violation_by_a_process_child_exits_3() {
             .as_str()
             .unwrap()
             .contains("over the maximum")
+    );
+}
+
+/// A process child gets none of the parent's environment: a secret set on
+/// the wasmwire process does not reach it; only PATH does, plus what `sh`
+/// and Python set for themselves (PWD, SHLVL, _, LC_CTYPE). The interpreter
+/// is named by its real path: a `python3` on PATH may be a version
+/// manager's shim, which sets variables of its own (pyenv: PYENV_*).
+#[test]
+fn a_process_child_sees_none_of_the_parents_environment() {
+    let python = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let python = String::from_utf8(python.stdout).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/children/child.py");
+    let child_command = format!("exec {} {} environ", python.trim(), script.display());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wasmwire"))
+        .args(["run", "--child", &child_command, "-"])
+        .env("WASMWIRE_TEST_SECRET", "hunter2")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("wasmwire starts");
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout} {stderr}");
+    let result: Value = serde_json::from_str(stdout.trim_end()).unwrap();
+    let environ: Value = serde_json::from_str(result["value"].as_str().unwrap()).unwrap();
+    let environ = environ.as_object().unwrap();
+    assert!(
+        !stdout.contains("hunter2"),
+        "the secret leaked: {environ:#?}"
+    );
+    let allowed = ["PATH", "PWD", "SHLVL", "_", "LC_CTYPE"];
+    let extra: Vec<&String> = environ
+        .keys()
+        .filter(|k| !allowed.contains(&k.as_str()))
+        .collect();
+    assert!(
+        extra.is_empty(),
+        "the child was handed {extra:?}: {environ:#?}"
+    );
+    assert_eq!(
+        environ.get("PATH").and_then(Value::as_str),
+        std::env::var("PATH").ok().as_deref()
     );
 }
 
@@ -505,10 +606,7 @@ fn console_escapes_never_reach_the_operators_terminal() {
         !stderr.contains(['\x1b', '\x07', '\r', '\u{9b}']),
         "{stderr:?}"
     );
-    assert!(
-        stderr.contains(r"\x1b[2J\x1b]0;pwned\x07"),
-        "{stderr:?}"
-    );
+    assert!(stderr.contains(r"\x1b[2J\x1b]0;pwned\x07"), "{stderr:?}");
 }
 
 #[test]

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use wasmwire::{
     Budget, Execution, FailureKind, Outcome, ProcessChild, Sandbox, SandboxError, SandboxOptions,
 };
-use wasmwire_tests::{budget, mib, rss_bytes, tools, value};
+use wasmwire_tests::{assert_process_gone, budget, mib, rss_bytes, tools, value};
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/children/child.py");
 
@@ -504,13 +504,15 @@ async fn a_child_lying_about_its_counts_is_reported_not_trusted() {
 #[tokio::test]
 async fn a_child_that_ignores_eof_is_killed_after_its_result() {
     let t = Instant::now();
-    let outcome = run("ignore_eof").await;
-    assert_eq!(value(&outcome), json!(1));
+    let outcome = run("ignore_eof_with_pid").await;
+    let pid = value(&outcome)["pid"].as_u64().unwrap();
     assert!(
         t.elapsed() < Duration::from_secs(3),
         "took {:?}",
         t.elapsed()
     );
+    // The child sleeps forever after its Result: only a kill ends it.
+    assert_process_gone(pid, "the child", Duration::from_millis(500)).await;
     assert_still_healthy().await;
 }
 
@@ -718,5 +720,78 @@ async fn args_the_parent_cannot_hold_are_refused_at_once() {
     assert_eq!(value(&outcome), json!({"sent": 16}), "{outcome:#?}");
     assert_eq!(outcome.result.calls, 4, "{outcome:#?}");
     assert!(outcome.held_peak <= cap, "{} > {cap}", outcome.held_peak);
+    assert_still_healthy().await;
+}
+
+/// A process child is started with an empty environment: only `PATH`, plus
+/// what `sh` and Python set for themselves. Nothing of the parent's (this
+/// test process has CARGO_*, HOME, ...) reaches it. The CLI test
+/// `a_process_child_sees_none_of_the_parents_environment` puts a secret
+/// in the parent's environment; a library test cannot set variables safely.
+///
+/// The interpreter is named by its real path: a `python3` on PATH may be a
+/// version manager's shim (pyenv's sets PYENV_* for the Python it starts).
+#[tokio::test]
+async fn a_process_child_gets_only_path_in_its_environment() {
+    let python = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let python = String::from_utf8(python.stdout).unwrap();
+    let sandbox = Sandbox::with_process(
+        ProcessChild::new(format!("exec {} {SCRIPT} environ", python.trim())),
+        SandboxOptions::default(),
+    );
+    let outcome = sandbox
+        .run(
+            &Execution::new("").budget(short()),
+            &tools(),
+            Default::default(),
+        )
+        .await
+        .expect("starts");
+    let got = value(&outcome);
+    let got = got.as_object().unwrap();
+    let allowed = ["PATH", "PWD", "SHLVL", "_", "LC_CTYPE"];
+    let extra: Vec<&String> = got
+        .keys()
+        .filter(|k| !allowed.contains(&k.as_str()))
+        .collect();
+    assert!(extra.is_empty(), "the child was handed {extra:?}: {got:#?}");
+    assert_eq!(
+        got.get("PATH").and_then(Value::as_str),
+        std::env::var("PATH").ok().as_deref(),
+        "{got:#?}"
+    );
+    // The check means something only if the parent has more to leak.
+    let parents = std::env::vars()
+        .filter(|(k, _)| !allowed.contains(&k.as_str()))
+        .count();
+    assert!(parents > 0, "the test process has no other variables");
+    assert_still_healthy().await;
+}
+
+/// A child killed by a signal before its Result: one Result, not ok, kind
+/// `unknown` (the process backend reports a signal like a wasm trap), and
+/// an error naming the signal.
+#[tokio::test]
+async fn a_child_killed_by_a_signal_ends_in_one_result_naming_the_signal() {
+    for (name, number) in [("SIGKILL", libc::SIGKILL), ("SIGSEGV", libc::SIGSEGV)] {
+        let outcome = run(&format!("kill_self {name}")).await;
+        assert!(!outcome.result.ok, "{name}: {outcome:#?}");
+        assert_eq!(
+            outcome.result.kind,
+            Some(FailureKind::Unknown),
+            "{name}: {outcome:#?}"
+        );
+        assert!(
+            outcome
+                .result
+                .error
+                .contains(&format!("killed by signal {number}")),
+            "{name}: {:?}",
+            outcome.result.error
+        );
+    }
     assert_still_healthy().await;
 }

@@ -115,8 +115,14 @@ async fn a_memory_limit_names_memory_at_every_cap() {
         };
         let outcome = run_with(BOMBS[0].1, budget).await;
         let r = &outcome.result;
-        if r.kind == Some(FailureKind::Limit) && !r.error.to_lowercase().contains("memory") {
-            unnamed.push(format!("{cap} bytes: {:?}", r.error));
+        // Unconditional: every one of these runs is a memory limit (the
+        // bomb cannot end otherwise), so each must say so, kind and text.
+        if r.ok || r.kind != Some(FailureKind::Limit) || !r.error.to_lowercase().contains("memory")
+        {
+            unnamed.push(format!(
+                "{cap} bytes: ok={} kind={:?} error={:?}",
+                r.ok, r.kind, r.error
+            ));
         }
     }
     assert!(

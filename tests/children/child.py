@@ -418,6 +418,29 @@ def mode_result_huge_error(s, mib):
                       "error": "e" * (int(mib) << 20)})
 
 
+# --- the environment, signals, a pid to check -----------------------------------
+
+
+def mode_environ(s):
+    # The whole environment the child was given, as the Result's value.
+    result(s, value=json.dumps(dict(os.environ)))
+
+
+def mode_kill_self(s, signal_name):
+    # Kills itself with SIGNAL_NAME (SIGKILL, SIGSEGV, ...) before any Result.
+    import signal
+    os.kill(os.getpid(), getattr(signal, signal_name))
+    wait_to_be_stopped()
+
+
+def mode_ignore_eof_with_pid(s):
+    # As ignore_eof, with its pid in the Result so the suite can check that
+    # it was killed.
+    result(s, value=json.dumps({"pid": os.getpid()}))
+    while True:
+        time.sleep(1)
+
+
 MODES = {name[len("mode_"):]: f for name, f in globals().items() if name.startswith("mode_")}
 
 

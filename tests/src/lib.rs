@@ -162,3 +162,25 @@ pub fn rss_bytes() -> u64 {
 pub fn mib(bytes: u64) -> String {
     format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
 }
+
+/// Whether process `pid` is gone: no `/proc/<pid>`, or a zombie or dead
+/// entry (it runs nothing; its parent has not reaped it yet).
+pub fn process_gone(pid: u64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        let state = stat.rsplit(')').next().unwrap_or("").trim();
+        state.starts_with('Z') || state.starts_with('X')
+    })
+}
+
+/// Asserts process `pid` is gone, polling for at most `grace`: a SIGKILL is
+/// delivered at once, but the exit itself is the kernel's to finish.
+pub async fn assert_process_gone(pid: u64, what: &str, grace: Duration) {
+    let deadline = std::time::Instant::now() + grace;
+    while !process_gone(pid) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(
+        process_gone(pid),
+        "{what} {pid} is still running {grace:?} after the execution"
+    );
+}
