@@ -93,8 +93,8 @@ fn mix(round: usize) -> Vec<Entry> {
             1_000,
             0,
         ),
-        child("flood_unread 20000", None, None, 5_000, 0),
-        child("big_calls_unread 16 never 15", None, None, 5_000, 0),
+        child("flood_unread 20000", None, None, 20_000, 0),
+        child("big_calls_unread 16 never 15", None, None, 20_000, 0),
         child("leave_group", None, None, 5_000, 64),
         child(
             &format!("setsid_daemon {}", daemon.display()),
