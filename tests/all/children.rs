@@ -6,27 +6,15 @@
 //! Result; a protocol violation is a Result with `ok` false, no kind, and an
 //! error naming the violation.
 
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use wasmwire::{
     Budget, Execution, FailureKind, Outcome, ProcessChild, Sandbox, SandboxError, SandboxOptions,
 };
-use wasmwire_tests::{assert_process_gone, budget, mib, rss_bytes, tools, value};
+use wasmwire_tests::{assert_process_gone, budget, children, mib, rss_bytes, tools, value};
 
-const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/children/child.py");
-
-/// The one Sandbox of the hostile children: the mode is the program.
-fn children() -> &'static Sandbox {
-    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
-    SANDBOX.get_or_init(|| {
-        Sandbox::with_process(
-            ProcessChild::new(format!("exec python3 {SCRIPT}")),
-            SandboxOptions::default(),
-        )
-    })
-}
+use wasmwire_tests::CHILD_SCRIPT as SCRIPT;
 
 fn short() -> Budget {
     Budget {

@@ -4,33 +4,17 @@
 //! child started is still running.
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use wasmwire::{
-    Budget, CancellationToken, Execution, FailureKind, Outcome, ProcessChild, Sandbox,
-    SandboxError, SandboxOptions,
-};
-use wasmwire_tests::{budget, tools, value};
-
-const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/children/child.py");
+use wasmwire::{Budget, CancellationToken, Execution, FailureKind, Outcome, SandboxError};
+use wasmwire_tests::{budget, children, tools, value};
 
 /// How long after `run` returns a killed process may still show as running:
 /// SIGKILL is delivered at once, the exit itself is the kernel's. The parent
 /// already waits for the tree to be empty, so this is slack, not the rule.
 const GONE_GRACE: Duration = Duration::from_millis(500);
-
-fn children() -> &'static Sandbox {
-    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
-    SANDBOX.get_or_init(|| {
-        Sandbox::with_process(
-            ProcessChild::new(format!("exec python3 {SCRIPT}")),
-            SandboxOptions::default(),
-        )
-    })
-}
 
 async fn run_within(mode: &str, budget: Budget, cancel: CancellationToken) -> Outcome {
     children()

@@ -21,6 +21,22 @@ pub fn sandbox() -> &'static Sandbox {
         .get_or_init(|| Sandbox::new(SandboxOptions::default()).expect("the built-in guest loads"))
 }
 
+/// The process child of the suites, `tests/children/child.py`: well-behaved
+/// or hostile, by the words of its program (see the script).
+pub const CHILD_SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/children/child.py");
+
+/// The Sandbox of process children every test of a binary shares: each
+/// execution's program names the child's mode.
+pub fn children() -> &'static Sandbox {
+    static SANDBOX: OnceLock<Sandbox> = OnceLock::new();
+    SANDBOX.get_or_init(|| {
+        Sandbox::with_process(
+            wasmwire::ProcessChild::new(format!("exec python3 {CHILD_SCRIPT}")),
+            SandboxOptions::default(),
+        )
+    })
+}
+
 /// The default budget of the tests: generous, but every item set.
 pub fn budget() -> Budget {
     Budget {
