@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Seeds the fuzz corpora from the shared test vectors.
 
-    python3 fuzz/seeds.py [CORPUS_DIR]     (default: fuzz/corpus)
+    python3 fuzz/seeds.py [CORPUS_DIR]     (default: fuzz/work)
 
-Writes seed-* files into CORPUS_DIR/<target>/ (which git ignores), each
+Writes seed-* files into CORPUS_DIR/<target>/ (fuzz/work is git-ignored;
+the committed, minimised corpora are in fuzz/corpus), each
 shaped as that target reads its input (see the //! pages of
 fuzz/fuzz_targets/*.rs). Idempotent: the same seeds get the same names.
 """
@@ -45,7 +46,7 @@ def request(id, tool, args="", deadline_ms=0):
 
 
 def main():
-    corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "fuzz", "corpus")
+    corpus = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "fuzz", "work")
     with open(VECTORS, encoding="utf-8") as f:
         vectors = json.load(f)
     seeds = {"frame_decoder": set(), "message_parse": set(), "server_stream": set()}

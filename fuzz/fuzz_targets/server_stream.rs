@@ -107,6 +107,10 @@ fuzz_target!(|data: &[u8]| {
         max_call_deadline: (b0 & 4 != 0).then(|| Duration::from_millis(1 + u64::from(b0 >> 3))),
         max_calls: u64::from(b1 % 8),
         max_bytes: 3 * u64::from(b1 >> 3),
+        // max_held (64 MiB) and accept_until (none) as the defaults: no
+        // input of libFuzzer's -max_len comes near the one, and the other
+        // (the execution's wall clock) is not fuzzed here.
+        ..ServerOptions::default()
     };
     let chunk = 1 + usize::from(b2 % 64);
     let cancel_after = if b3 & 0x80 != 0 {
