@@ -137,6 +137,17 @@ pub async fn round_trip(contender: &Contender, plan: &Plan, overhead: f64) -> an
     Ok((total - overhead).max(0.0) / f64::from(workload::CALLS))
 }
 
+/// Tool-call round trip through a handler that awaits once (never answered
+/// inline): seconds per sequential call.
+pub async fn round_trip_awaiting(
+    contender: &Contender,
+    plan: &Plan,
+    overhead: f64,
+) -> anyhow::Result<f64> {
+    let total = timed(contender, workload::SEQUENTIAL_AWAITING, plan.calls).await?;
+    Ok((total - overhead).max(0.0) / f64::from(workload::CALLS))
+}
+
 /// Fan-out: calls per second with all 1000 in flight at once.
 pub async fn fan_out(contender: &Contender, plan: &Plan, overhead: f64) -> anyhow::Result<f64> {
     let total = timed(contender, workload::FAN_OUT, plan.calls).await?;

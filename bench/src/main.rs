@@ -14,7 +14,7 @@
 //! ```text
 //! wasmwire-bench [--quick] [--only wasm,process,node,floor]
 //!                [--no-preinit] [--no-pooling]
-//!                [--figures overhead,round-trip,fan-out,throughput,memory,compute,cli]
+//!                [--figures overhead,round-trip,round-trip-awaiting,fan-out,throughput,memory,compute,cli]
 //! ```
 //!
 //! `--quick` divides the run counts by ten (a smoke test). `--no-preinit`
@@ -76,7 +76,7 @@ impl Args {
                 }
                 "-h" | "--help" => {
                     println!(
-                        "wasmwire-bench [--quick] [--only wasm,process,node,floor] [--no-preinit] [--no-pooling] [--figures overhead,round-trip,fan-out,throughput,memory,compute,cli]"
+                        "wasmwire-bench [--quick] [--only wasm,process,node,floor] [--no-preinit] [--no-pooling] [--figures overhead,round-trip,round-trip-awaiting,fan-out,throughput,memory,compute,cli]"
                     );
                     std::process::exit(0);
                 }
@@ -105,6 +105,7 @@ impl Args {
 struct Figures {
     overhead: Option<f64>,
     round_trip: Option<f64>,
+    round_trip_awaiting: Option<f64>,
     fan_out: Option<f64>,
     throughput: Option<f64>,
     memory: Option<f64>,
@@ -137,13 +138,18 @@ async fn measure(
         ..Figures::default()
     };
     // The call figures subtract the overhead, so they need it.
-    let calls = selected("round-trip") || selected("fan-out");
+    let calls = selected("round-trip") || selected("round-trip-awaiting") || selected("fan-out");
     if wanted("overhead") || calls {
         f.overhead = Some(figures::overhead(contender, plan).await?);
     }
     let overhead = f.overhead.unwrap_or(0.0);
     if wanted("round-trip") {
         f.round_trip = Some(figures::round_trip(contender, plan, overhead).await?);
+    }
+    // The floor calls its tools directly: there is no handler to await.
+    if !contender.blocking() && wanted("round-trip-awaiting") {
+        f.round_trip_awaiting =
+            Some(figures::round_trip_awaiting(contender, plan, overhead).await?);
     }
     if wanted("fan-out") {
         f.fan_out = Some(figures::fan_out(contender, plan, overhead).await?);
@@ -204,9 +210,14 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
         &|f| f.overhead,
     ));
     table.push(row(
-        "tool-call round trip, sequential `await echo(i)` x1000 (per call)",
+        "tool-call round trip, `await echo(i)` x1000, handler ready at once (per call)",
         Unit::Micros,
         &|f| f.round_trip,
+    ));
+    table.push(row(
+        "tool-call round trip, `await echo_later(i)` x1000, handler awaits once (per call)",
+        Unit::Micros,
+        &|f| f.round_trip_awaiting,
     ));
     table.push(row(
         "fan-out, `Promise.all` of 1000 calls (calls/s, higher is better)",

@@ -1,8 +1,15 @@
 //! The programs every contender runs, and the tools they call.
 //!
-//! Two tools, the same for everyone: `echo(x)` answers with its args text,
-//! and `hold()` answers only once the benchmark opens its [`Gate`] (it keeps
-//! executions in flight while memory is measured).
+//! Three tools, the same for everyone: `echo(x)` answers with its args text
+//! at once, `echo_later(x)` answers the same after awaiting once
+//! (`tokio::task::yield_now`), and `hold()` answers only once the benchmark
+//! opens its [`Gate`] (it keeps executions in flight while memory is
+//! measured).
+//!
+//! `echo` is ready the first time it is polled, so wasmwire's `Server`
+//! answers it inline, in the connection's task; `echo_later` is not, so each
+//! call takes the path of any handler that does I/O: a task of its own, and
+//! the answer handed back to the connection.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -18,6 +25,11 @@ pub const CALLS: u32 = 1000;
 
 /// One call after another: the tool-call round trip.
 pub const SEQUENTIAL: &str = "for (let i = 0; i < 1000; i++) await echo(i); return 1";
+
+/// One call after another to a handler that awaits once: the round trip of
+/// a call that is not answered inline.
+pub const SEQUENTIAL_AWAITING: &str =
+    "for (let i = 0; i < 1000; i++) await echo_later(i); return 1";
 
 /// All calls at once: the fan-out.
 pub const FAN_OUT: &str =
@@ -117,6 +129,10 @@ impl Gate {
 pub fn tools(gate: &Arc<Gate>) -> anyhow::Result<Tools> {
     let mut tools = Tools::new();
     tools.register(Tool::new("echo", |call: wire::Call| async move {
+        Ok(call.args)
+    }))?;
+    tools.register(Tool::new("echo_later", |call: wire::Call| async move {
+        tokio::task::yield_now().await;
         Ok(call.args)
     }))?;
     let gate = Arc::clone(gate);
