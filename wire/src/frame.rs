@@ -414,6 +414,47 @@ mod tests {
         );
     }
 
+    /// A reader that first fails once with `kind`, then hands out `bytes`.
+    struct FailsOnce<'a> {
+        kind: Option<io::ErrorKind>,
+        bytes: &'a [u8],
+    }
+
+    impl Read for FailsOnce<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if let Some(kind) = self.kind.take() {
+                return Err(kind.into());
+            }
+            self.bytes.read(buf)
+        }
+    }
+
+    #[test]
+    fn an_interrupted_read_is_retried() {
+        let bytes = framed(b"{}");
+        let mut r = FrameReader::new(FailsOnce {
+            kind: Some(io::ErrorKind::Interrupted),
+            bytes: &bytes,
+        });
+        assert_eq!(r.read_frame().unwrap(), Some(b"{}".to_vec()));
+        assert!(r.read_frame().unwrap().is_none());
+    }
+
+    #[test]
+    fn any_other_read_error_ends_the_stream() {
+        let bytes = framed(b"{}");
+        let mut r = FrameReader::new(FailsOnce {
+            kind: Some(io::ErrorKind::ConnectionReset),
+            bytes: &bytes,
+        });
+        match r.read_frame() {
+            Err(FrameError::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::ConnectionReset),
+            other => panic!("{other:?}"),
+        }
+        // The bytes that could now be read are not: the stream is over.
+        assert!(matches!(r.read_frame(), Err(FrameError::Failed)));
+    }
+
     mod prop {
         use super::*;
         use proptest::prelude::*;

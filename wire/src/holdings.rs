@@ -214,6 +214,13 @@ mod tests {
     }
 
     #[test]
+    fn the_cap_is_what_was_given() {
+        assert_eq!(Holdings::new(10).cap(), 10);
+        assert_eq!(Holdings::new(0).cap(), 0);
+        assert_eq!(DEFAULT_MAX_HELD, 64 * 1024 * 1024);
+    }
+
+    #[test]
     fn a_hold_that_would_overflow_is_refused() {
         let holdings = Holdings::new(usize::MAX);
         let _a = holdings.try_hold(usize::MAX - 1).unwrap();

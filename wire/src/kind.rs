@@ -197,6 +197,18 @@ mod tests {
     }
 
     #[test]
+    fn each_kind_shows_and_describes_itself_from_its_row() {
+        for row in FAILURE_KINDS {
+            assert_eq!(row.kind.to_string(), row.name);
+            assert_eq!(row.kind.as_str(), row.name);
+            assert_eq!(row.kind.description(), row.description);
+            assert!(!row.description.is_empty());
+        }
+        let failure = crate::ToolFailure::new(FailureKind::RateLimited, "slow down");
+        assert_eq!(failure.to_string(), "rate_limited: slow down");
+    }
+
+    #[test]
     fn unknown_kind_string_is_an_error_not_unknown() {
         assert_eq!(
             "timeout".parse::<FailureKind>(),

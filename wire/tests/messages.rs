@@ -263,3 +263,58 @@ fn trailing_bytes_and_bad_utf8_are_refused() {
     assert!(decode::<Request>(br#"{"v":1,"id":"1","tool":"t"} {}"#).is_err());
     assert!(decode::<Request>(b"{\"v\":1,\"id\":\"\xff\",\"tool\":\"t\"}").is_err());
 }
+
+/// docs/protocol.md §3: error texts are cut to 8 KiB. Written out, so that
+/// the test pins the number rather than follows the constant.
+const ERROR_CAP: usize = 8 * 1024;
+
+#[test]
+fn error_texts_are_cut_at_the_documented_8_kib_with_an_exact_marker() {
+    assert_eq!(wire::MAX_ERROR_BYTES, ERROR_CAP);
+    // Exactly the cap passes untouched; one byte more is cut.
+    let whole = "e".repeat(ERROR_CAP);
+    assert_eq!(wire::cap_error_text(whole.clone()), whole);
+    assert_eq!(
+        wire::cap_error_text("e".repeat(ERROR_CAP + 1)),
+        format!("{whole} [... 1 more bytes cut]")
+    );
+    assert_eq!(
+        wire::cap_error_text("e".repeat(ERROR_CAP + 5000)),
+        format!("{whole} [... 5000 more bytes cut]")
+    );
+    assert_eq!(wire::cap_error_text(String::new()), "");
+}
+
+#[test]
+fn an_error_text_is_cut_at_a_character_boundary() {
+    // "é" is two bytes and straddles the cap: the cut goes back one byte,
+    // to the boundary before it, and counts what it dropped.
+    let text = format!("{}é{}", "a".repeat(ERROR_CAP - 1), "b".repeat(10));
+    let cut = wire::cap_error_text(text);
+    assert_eq!(
+        cut,
+        format!("{} [... 12 more bytes cut]", "a".repeat(ERROR_CAP - 1))
+    );
+    // Three bytes ("€") straddling it: back two.
+    let text = format!("{}€€", "a".repeat(ERROR_CAP - 2));
+    assert_eq!(
+        wire::cap_error_text(text),
+        format!("{} [... 6 more bytes cut]", "a".repeat(ERROR_CAP - 2))
+    );
+}
+
+#[test]
+fn only_a_version_mismatch_is_one() {
+    use wire::{FrameError, ProtocolError};
+    let version = ProtocolError::from(decode::<Request>(br#"{"v":2}"#).unwrap_err());
+    assert!(version.is_version_mismatch());
+    for other in [
+        ProtocolError::from(decode::<Request>(br#"{"v":1}"#).unwrap_err()),
+        ProtocolError::from(decode::<Request>(b"[]").unwrap_err()),
+        ProtocolError::from(FrameError::Empty),
+        ProtocolError::EmptyId { tool: "t".into() },
+        ProtocolError::DuplicateId("1".into()),
+    ] {
+        assert!(!other.is_version_mismatch(), "{other}");
+    }
+}

@@ -249,6 +249,19 @@ fn a_result_is_checked_before_the_parent_passes_it_on() {
         );
     }
     assert!(check_result(ResultMsg::success(id, " [1, {\"a\": null}] "), id).is_ok());
+    // A failure needs a kind, or a text that says what broke the protocol;
+    // either alone is enough, neither is a violation.
+    let kinded_without_text = ResultMsg::failure(id, FailureKind::Limit, "");
+    assert_eq!(
+        check_result(kinded_without_text.clone(), id).unwrap(),
+        kinded_without_text
+    );
+    let protocol = ResultMsg::protocol_error(id, "bad frame from the parent");
+    assert_eq!(check_result(protocol.clone(), id).unwrap(), protocol);
+    assert!(matches!(
+        check_result(ResultMsg::protocol_error(id, ""), id),
+        Err(ProtocolError::MissingKind { .. })
+    ));
     // A huge error text is cut, not refused.
     let huge = ResultMsg::failure(id, FailureKind::Invalid, "e".repeat(15 << 20));
     let cut = check_result(huge, id).unwrap();
@@ -295,7 +308,7 @@ async fn cancel_while_calls_are_in_flight_fails_every_call_in_the_client() {
     let server = Server::new(ServerOptions::default(), Arc::new(handler));
     let cancel = CancellationToken::new();
     let serving = tokio::spawn(server.serve(r, w, cancel.clone()));
-    let child = std::thread::spawn(move || {
+    let mut child = tokio::task::spawn_blocking(move || {
         let mut client = Client::new(client_side.try_clone().unwrap(), client_side);
         // One call answered before the cancel (waited for here: nothing else
         // orders its Response before the cancel, which drops what is queued)...
@@ -313,12 +326,15 @@ async fn cancel_while_calls_are_in_flight_fails_every_call_in_the_client() {
             }
         }
     });
-    let _all_started = started.acquire_many(5).await.unwrap();
+    // A client that ends (or panics) before its five calls are in flight
+    // fails the test here rather than leaving it waiting for them.
+    tokio::select! {
+        all_started = started.acquire_many(5) => drop(all_started.unwrap()),
+        ended = &mut child => panic!("the client ended before its calls were in flight: {ended:?}"),
+    }
     cancel.cancel();
     assert_eq!(serving.await.unwrap().unwrap(), wire::Ending::Cancelled);
-    let outcomes = tokio::task::spawn_blocking(move || child.join().unwrap())
-        .await
-        .unwrap();
+    let outcomes = child.await.unwrap();
     assert_eq!(outcomes.len(), 6);
     assert_eq!(outcomes[0].outcome, Ok("quick".into()));
     for reply in &outcomes[1..] {

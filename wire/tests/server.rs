@@ -716,6 +716,39 @@ async fn a_child_that_never_reads_its_answers_is_no_longer_read() {
     );
 }
 
+/// The pause starts only when *more* than `UNWRITTEN_PAUSE` bytes wait: an
+/// answer of exactly that size, unread, still lets the next Request in; one
+/// byte more does not.
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn reading_pauses_only_past_the_unwritten_bound() {
+    // Each call's args say how many bytes its value's whole frame has.
+    let sized = |call: Call| async move {
+        let frame: usize = call.args.parse().unwrap();
+        let overhead = encode(&Response::success(call.id.as_str(), "v"))
+            .unwrap()
+            .len()
+            - 1;
+        Ok::<_, HandlerError>("v".repeat(frame - overhead))
+    };
+    let options = ServerOptions {
+        max_held: usize::MAX,
+        ..options()
+    };
+    for (first, read_on) in [(UNWRITTEN_PAUSE, true), (UNWRITTEN_PAUSE + 1, false)] {
+        let requests: Vec<u8> = [("1", first.to_string()), ("2", "100".to_string())]
+            .iter()
+            .flat_map(|(id, args)| encode(&Request::new(*id, "t", args.as_str())).unwrap())
+            .collect();
+        let (tally, holdings) = serve_to_a_child_that_never_reads(options, sized, requests).await;
+        let expected = if read_on { 2 } else { 1 };
+        assert_eq!(
+            tally.calls(),
+            expected,
+            "a first answer of {first} bytes unwritten; {holdings:?}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn a_flood_of_failures_to_a_child_that_never_reads_is_bounded_too() {
     // Every Request is refused at once (no in-flight slot): small answers,
