@@ -188,20 +188,11 @@ impl<L: Link> Channel<L> {
         if !self.in_flight.remove(&response.id) {
             return Err(ProtocolError::UnknownId(response.id).into());
         }
-        let outcome = if response.ok {
-            self.bytes += response.value.len() as u64;
-            Ok(response.value)
-        } else {
-            let kind = response.kind.ok_or_else(|| ProtocolError::MissingKind {
-                message: "Response",
-                id: response.id.clone(),
-            })?;
-            Err(ToolFailure::new(kind, response.error))
-        };
-        Ok(Reply {
-            id: response.id,
-            outcome,
-        })
+        let (id, outcome) = response.into_outcome()?;
+        if let Ok(value) = &outcome {
+            self.bytes += value.len() as u64;
+        }
+        Ok(Reply { id, outcome })
     }
 
     /// Hands out one call still in flight as failed, lowest id first.

@@ -124,20 +124,11 @@ impl<R: Read, W: Write> Client<R, W> {
         if !self.in_flight.remove(&response.id) {
             return Err(ProtocolError::UnknownId(response.id).into());
         }
-        let outcome = if response.ok {
-            self.bytes += response.value.len() as u64;
-            Ok(response.value)
-        } else {
-            let kind = response.kind.ok_or_else(|| ProtocolError::MissingKind {
-                message: "Response",
-                id: response.id.clone(),
-            })?;
-            Err(ToolFailure::new(kind, response.error))
-        };
-        Ok(Reply {
-            id: response.id,
-            outcome,
-        })
+        let (id, outcome) = response.into_outcome()?;
+        if let Ok(value) = &outcome {
+            self.bytes += value.len() as u64;
+        }
+        Ok(Reply { id, outcome })
     }
 
     fn fail_one(&mut self, why: String) -> Reply {

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{FailureKind, VERSION};
+use crate::error::ProtocolError;
+use crate::{FailureKind, ToolFailure, VERSION};
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
@@ -102,6 +103,28 @@ impl Response {
             value: String::new(),
             kind: Some(kind),
             error: error.into(),
+        }
+    }
+
+    /// What the answer says, as a child takes it: the value, or the failure
+    /// with its class. A failure without a kind, or a success with one, is
+    /// the parent's protocol violation.
+    #[allow(clippy::type_complexity)] // (id, the call's outcome) or the violation
+    pub fn into_outcome(
+        self,
+    ) -> std::result::Result<(String, std::result::Result<String, ToolFailure>), ProtocolError>
+    {
+        match (self.ok, self.kind) {
+            (true, None) => Ok((self.id, Ok(self.value))),
+            (false, Some(kind)) => Ok((self.id, Err(ToolFailure::new(kind, self.error)))),
+            (true, Some(_)) => Err(ProtocolError::KindOnSuccess {
+                message: "Response",
+                id: self.id,
+            }),
+            (false, None) => Err(ProtocolError::MissingKind {
+                message: "Response",
+                id: self.id,
+            }),
         }
     }
 }

@@ -94,6 +94,19 @@ fn client_refuses_a_failed_response_without_a_kind() {
 }
 
 #[test]
+fn client_refuses_a_successful_response_with_a_kind() {
+    let input = br#"{"v":1,"id":"1","ok":true,"value":"1","kind":"limit"}"#;
+    let mut framed = (input.len() as u32).to_be_bytes().to_vec();
+    framed.extend_from_slice(input);
+    let mut client = Client::new(&framed[..], std::io::sink());
+    client.send("t", "", 0).unwrap();
+    assert!(matches!(
+        client.recv(),
+        Err(ClientError::Protocol(ProtocolError::KindOnSuccess { .. }))
+    ));
+}
+
+#[test]
 fn eof_fails_every_call_in_flight_then_closes() {
     let input = frames(&[Response::success("2", "ok")]);
     let mut client = Client::new(&input[..], std::io::sink());
