@@ -1,6 +1,6 @@
 //! The child's own memory and stack limits.
 //!
-//! The parent's caps are what hold (DESIGN section 7): wasmtime's
+//! The parent's caps are what hold (docs/protocol.md §6 and the README's limits table): wasmtime's
 //! `StoreLimits` on linear memory, `max_wasm_stack` on the native stack.
 //! These limits sit just inside them so that most overruns end as a clean
 //! `limit` Result written by the child rather than as a trap.
