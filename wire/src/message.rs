@@ -21,6 +21,15 @@ fn is_zero_duration(d: &Duration) -> bool {
     d.is_zero()
 }
 
+/// A list that may arrive as `null`, as a Go parent writes a nil slice.
+fn null_as_empty<'de, D, T>(d: D) -> std::result::Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+}
+
 /// A message that travels in a frame: it carries `"v"`.
 pub trait Message: Serialize + for<'de> Deserialize<'de> {
     /// The message's name, for errors ("Request", "Result", ...).
@@ -168,8 +177,13 @@ pub struct Start {
     pub v: u32,
     /// The JavaScript program: the body of an async function.
     pub program: String,
-    /// The tools the program may call. Omitted when empty.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// The tools the program may call. Omitted when empty; `null` (what
+    /// Go's encoding/json writes for a nil slice) reads as none.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_empty"
+    )]
     pub bindings: Vec<StartBinding>,
     /// The budget (always sent; its zero items are omitted).
     #[serde(default)]

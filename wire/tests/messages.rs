@@ -107,6 +107,16 @@ fn start_omits_empty_bindings_and_zero_budget_items() {
 }
 
 #[test]
+fn a_go_nil_slice_of_bindings_reads_as_none() {
+    // Go's encoding/json writes a nil []StartBinding without omitempty as null.
+    let decoded: Start =
+        decode(br#"{"v":1,"program":"x","bindings":null,"result_id":"r"}"#).unwrap();
+    assert!(decoded.bindings.is_empty());
+    // Anything else that is not a list is still refused.
+    assert!(decode::<Start>(br#"{"v":1,"program":"x","bindings":7,"result_id":"r"}"#).is_err());
+}
+
+#[test]
 fn wall_clock_is_integer_nanoseconds_both_ways() {
     let decoded: Start =
         decode(br#"{"v":1,"program":"","result_id":"r","budget":{"wall_clock":250000001}}"#)
