@@ -80,28 +80,27 @@ fn client_refuses_a_response_for_an_unknown_id() {
     ));
 }
 
-#[test]
-fn client_refuses_a_failed_response_without_a_kind() {
-    let input = br#"{"v":1,"id":"1","ok":false,"error":"x"}"#;
-    let mut framed = (input.len() as u32).to_be_bytes().to_vec();
-    framed.extend_from_slice(input);
+/// What a client with call "1" in flight makes of one Response `payload`.
+fn receive_one(payload: &[u8]) -> Result<wire::Reply, ClientError> {
+    let mut framed = (payload.len() as u32).to_be_bytes().to_vec();
+    framed.extend_from_slice(payload);
     let mut client = Client::new(&framed[..], std::io::sink());
     client.send("t", "", 0).unwrap();
+    client.recv()
+}
+
+#[test]
+fn client_refuses_a_failed_response_without_a_kind() {
     assert!(matches!(
-        client.recv(),
+        receive_one(br#"{"v":1,"id":"1","ok":false,"error":"x"}"#),
         Err(ClientError::Protocol(ProtocolError::MissingKind { .. }))
     ));
 }
 
 #[test]
 fn client_refuses_a_successful_response_with_a_kind() {
-    let input = br#"{"v":1,"id":"1","ok":true,"value":"1","kind":"limit"}"#;
-    let mut framed = (input.len() as u32).to_be_bytes().to_vec();
-    framed.extend_from_slice(input);
-    let mut client = Client::new(&framed[..], std::io::sink());
-    client.send("t", "", 0).unwrap();
     assert!(matches!(
-        client.recv(),
+        receive_one(br#"{"v":1,"id":"1","ok":true,"value":"1","kind":"limit"}"#),
         Err(ClientError::Protocol(ProtocolError::KindOnSuccess { .. }))
     ));
 }
