@@ -20,13 +20,10 @@
 //! unique within the run, answers in any order, and once the channel ends
 //! every call still in flight is answered once as `cancelled`.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::io;
 
-use wire::{
-    ClientError, FailureKind, FrameDecoder, FrameError, ProtocolError, Reply, Request, Response,
-    ToolFailure, decode, encode,
-};
+use wire::{ClientError, FrameDecoder, FrameError, InFlight, ProtocolError, Reply};
 
 use crate::transport::Transport;
 
@@ -133,12 +130,9 @@ impl<L: Link + ?Sized> Link for &mut L {
 pub struct Channel<L> {
     link: L,
     inbox: Inbox,
-    next_id: u64,
-    in_flight: HashSet<String>,
+    calls: InFlight,
     /// Set once a write failed: the parent gets no more Requests.
     broken: Option<String>,
-    calls: u64,
-    bytes: u64,
 }
 
 impl<L: Link> Channel<L> {
@@ -147,17 +141,14 @@ impl<L: Link> Channel<L> {
         Channel {
             link,
             inbox: Inbox::default(),
-            next_id: 0,
-            in_flight: HashSet::new(),
+            calls: InFlight::default(),
             broken: None,
-            calls: 0,
-            bytes: 0,
         }
     }
 
     /// Calls in flight.
     pub fn in_flight(&self) -> usize {
-        self.in_flight.len()
+        self.calls.len()
     }
 
     /// Answers read from the parent and not yet handed out.
@@ -181,47 +172,12 @@ impl<L: Link> Channel<L> {
             Some(End::Broken(why)) => Some(why.clone()),
         }
     }
-
-    /// The Reply a Response frame makes.
-    fn reply(&mut self, payload: &[u8]) -> Result<Reply, ClientError> {
-        let response: Response = decode(payload).map_err(ProtocolError::from)?;
-        if !self.in_flight.remove(&response.id) {
-            return Err(ProtocolError::UnknownId(response.id).into());
-        }
-        let (id, outcome) = response.into_outcome()?;
-        if let Ok(value) = &outcome {
-            self.bytes += value.len() as u64;
-        }
-        Ok(Reply { id, outcome })
-    }
-
-    /// Hands out one call still in flight as failed, lowest id first.
-    fn fail_one(&mut self, why: String) -> Reply {
-        let id = self
-            .in_flight
-            .iter()
-            .min_by_key(|id| (id.len(), id.as_str()))
-            .cloned()
-            .unwrap_or_default();
-        self.in_flight.remove(&id);
-        Reply {
-            id,
-            outcome: Err(ToolFailure::new(FailureKind::Cancelled, why)),
-        }
-    }
 }
 
 impl<L: Link> Transport for Channel<L> {
     fn send(&mut self, tool: &str, args: &str, deadline_ms: u64) -> Result<String, ClientError> {
-        let id = (self.next_id + 1).to_string();
-        let mut request = Request::new(id.clone(), tool, args);
-        request.deadline_ms = deadline_ms;
         // A Request too large for a frame is refused before it takes an id.
-        let frame = encode(&request).map_err(ProtocolError::from)?;
-        drop(request);
-        self.next_id += 1;
-        self.in_flight.insert(id.clone());
-        self.calls += 1;
+        let (id, frame) = self.calls.request(tool, args, deadline_ms)?;
         if self.broken.is_none()
             && let Err(e) = self.link.send(&frame, &mut self.inbox)
         {
@@ -232,7 +188,7 @@ impl<L: Link> Transport for Channel<L> {
 
     fn recv(&mut self) -> Result<Reply, ClientError> {
         loop {
-            if self.in_flight.is_empty() {
+            if self.calls.is_empty() {
                 return Err(if self.ended().is_some() {
                     ClientError::Closed
                 } else {
@@ -241,7 +197,7 @@ impl<L: Link> Transport for Channel<L> {
             }
             // Answers already read go first, even after the channel ended.
             match self.inbox.frames.pop_front() {
-                Some(Ok(payload)) => return self.reply(&payload),
+                Some(Ok(payload)) => return Ok(self.calls.answer(&payload)?),
                 Some(Err(FrameError::Io(e))) => {
                     self.inbox.broken(&e);
                     continue;
@@ -249,19 +205,21 @@ impl<L: Link> Transport for Channel<L> {
                 Some(Err(e)) => return Err(ProtocolError::from(e).into()),
                 None => {}
             }
-            if let Some(why) = self.ended() {
-                return Ok(self.fail_one(why));
+            if let Some(why) = self.ended()
+                && let Some(reply) = self.calls.fail_one(&why)
+            {
+                return Ok(reply);
             }
             self.link.receive(&mut self.inbox);
         }
     }
 
     fn calls(&self) -> u64 {
-        self.calls
+        self.calls.calls()
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.calls.bytes()
     }
 }
 

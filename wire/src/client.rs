@@ -32,6 +32,86 @@ pub struct Reply {
     pub outcome: Result<String, ToolFailure>,
 }
 
+/// A child's book of its calls: the ids it gave, the calls still in flight,
+/// and what it counted. [`Client`] keeps one; so does any other child
+/// transport (the guest's, which reads while it writes), so that ids, the
+/// matching of answers and the counts are written once.
+#[derive(Debug, Default)]
+pub struct InFlight {
+    next_id: u64,
+    ids: HashSet<String>,
+    calls: u64,
+    bytes: u64,
+}
+
+impl InFlight {
+    /// The framed Request for a new call, and its id. A Request too large
+    /// for a frame is refused before it takes an id or counts as sent.
+    pub fn request(
+        &mut self,
+        tool: &str,
+        args: &str,
+        deadline_ms: u64,
+    ) -> Result<(String, Vec<u8>), ProtocolError> {
+        let id = (self.next_id + 1).to_string();
+        let mut request = Request::new(id, tool, args);
+        request.deadline_ms = deadline_ms;
+        let frame = encode(&request)?;
+        self.next_id += 1;
+        self.calls += 1;
+        self.ids.insert(request.id.clone());
+        Ok((request.id, frame))
+    }
+
+    /// The Reply a Response frame makes: it must answer a call in flight.
+    pub fn answer(&mut self, payload: &[u8]) -> Result<Reply, ProtocolError> {
+        let response: Response = decode(payload)?;
+        if !self.ids.remove(&response.id) {
+            return Err(ProtocolError::UnknownId(response.id));
+        }
+        let (id, outcome) = response.into_outcome()?;
+        if let Ok(value) = &outcome {
+            self.bytes += value.len() as u64;
+        }
+        Ok(Reply { id, outcome })
+    }
+
+    /// Hands out one call still in flight as `cancelled`, lowest id first
+    /// (so the order is deterministic); `None` when none is.
+    pub fn fail_one(&mut self, why: &str) -> Option<Reply> {
+        let id = self
+            .ids
+            .iter()
+            .min_by_key(|id| (id.len(), id.as_str()))
+            .cloned()?;
+        self.ids.remove(&id);
+        Some(Reply {
+            id,
+            outcome: Err(ToolFailure::new(FailureKind::Cancelled, why)),
+        })
+    }
+
+    /// Calls in flight.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether no call is in flight.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Requests made so far (the child's count, for reconciliation).
+    pub fn calls(&self) -> u64 {
+        self.calls
+    }
+
+    /// Bytes of successful values received so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
 /// The child's blocking call-channel client.
 ///
 /// Single-threaded by design (a wasm child has one thread) yet with many
@@ -41,12 +121,9 @@ pub struct Reply {
 pub struct Client<R, W> {
     reader: FrameReader<R>,
     writer: W,
-    next_id: u64,
-    in_flight: HashSet<String>,
+    calls: InFlight,
     /// Set once the connection is gone; in-flight calls are then drained as failures.
     closed: Option<String>,
-    calls: u64,
-    bytes: u64,
 }
 
 impl<R: Read, W: Write> Client<R, W> {
@@ -55,11 +132,8 @@ impl<R: Read, W: Write> Client<R, W> {
         Client {
             reader: FrameReader::new(reader),
             writer,
-            next_id: 0,
-            in_flight: HashSet::new(),
+            calls: InFlight::default(),
             closed: None,
-            calls: 0,
-            bytes: 0,
         }
     }
 
@@ -74,13 +148,7 @@ impl<R: Read, W: Write> Client<R, W> {
         args: &str,
         deadline_ms: u64,
     ) -> Result<String, ClientError> {
-        self.next_id += 1;
-        let id = self.next_id.to_string();
-        let mut request = Request::new(id.clone(), tool, args);
-        request.deadline_ms = deadline_ms;
-        let frame = encode(&request).map_err(ProtocolError::from)?;
-        self.in_flight.insert(id.clone());
-        self.calls += 1;
+        let (id, frame) = self.calls.request(tool, args, deadline_ms)?;
         if self.closed.is_none() {
             let sent = self
                 .writer
@@ -98,15 +166,17 @@ impl<R: Read, W: Write> Client<R, W> {
     /// After EOF or a broken connection, each call still in flight is handed
     /// out once as a [`FailureKind::Cancelled`] failure; then `Closed`.
     pub fn recv(&mut self) -> Result<Reply, ClientError> {
-        if self.in_flight.is_empty() {
+        if self.calls.is_empty() {
             return Err(if self.closed.is_some() {
                 ClientError::Closed
             } else {
                 ClientError::Idle
             });
         }
-        if let Some(why) = &self.closed {
-            return Ok(self.fail_one(why.clone()));
+        if let Some(why) = &self.closed
+            && let Some(reply) = self.calls.fail_one(why)
+        {
+            return Ok(reply);
         }
         let payload = match self.reader.read_frame() {
             Ok(Some(payload)) => payload,
@@ -120,44 +190,21 @@ impl<R: Read, W: Write> Client<R, W> {
             }
             Err(e) => return Err(ProtocolError::from(e).into()),
         };
-        let response: Response = decode(&payload).map_err(ProtocolError::from)?;
-        if !self.in_flight.remove(&response.id) {
-            return Err(ProtocolError::UnknownId(response.id).into());
-        }
-        let (id, outcome) = response.into_outcome()?;
-        if let Ok(value) = &outcome {
-            self.bytes += value.len() as u64;
-        }
-        Ok(Reply { id, outcome })
-    }
-
-    fn fail_one(&mut self, why: String) -> Reply {
-        // Lowest id first, so the order is deterministic.
-        let id = self
-            .in_flight
-            .iter()
-            .min_by_key(|id| (id.len(), id.as_str()))
-            .cloned()
-            .unwrap_or_default();
-        self.in_flight.remove(&id);
-        Reply {
-            id,
-            outcome: Err(ToolFailure::new(FailureKind::Cancelled, why)),
-        }
+        Ok(self.calls.answer(&payload)?)
     }
 
     /// Calls in flight.
     pub fn in_flight(&self) -> usize {
-        self.in_flight.len()
+        self.calls.len()
     }
 
     /// Requests sent so far (the child's count, for reconciliation).
     pub fn calls(&self) -> u64 {
-        self.calls
+        self.calls.calls()
     }
 
     /// Bytes of successful values received so far.
     pub fn bytes(&self) -> u64 {
-        self.bytes
+        self.calls.bytes()
     }
 }

@@ -96,7 +96,7 @@ mod server;
 #[cfg(feature = "tokio")]
 mod starter;
 
-pub use client::{Client, ClientError, Reply};
+pub use client::{Client, ClientError, InFlight, Reply};
 pub use codec::{DecodeError, decode, encode};
 pub use error::ProtocolError;
 pub use frame::{FrameDecoder, FrameError, FrameReader, write_frame};
