@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 use wasmwire::{
     Budget, Execution, FailureKind, Outcome, ProcessChild, Sandbox, SandboxError, SandboxOptions,
 };
-use wasmwire_tests::{assert_process_gone, budget, children, mib, rss_bytes, tools, value};
+use wasmwire_tests::{
+    assert_failed, assert_process_gone, budget, children, mib, rss_bytes, tools, value,
+};
 
 use wasmwire_tests::CHILD_SCRIPT as SCRIPT;
 
@@ -392,12 +394,7 @@ async fn a_flood_of_100_000_unread_requests_ends_in_one_result() {
 
 /// The execution ended with `limit` at its 3 s wall clock, well before 6 s.
 fn assert_ended_at_the_wall_clock(outcome: &Outcome, started: Instant) {
-    assert_eq!(
-        outcome.result.kind,
-        Some(FailureKind::Limit),
-        "{outcome:#?}"
-    );
-    assert!(outcome.result.error.contains("wall clock"), "{outcome:#?}");
+    assert_failed(outcome, FailureKind::Limit, "wall clock");
     assert!(
         started.elapsed() < Duration::from_secs(6),
         "{:?}",
@@ -620,12 +617,7 @@ async fn endless_floods_end_at_the_wall_clock_and_no_call_is_accepted_after_it()
             "{mode}: Result after {elapsed:.1?}, {} calls accepted",
             stamps.len()
         );
-        assert_eq!(
-            outcome.result.kind,
-            Some(FailureKind::Limit),
-            "{outcome:#?}"
-        );
-        assert!(outcome.result.error.contains("wall clock"), "{outcome:#?}");
+        assert_failed(&outcome, FailureKind::Limit, "wall clock");
         assert!(
             elapsed < wall_clock + GRACE,
             "{mode}: the Result came {:?} after the wall clock",
@@ -689,11 +681,11 @@ async fn without_a_wall_clock_a_closed_result_channel_is_named_not_blamed_on_the
 }
 
 /// A child that makes the parent hold args for tools that never read them
-/// gets `limit` for every call that does not fit, at once, and the parent's
-/// hold for it never passes its cap.
+/// gets `limit` for every call that does not fit, at once. (What that does
+/// to the parent's memory is measured from outside, as peak RSS, in
+/// host/tests/cli.rs.)
 #[tokio::test]
 async fn args_the_parent_cannot_hold_are_refused_at_once() {
-    let cap = wire::DEFAULT_MAX_HELD;
     let outcome = run_within(
         "big_calls_unread 16 never 15",
         Budget {
@@ -707,7 +699,6 @@ async fn args_the_parent_cannot_hold_are_refused_at_once() {
     // child's Result still comes (it sends it right after its Requests).
     assert_eq!(value(&outcome), json!({"sent": 16}), "{outcome:#?}");
     assert_eq!(outcome.result.calls, 4, "{outcome:#?}");
-    assert!(outcome.held_peak <= cap, "{} > {cap}", outcome.held_peak);
     assert_still_healthy().await;
 }
 
