@@ -169,14 +169,16 @@ impl ProcessChild {
             // Nothing writes the console any more: take what is left in it.
             let _ = tokio::time::timeout(DRAIN_WAIT, &mut drain).await;
             drain.abort();
-            // A child that ended on its own after the kernel ended part of
-            // its tree for memory ended because of the cap.
+            // A tree the kernel cut for memory at any point went over its
+            // cap, however it ended afterwards: on its own, or stopped
+            // because its Result came in (a Result written after the OOM
+            // killer ended one of its processes is not an ok one).
             let oom_kills = tree.oom_kills();
             drop(tree);
-            match end {
-                ChildEnd::Failed(ChildFailure::Cancelled) => end,
-                _ if oom_kills > 0 => over_memory(oom_kills),
-                _ => end,
+            if oom_kills > 0 {
+                over_memory(oom_kills)
+            } else {
+                end
             }
         };
         Ok(Spawned {

@@ -14,7 +14,7 @@ use crate::backend::Backend;
 use crate::console::{Console, DEFAULT_CONSOLE_CAP};
 use crate::process::ProcessChild;
 use crate::tools::Tools;
-use crate::wasm::{ChildEnd, ChildFailure, EngineOptions, WasmChild};
+use crate::wasm::{ChildEnd, ChildFailure, EngineOptions, Refusal, WasmChild};
 use crate::{Budget, SandboxError};
 
 /// How long the parent waits for a child to wind down after its Result
@@ -273,8 +273,22 @@ impl Sandbox {
         // Whatever ended it: stop the child and every handler, and wait for both.
         stop.cancel();
         if exited.is_none() {
-            let _ = tokio::time::timeout(WIND_DOWN, &mut exit).await;
+            exited = tokio::time::timeout(WIND_DOWN, &mut exit).await.ok();
         }
+        // A process tree the kernel cut for memory went over its cap, even
+        // if what was left of it wrote a Result before the cut was seen.
+        let end = match (end, &exited) {
+            (
+                End::Result(_),
+                Some(
+                    over @ ChildEnd::Failed(ChildFailure::MemoryLimit {
+                        refusal: Refusal::ProcessTree { .. },
+                        ..
+                    }),
+                ),
+            ) => End::Child(over.clone()),
+            (end, _) => end,
+        };
         if !serving_done {
             let _ = tokio::time::timeout(WIND_DOWN, &mut serving).await;
         }

@@ -222,6 +222,23 @@ async fn forking_past_the_memory_cap_ends_limit_for_the_whole_tree() {
     );
     // Well before the 20 s wall clock: the tree is killed on the OOM kill.
     assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
+    // A Result sent the moment after the kernel cut the tree does not
+    // stand: the tree went over its cap. Ten in a row, because the parent
+    // looks at the cgroup's OOM count every 20 ms: a fix that relied on
+    // that look alone lets one of the first few through.
+    for _ in 0..10 {
+        let outcome = run_within("oom_then_ok 66", budget, CancellationToken::new()).await;
+        assert_eq!(
+            outcome.result.kind,
+            Some(FailureKind::Limit),
+            "{outcome:#?}"
+        );
+        assert!(
+            outcome.result.error.contains("memory"),
+            "{}",
+            outcome.result.error
+        );
+    }
     // And a tree that stays under the cap is not touched: 2 x 8 MiB.
     let outcome = run_within("fork_memory 2 8", budget, CancellationToken::new()).await;
     assert_eq!(

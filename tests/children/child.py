@@ -344,6 +344,22 @@ def mode_fork_memory(s, n, mib):
     wait_to_be_stopped()
 
 
+def mode_oom_then_ok(s, mib):
+    # One child touches MIB MiB (past the cap), is ended by the OOM killer,
+    # and the moment it is reaped an ok Result goes out: the Result races
+    # the parent's noticing of the kill, and must lose.
+    size = int(mib) << 20
+    pid = os.fork()
+    if pid == 0:
+        block = bytearray(size)
+        for i in range(0, size, 4096):
+            block[i] = 1
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    result(s, value=json.dumps({"killed": os.WIFSIGNALED(status)}))
+    wait_to_be_stopped()
+
+
 def mode_marker(s, path):
     # Writes its pid to PATH and a setsid() grandchild's to PATH.grandchild,
     # then waits to be stopped: for the CLI's signal tests.

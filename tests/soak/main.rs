@@ -4,7 +4,8 @@
 //! against is in the mix: every program of tests/hostile/, and process
 //! children that flood without end, never read their answers, pin args the
 //! parent would hold, leave their process group, start daemons in a session
-//! of their own, fork past their memory cap, or lie in their Result.
+//! of their own, fork past their memory cap, answer ok after the kernel
+//! cut them for memory, or lie in their Result.
 //!
 //! It must give exactly one Result of the expected kind for each execution,
 //! leave no process behind (the processes of tests/children are listed
@@ -96,6 +97,7 @@ fn mix(round: usize) -> Vec<Entry> {
             10_000,
             64,
         ),
+        child("oom_then_ok 66", Some("limit"), Some("memory"), 10_000, 64),
         child(
             "result_ok_with_kind",
             Some("(none)"),
