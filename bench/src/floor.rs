@@ -39,6 +39,10 @@ impl Direct<'_> {
 }
 
 impl Transport for Direct<'_> {
+    fn pace(&mut self, _max_in_flight: usize) {
+        // Each call is answered as it is made: none waits on a wire.
+    }
+
     fn send(&mut self, tool: &str, args: &str, _deadline_ms: u64) -> Result<String, ClientError> {
         self.next_id += 1;
         self.calls += 1;
@@ -84,6 +88,7 @@ pub fn run(program: &str, gate: &Arc<Gate>) -> wire::Result {
             },
         ],
         budget: StartBudget::default(),
+        max_inflight: None,
         result_id: "floor".into(),
     };
     let mut transport = Direct {

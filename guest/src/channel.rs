@@ -16,12 +16,19 @@
 //! `poll` in the component ([`WasiLink`], wasm only), a reader thread in a
 //! native process child ([`ThreadLink`]).
 //!
+//! It paces as [`wire::InFlight`] does: at most the Start's `max_inflight`
+//! calls on the wire, the rest waiting in order for a slot. And it can wait
+//! for an answer with a timeout ([`Transport::recv_within`]), which the
+//! event loop needs while a timer is pending: in the component the link
+//! polls a monotonic-clock pollable together with stdin.
+//!
 //! The rest is [`wire::Client`]'s contract, which [`Transport`] states: ids
 //! unique within the run, answers in any order, and once the channel ends
 //! every call still in flight is answered once as `cancelled`.
 
 use std::collections::VecDeque;
 use std::io;
+use std::time::{Duration, Instant};
 
 use wire::{ClientError, FrameDecoder, FrameError, InFlight, ProtocolError, Reply};
 
@@ -110,8 +117,9 @@ pub trait Link {
     fn send(&mut self, bytes: &[u8], inbox: &mut Inbox) -> io::Result<()>;
 
     /// Waits until the parent sends something, or its stream ends, and puts
-    /// that into `inbox`. Returns at once if the stream has already ended.
-    fn receive(&mut self, inbox: &mut Inbox);
+    /// that into `inbox`; or, given a `timeout`, until it passes. Returns at
+    /// once if the stream has already ended.
+    fn receive(&mut self, inbox: &mut Inbox, timeout: Option<Duration>);
 }
 
 impl<L: Link + ?Sized> Link for &mut L {
@@ -119,8 +127,8 @@ impl<L: Link + ?Sized> Link for &mut L {
         (**self).send(bytes, inbox)
     }
 
-    fn receive(&mut self, inbox: &mut Inbox) {
-        (**self).receive(inbox);
+    fn receive(&mut self, inbox: &mut Inbox, timeout: Option<Duration>) {
+        (**self).receive(inbox, timeout);
     }
 }
 
@@ -146,9 +154,15 @@ impl<L: Link> Channel<L> {
         }
     }
 
-    /// Calls in flight.
+    /// Calls made and not yet answered: on the wire, or waiting for a slot
+    /// (see [`Transport::pace`]).
     pub fn in_flight(&self) -> usize {
         self.calls.len()
+    }
+
+    /// Calls on the wire: sent and not yet answered.
+    pub fn on_the_wire(&self) -> usize {
+        self.calls.on_the_wire()
     }
 
     /// Answers read from the parent and not yet handed out.
@@ -174,19 +188,24 @@ impl<L: Link> Channel<L> {
     }
 }
 
-impl<L: Link> Transport for Channel<L> {
-    fn send(&mut self, tool: &str, args: &str, deadline_ms: u64) -> Result<String, ClientError> {
-        // A Request too large for a frame is refused before it takes an id.
-        let (id, frame) = self.calls.request(tool, args, deadline_ms)?;
-        if self.broken.is_none()
-            && let Err(e) = self.link.send(&frame, &mut self.inbox)
-        {
-            self.broken = Some(format!("the call channel broke: {e}"));
+impl<L: Link> Channel<L> {
+    /// Writes every waiting Request that has a slot on the wire.
+    fn write_ready(&mut self) {
+        while let Some(frame) = self.calls.next_to_send() {
+            if self.broken.is_none()
+                && let Err(e) = self.link.send(&frame, &mut self.inbox)
+            {
+                self.broken = Some(format!("the call channel broke: {e}"));
+            }
         }
-        Ok(id)
     }
 
-    fn recv(&mut self) -> Result<Reply, ClientError> {
+    /// The next answer, waiting for it until `deadline` (`None`: for as
+    /// long as it takes); `Ok(None)` once the deadline has passed.
+    fn next_reply(&mut self, deadline: Option<Instant>) -> Result<Option<Reply>, ClientError> {
+        // Once the deadline has passed the link is still looked at once,
+        // without waiting, for what the parent has already sent.
+        let mut looked_late = false;
         loop {
             if self.calls.is_empty() {
                 return Err(if self.ended().is_some() {
@@ -197,7 +216,12 @@ impl<L: Link> Transport for Channel<L> {
             }
             // Answers already read go first, even after the channel ended.
             match self.inbox.frames.pop_front() {
-                Some(Ok(payload)) => return Ok(self.calls.answer(&payload)?),
+                Some(Ok(payload)) => {
+                    let reply = self.calls.answer(&payload)?;
+                    // The answer freed a slot: the next waiting call takes it.
+                    self.write_ready();
+                    return Ok(Some(reply));
+                }
                 Some(Err(FrameError::Io(e))) => {
                     self.inbox.broken(&e);
                     continue;
@@ -208,10 +232,45 @@ impl<L: Link> Transport for Channel<L> {
             if let Some(why) = self.ended()
                 && let Some(reply) = self.calls.fail_one(&why)
             {
+                return Ok(Some(reply));
+            }
+            let timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            if timeout == Some(Duration::ZERO) {
+                if looked_late {
+                    return Ok(None);
+                }
+                looked_late = true;
+            }
+            self.link.receive(&mut self.inbox, timeout);
+        }
+    }
+}
+
+impl<L: Link> Transport for Channel<L> {
+    fn pace(&mut self, max_in_flight: usize) {
+        self.calls.set_max_in_flight(max_in_flight);
+        self.write_ready();
+    }
+
+    fn send(&mut self, tool: &str, args: &str, deadline_ms: u64) -> Result<String, ClientError> {
+        // A Request too large for a frame is refused before it takes an id.
+        let id = self.calls.request(tool, args, deadline_ms)?;
+        self.write_ready();
+        Ok(id)
+    }
+
+    fn recv(&mut self) -> Result<Reply, ClientError> {
+        loop {
+            // Without a deadline only an answer or an error ends the wait.
+            if let Some(reply) = self.next_reply(None)? {
                 return Ok(reply);
             }
-            self.link.receive(&mut self.inbox);
         }
+    }
+
+    fn recv_within(&mut self, timeout: Duration) -> Result<Option<Reply>, ClientError> {
+        // A timeout past what an Instant can hold is no timeout.
+        self.next_reply(Instant::now().checked_add(timeout))
     }
 
     fn calls(&self) -> u64 {
@@ -290,11 +349,18 @@ impl<W: io::Write> Link for ThreadLink<W> {
         Ok(())
     }
 
-    fn receive(&mut self, inbox: &mut Inbox) {
+    fn receive(&mut self, inbox: &mut Inbox, timeout: Option<Duration>) {
         if !inbox.is_open() {
             return;
         }
-        let arrival = self.arrivals.recv().map_err(|_| ());
+        let arrival = match timeout {
+            None => self.arrivals.recv().map_err(|_| ()),
+            Some(timeout) => match self.arrivals.recv_timeout(timeout) {
+                Ok(arrival) => Ok(arrival),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => return,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(()),
+            },
+        };
         Self::take(inbox, arrival);
         self.drain(inbox);
     }
@@ -303,6 +369,17 @@ impl<W: io::Write> Link for ThreadLink<W> {
 #[cfg(target_arch = "wasm32")]
 pub use wasi::WasiLink;
 
+/// Blocks the child for `duration` with nothing to read: the event loop's
+/// wait for a timer while no call is in flight. In the component, a
+/// monotonic-clock pollable (a wait the host's wall clock ends); natively,
+/// a plain sleep.
+pub fn sleep(duration: Duration) {
+    #[cfg(target_arch = "wasm32")]
+    wasi::sleep(duration);
+    #[cfg(not(target_arch = "wasm32"))]
+    std::thread::sleep(duration);
+}
+
 #[cfg(target_arch = "wasm32")]
 mod wasi {
     //! The component's call channel: its WASI stdin and stdout as
@@ -310,6 +387,7 @@ mod wasi {
     //! whenever `poll` says the parent sent something.
 
     use std::io;
+    use std::time::Duration;
 
     use super::{Inbox, Link, READ_CHUNK};
 
@@ -322,6 +400,7 @@ mod wasi {
     });
 
     use wasi::cli::{stdin, stdout};
+    use wasi::clocks::monotonic_clock;
     use wasi::io::poll::{Pollable, poll};
     use wasi::io::streams::{InputStream, OutputStream, StreamError};
 
@@ -399,6 +478,13 @@ mod wasi {
         }
     }
 
+    /// Blocks the component for `duration` on a monotonic-clock pollable:
+    /// a wait the host sees, and ends with the wall clock.
+    pub fn sleep(duration: Duration) {
+        monotonic_clock::subscribe_duration(u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX))
+            .block();
+    }
+
     impl Default for WasiLink {
         fn default() -> Self {
             Self::new()
@@ -426,10 +512,31 @@ mod wasi {
             Ok(())
         }
 
-        fn receive(&mut self, inbox: &mut Inbox) {
+        fn receive(&mut self, inbox: &mut Inbox, timeout: Option<Duration>) {
+            let alarm = timeout.map(|t| {
+                monotonic_clock::subscribe_duration(u64::try_from(t.as_nanos()).unwrap_or(u64::MAX))
+            });
             while inbox.is_open() {
                 if self.unflushed && self.writable.ready() {
                     self.unflushed = false;
+                }
+                if let Some(alarm) = &alarm {
+                    // A timer is due at the alarm: wait for the parent, its
+                    // taking what was written, or the alarm, whichever is first.
+                    let mut pollables = vec![&self.readable, alarm];
+                    if self.unflushed {
+                        pollables.push(&self.writable);
+                    }
+                    let ready = poll(&pollables);
+                    if ready.contains(&0)
+                        && Self::arrived(inbox, self.input.read(READ_CHUNK as u64))
+                    {
+                        return;
+                    }
+                    if ready.contains(&1) {
+                        return;
+                    }
+                    continue;
                 }
                 if !self.unflushed {
                     // Nothing of ours is waiting: a blocking read cannot

@@ -1,11 +1,23 @@
-//! Runs the job queue and the call channel until the program settles.
+//! Runs the job queue, the timers and the call channel until the program
+//! settles.
 //!
 //! One turn: run every pending job, send every call the program queued,
-//! look at the program's promise, and if it is still pending, block for the
-//! next answer and settle that call. A program still pending with no job to
-//! run and no call in flight can never settle (it awaits a promise nobody
-//! will resolve), and the loop says so instead of waiting forever.
+//! look at the program's promise, and if it is still pending, take one
+//! event: a timer that is due, or the next answer. While a timer is due the
+//! turns alternate between firing one and looking at the channel without
+//! waiting, so neither can keep the other waiting; otherwise the loop waits
+//! for an answer no longer than until the next timer is due, or, with no
+//! call in flight, sleeps until then. A program still pending with no job
+//! to run, no call in flight and no timer can never settle (it awaits a
+//! promise nobody will resolve), and the loop says so instead of waiting
+//! forever.
+//!
+//! The loop stops as soon as the promise settles: timers still pending are
+//! dropped with the session, and the Result goes at once.
 
+use std::time::Instant;
+
+use rquickjs::function::Rest;
 use rquickjs::promise::PromiseState;
 use rquickjs::{Ctx, Promise, Value};
 use wire::{ClientError, FailureKind, Reply};
@@ -38,6 +50,9 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
     transport: &mut T,
     guard: &StackGuard,
 ) -> Settled<'js> {
+    // Set after a timer fired while another may be due: the next turn
+    // looks at the channel first.
+    let mut channel_first = false;
     loop {
         while let Some(job) = run_one_job(ctx) {
             if guard.tripped() {
@@ -62,11 +77,31 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
             PromiseState::Rejected => return settled_value(ctx, promise, false),
             PromiseState::Pending => {}
         }
-        if session.with_calls(|calls| calls.in_flight()).unwrap_or(0) == 0 {
-            return Settled::Stuck;
+        let in_flight = session.with_calls(|calls| calls.in_flight()).unwrap_or(0);
+        let next_due = session.with_timers(|timers| timers.next_due()).flatten();
+        let now = Instant::now();
+        let timer_due = next_due.is_some_and(|due| due <= now);
+        if timer_due && !(channel_first && in_flight > 0) {
+            channel_first = true;
+            if let Some(stop) = fire_one(ctx, session, now, guard) {
+                return stop;
+            }
+            continue;
         }
-        match transport.recv() {
-            Ok(reply) => answer(ctx, session, reply),
+        channel_first = false;
+        let waited = match (in_flight, next_due) {
+            (0, None) => return Settled::Stuck,
+            (0, Some(due)) => {
+                crate::channel::sleep(due.saturating_duration_since(now));
+                continue;
+            }
+            (_, None) => transport.recv().map(Some),
+            (_, Some(due)) => transport.recv_within(due.saturating_duration_since(now)),
+        };
+        match waited {
+            Ok(Some(reply)) => answer(ctx, session, reply),
+            // A timer is due: the next turn fires it.
+            Ok(None) => {}
             Err(ClientError::Protocol(e)) => return Settled::Protocol(e.to_string()),
             Err(e @ (ClientError::Closed | ClientError::Idle)) => {
                 // The transport has nothing more to say about the calls still
@@ -74,6 +109,28 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
                 fail_in_flight(ctx, session, &format!("the call was lost: {e}"));
             }
         }
+    }
+}
+
+/// Fires the first timer due at `now`, if any. `Some` when that ends the
+/// run: the callback threw (the execution ends with what it threw, as an
+/// uncaught exception) or the stack guard stopped it.
+fn fire_one<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    now: Instant,
+    guard: &StackGuard,
+) -> Option<Settled<'js>> {
+    let due = session
+        .with_timers(|timers| timers.take_due(now))
+        .flatten()?;
+    let called = due.callback.call::<_, ()>((Rest(due.args),));
+    if guard.tripped() {
+        return Some(Settled::Stopped);
+    }
+    match called {
+        Ok(()) => None,
+        Err(e) => Some(Settled::Rejected(tool_error::caught(ctx, e))),
     }
 }
 

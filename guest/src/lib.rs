@@ -17,13 +17,18 @@
 //! * a call resolves to its value parsed as JSON (or the raw string) and
 //!   rejects with a `ToolError` carrying `kind`, `retryable`, `message` and
 //!   `tool`;
+//! * calls are paced to the Start's `max_inflight` (64 when absent): at
+//!   most that many on the wire, the rest queued in order;
+//! * `setTimeout`, `setInterval`, `clearTimeout` and `clearInterval` run in
+//!   real time; a pending timer keeps the program alive, and timers still
+//!   pending when it settles are dropped;
 //! * `console.log/info/warn/error/debug` write one line each;
 //! * errors name their line and column in the program.
 //!
 //! One module per concern: `bindings` (`host` and the global functions),
-//! `tool_error`, `console`, `program` (the wrapper, and places in the
-//! program), `event_loop` (jobs and the call channel), `calls` (the call
-//! table), `outcome` (endings and their Results), `limits` (memory and
+//! `tool_error`, `console`, `timers`, `program` (the wrapper, and places in
+//! the program), `event_loop` (jobs, timers and the call channel), `calls`
+//! (the call table), `outcome` (endings and their Results), `limits` (memory and
 //! stack), `intrinsics` (what is captured before the program runs),
 //! `session` (what the native functions share), `transport`, `channel`
 //! (the call channel the child itself uses: it reads while it writes).
@@ -36,6 +41,7 @@
 //!     program: "const logs = await get_logs('db1', 2);\nreturn logs.length;".into(),
 //!     bindings: vec![StartBinding { name: "get_logs".into(), signature: "get_logs(host, count)".into() }],
 //!     budget: StartBudget::default(),
+//!     max_inflight: None,
 //!     result_id: "r1".into(),
 //! };
 //! // The parent's answer to call "1", and a buffer for the child's Requests.
@@ -61,6 +67,7 @@ mod outcome;
 mod program;
 mod random;
 mod session;
+mod timers;
 mod tool_error;
 mod transport;
 
@@ -228,8 +235,10 @@ fn run_program<'js, T: Transport + ?Sized>(
         Ok(bindings) => bindings,
         Err(why) => return Ending::failed(FailureKind::Invalid, format!("bad Start: {why}")),
     };
-    let installed =
-        console::install(ctx, session).and_then(|()| bindings::install(ctx, session, &bindings));
+    transport.pace(start.max_in_flight());
+    let installed = console::install(ctx, session)
+        .and_then(|()| timers::install(ctx, session))
+        .and_then(|()| bindings::install(ctx, session, &bindings));
     if let Err(e) = installed {
         return judge.error(ctx, e);
     }

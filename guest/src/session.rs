@@ -12,10 +12,12 @@ use std::rc::Rc;
 
 use crate::calls::Calls;
 use crate::intrinsics::Intrinsics;
+use crate::timers::Timers;
 
 struct State<'js> {
     intrinsics: Intrinsics<'js>,
     calls: Calls<'js>,
+    timers: Timers<'js>,
     console: Box<dyn Write>,
 }
 
@@ -40,6 +42,7 @@ impl<'js> Session<'js> {
             state: Rc::new(RefCell::new(Some(State {
                 intrinsics,
                 calls: Calls::default(),
+                timers: Timers::default(),
                 console,
             }))),
         }
@@ -58,6 +61,13 @@ impl<'js> Session<'js> {
     pub(crate) fn with_calls<R>(&self, f: impl FnOnce(&mut Calls<'js>) -> R) -> Option<R> {
         let mut state = self.state.try_borrow_mut().ok()?;
         state.as_mut().map(|s| f(&mut s.calls))
+    }
+
+    /// Runs `f` on the timer table; `None` once the run has ended. As with
+    /// [`with_calls`](Session::with_calls), `f` must not call into JavaScript.
+    pub(crate) fn with_timers<R>(&self, f: impl FnOnce(&mut Timers<'js>) -> R) -> Option<R> {
+        let mut state = self.state.try_borrow_mut().ok()?;
+        state.as_mut().map(|s| f(&mut s.timers))
     }
 
     /// Writes one line of console output. Output is best effort: a console

@@ -2,9 +2,11 @@
 //!
 //! The evaluator is generic over [`Transport`] so that native tests can drive
 //! it with a scripted fake that answers in any order; the child itself uses
-//! [`wire::Client`] over its stdin/stdout.
+//! [`Channel`](crate::Channel) over its stdin/stdout, and [`wire::Client`]
+//! is one too.
 
 use std::io::{Read, Write};
+use std::time::Duration;
 
 use wire::{Client, ClientError, Reply};
 
@@ -15,11 +17,30 @@ use wire::{Client, ClientError, Reply};
 /// flight is answered once as a [`wire::FailureKind::Cancelled`] failure
 /// before [`ClientError::Closed`].
 pub trait Transport {
-    /// Sends one call and returns its id. An error fails only this call.
+    /// Keeps at most `max_in_flight` calls on the wire from now on (the
+    /// Start's [`max_in_flight`](wire::Start::max_in_flight)); calls made
+    /// beyond it wait, in order, and go as answers free their slots. The
+    /// evaluator sets it before the program runs.
+    fn pace(&mut self, max_in_flight: usize);
+
+    /// Makes one call and returns its id. An error fails only this call.
     fn send(&mut self, tool: &str, args: &str, deadline_ms: u64) -> Result<String, ClientError>;
 
     /// Blocks for the next answer to a call in flight.
     fn recv(&mut self) -> Result<Reply, ClientError>;
+
+    /// Waits at most `timeout` for the next answer to a call in flight:
+    /// `Ok(None)` when none came in time. The event loop waits this way
+    /// while a timer is pending.
+    ///
+    /// A transport that reads a blocking stream cannot stop waiting, so by
+    /// default this blocks for the answer as [`recv`](Transport::recv)
+    /// does (a timer due meanwhile then fires late). [`Channel`](crate::Channel),
+    /// the child's own transport, waits no longer than `timeout`.
+    fn recv_within(&mut self, timeout: Duration) -> Result<Option<Reply>, ClientError> {
+        let _ = timeout;
+        self.recv().map(Some)
+    }
 
     /// Calls sent so far, reported in the Result for reconciliation.
     fn calls(&self) -> u64;
@@ -29,6 +50,10 @@ pub trait Transport {
 }
 
 impl<R: Read, W: Write> Transport for Client<R, W> {
+    fn pace(&mut self, max_in_flight: usize) {
+        Client::set_max_in_flight(self, max_in_flight);
+    }
+
     fn send(&mut self, tool: &str, args: &str, deadline_ms: u64) -> Result<String, ClientError> {
         Client::send(self, tool, args, deadline_ms)
     }
@@ -47,12 +72,20 @@ impl<R: Read, W: Write> Transport for Client<R, W> {
 }
 
 impl<T: Transport + ?Sized> Transport for &mut T {
+    fn pace(&mut self, max_in_flight: usize) {
+        (**self).pace(max_in_flight);
+    }
+
     fn send(&mut self, tool: &str, args: &str, deadline_ms: u64) -> Result<String, ClientError> {
         (**self).send(tool, args, deadline_ms)
     }
 
     fn recv(&mut self) -> Result<Reply, ClientError> {
         (**self).recv()
+    }
+
+    fn recv_within(&mut self, timeout: Duration) -> Result<Option<Reply>, ClientError> {
+        (**self).recv_within(timeout)
     }
 
     fn calls(&self) -> u64 {

@@ -163,6 +163,7 @@ impl Sandbox {
             program: execution.program.clone(),
             bindings: tools.bindings(),
             budget,
+            max_inflight: Some(u32::try_from(self.options.max_in_flight).unwrap_or(u32::MAX)),
             result_id: next_result_id(),
         };
         // The caller's program must fit before anything starts: a Start

@@ -131,6 +131,7 @@ async fn run(child: &WasmChild, execution: Execution) -> Ran {
             max_memory: execution.limits.max_memory,
             ..StartBudget::default()
         },
+        max_inflight: None,
         result_id: "r1".into(),
     };
     if execution.send_start {

@@ -127,12 +127,16 @@ const ENGINE_GLOBALS: &[&str] = &[
     "queueMicrotask",
 ];
 
-/// What wasmwire adds: `host`, `ToolError`, `console`, and one function per
-/// tool (the standard tools of the suite).
+/// What wasmwire adds: `host`, `ToolError`, `console`, the four timer
+/// functions, and one function per tool (the standard tools of the suite).
 const WASMWIRE_GLOBALS: &[&str] = &[
     "host",
     "ToolError",
     "console",
+    "setTimeout",
+    "setInterval",
+    "clearTimeout",
+    "clearInterval",
     "echo",
     "delay",
     "fail",

@@ -28,6 +28,7 @@ fn start() -> Start {
             signature: "get_logs(host, count)".into(),
         }],
         budget: StartBudget::default(),
+        max_inflight: None,
         result_id: "r1-1".into(),
     }
 }

@@ -1,13 +1,13 @@
 //! The child's side of the call channel: send Requests, match Responses by id.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::io::{Read, Write};
 
 use crate::codec::{decode, encode};
 use crate::error::ProtocolError;
 use crate::frame::{FrameError, FrameReader};
 use crate::message::{Request, Response};
-use crate::{FailureKind, ToolFailure};
+use crate::{DEFAULT_MAX_INFLIGHT, FailureKind, ToolFailure};
 
 /// Why the client cannot go on.
 #[derive(Debug, thiserror::Error)]
@@ -32,41 +32,116 @@ pub struct Reply {
     pub outcome: Result<String, ToolFailure>,
 }
 
-/// A child's book of its calls: the ids it gave, the calls still in flight,
-/// and what it counted. [`Client`] keeps one; so does any other child
-/// transport (the guest's, which reads while it writes), so that ids, the
-/// matching of answers and the counts are written once.
-#[derive(Debug, Default)]
+/// A child's book of its calls: the ids it gave, the calls on the wire and
+/// those waiting for a slot, and what it counted. [`Client`] keeps one; so
+/// does any other child transport (the guest's, which reads while it
+/// writes), so that ids, pacing, the matching of answers and the counts are
+/// written once.
+///
+/// **Pacing.** At most [`max_in_flight`](InFlight::max_in_flight) calls are
+/// on the wire at once, the parent's cap (the Start's `max_inflight`).
+/// A call made while they are all taken waits here, in order, and
+/// [`next_to_send`](InFlight::next_to_send) hands out its frame once an
+/// answer frees a slot: a program that makes a thousand calls at once sees
+/// them paced, not refused. A waiting call is not counted in
+/// [`calls`](InFlight::calls) until it is handed out, as the parent counts
+/// only the calls it gets.
+///
+/// ```
+/// use wire::{InFlight, Response};
+///
+/// let mut calls = InFlight::new(1);
+/// let first = calls.request("t", "", 0)?;
+/// let second = calls.request("t", "", 0)?;
+/// assert!(calls.next_to_send().is_some()); // the first goes out
+/// assert!(calls.next_to_send().is_none()); // the second waits for its slot
+/// calls.answer(&wire::encode(&Response::success(&first, "1"))?[4..])?;
+/// assert!(calls.next_to_send().is_some()); // ... which the answer freed
+/// assert_eq!((calls.calls(), calls.len()), (2, 1));
+/// # let _ = second;
+/// # Ok::<(), wire::ProtocolError>(())
+/// ```
+#[derive(Debug)]
 pub struct InFlight {
     next_id: u64,
-    ids: HashSet<String>,
+    max_in_flight: usize,
+    /// Calls on the wire, by id.
+    sent: HashSet<String>,
+    /// Calls waiting for a slot, oldest first: id and framed Request.
+    waiting: VecDeque<(String, Vec<u8>)>,
     calls: u64,
     bytes: u64,
 }
 
+impl Default for InFlight {
+    /// A book paced to [`DEFAULT_MAX_INFLIGHT`].
+    fn default() -> Self {
+        InFlight::new(DEFAULT_MAX_INFLIGHT)
+    }
+}
+
 impl InFlight {
-    /// The framed Request for a new call, and its id. A Request too large
-    /// for a frame is refused before it takes an id or counts as sent.
+    /// A book that keeps at most `max_in_flight` calls on the wire (0 is
+    /// taken as 1: see [`Start::max_in_flight`](crate::Start::max_in_flight)).
+    pub fn new(max_in_flight: usize) -> Self {
+        InFlight {
+            next_id: 0,
+            max_in_flight: max_in_flight.max(1),
+            sent: HashSet::new(),
+            waiting: VecDeque::new(),
+            calls: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Sets the cap on calls on the wire. Calls already sent stay sent; a
+    /// lower cap holds back new ones until enough are answered.
+    pub fn set_max_in_flight(&mut self, max_in_flight: usize) {
+        self.max_in_flight = max_in_flight.max(1);
+    }
+
+    /// The cap on calls on the wire.
+    pub fn max_in_flight(&self) -> usize {
+        self.max_in_flight
+    }
+
+    /// Makes a new call and returns its id; its framed Request waits for
+    /// [`next_to_send`](InFlight::next_to_send). A Request too large for a
+    /// frame is refused before it takes an id.
     pub fn request(
         &mut self,
         tool: &str,
         args: &str,
         deadline_ms: u64,
-    ) -> Result<(String, Vec<u8>), ProtocolError> {
+    ) -> Result<String, ProtocolError> {
         let id = (self.next_id + 1).to_string();
         let mut request = Request::new(id, tool, args);
         request.deadline_ms = deadline_ms;
         let frame = encode(&request)?;
         self.next_id += 1;
-        self.calls += 1;
-        self.ids.insert(request.id.clone());
-        Ok((request.id, frame))
+        self.waiting.push_back((request.id.clone(), frame));
+        Ok(request.id)
     }
 
-    /// The Reply a Response frame makes: it must answer a call in flight.
+    /// The framed Request of the oldest waiting call, if a slot is free for
+    /// it: the caller writes it now. From here on the call is on the wire
+    /// and counted. Call it until it returns `None` after every
+    /// [`request`](InFlight::request) and every [`answer`](InFlight::answer).
+    pub fn next_to_send(&mut self) -> Option<Vec<u8>> {
+        if self.sent.len() >= self.max_in_flight {
+            return None;
+        }
+        let (id, frame) = self.waiting.pop_front()?;
+        self.sent.insert(id);
+        self.calls += 1;
+        Some(frame)
+    }
+
+    /// The Reply a Response frame makes: it must answer a call on the wire.
+    /// Its slot is free from now on.
     pub fn answer(&mut self, payload: &[u8]) -> Result<Reply, ProtocolError> {
         let response: Response = decode(payload)?;
-        if !self.ids.remove(&response.id) {
+        if !self.sent.remove(&response.id) {
             return Err(ProtocolError::UnknownId(response.id));
         }
         let (id, outcome) = response.into_outcome()?;
@@ -77,31 +152,44 @@ impl InFlight {
     }
 
     /// Hands out one call still in flight as `cancelled`, lowest id first
-    /// (so the order is deterministic); `None` when none is.
+    /// (so the order is deterministic): the calls on the wire, then those
+    /// that never got a slot. `None` when none is left.
     pub fn fail_one(&mut self, why: &str) -> Option<Reply> {
-        let id = self
-            .ids
+        let id = match self
+            .sent
             .iter()
             .min_by_key(|id| (id.len(), id.as_str()))
-            .cloned()?;
-        self.ids.remove(&id);
+            .cloned()
+        {
+            Some(id) => {
+                self.sent.remove(&id);
+                id
+            }
+            None => self.waiting.pop_front()?.0,
+        };
         Some(Reply {
             id,
             outcome: Err(ToolFailure::new(FailureKind::Cancelled, why)),
         })
     }
 
-    /// Calls in flight.
+    /// Calls made and not yet answered: on the wire or waiting for a slot.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.sent.len() + self.waiting.len()
     }
 
     /// Whether no call is in flight.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.sent.is_empty() && self.waiting.is_empty()
     }
 
-    /// Requests made so far (the child's count, for reconciliation).
+    /// Calls on the wire: sent and not yet answered.
+    pub fn on_the_wire(&self) -> usize {
+        self.sent.len()
+    }
+
+    /// Requests handed out for sending so far (the child's count, for
+    /// reconciliation; a call still waiting for a slot is not counted).
     pub fn calls(&self) -> u64 {
         self.calls
     }
@@ -137,7 +225,24 @@ impl<R: Read, W: Write> Client<R, W> {
         }
     }
 
-    /// Sends one Request and returns its id (unique within this client).
+    /// A client that keeps at most `max_in_flight` calls on the wire (the
+    /// Start's [`max_in_flight`](crate::Start::max_in_flight)); the rest
+    /// wait in order and go as answers free their slots. [`Client::new`]
+    /// paces to [`DEFAULT_MAX_INFLIGHT`].
+    pub fn paced(reader: R, writer: W, max_in_flight: usize) -> Self {
+        let mut client = Client::new(reader, writer);
+        client.calls.set_max_in_flight(max_in_flight);
+        client
+    }
+
+    /// Sets the cap on calls on the wire (see [`Client::paced`]).
+    pub fn set_max_in_flight(&mut self, max_in_flight: usize) {
+        self.calls.set_max_in_flight(max_in_flight);
+    }
+
+    /// Makes one call and returns its id (unique within this client). The
+    /// Request is written now if a slot is free, else when an answer frees
+    /// one (inside [`recv`](Client::recv)).
     ///
     /// A send on a closed connection still returns an id; the call then fails
     /// through [`recv`](Client::recv) like every other call in flight, so a
@@ -148,8 +253,17 @@ impl<R: Read, W: Write> Client<R, W> {
         args: &str,
         deadline_ms: u64,
     ) -> Result<String, ClientError> {
-        let (id, frame) = self.calls.request(tool, args, deadline_ms)?;
-        if self.closed.is_none() {
+        let id = self.calls.request(tool, args, deadline_ms)?;
+        self.write_ready();
+        Ok(id)
+    }
+
+    /// Writes every waiting Request that has a slot.
+    fn write_ready(&mut self) {
+        while let Some(frame) = self.calls.next_to_send() {
+            if self.closed.is_some() {
+                continue;
+            }
             let sent = self
                 .writer
                 .write_all(&frame)
@@ -158,7 +272,6 @@ impl<R: Read, W: Write> Client<R, W> {
                 self.closed = Some(format!("the call channel broke: {e}"));
             }
         }
-        Ok(id)
     }
 
     /// Blocks for the next answer to a call in flight.
@@ -190,10 +303,12 @@ impl<R: Read, W: Write> Client<R, W> {
             }
             Err(e) => return Err(ProtocolError::from(e).into()),
         };
-        Ok(self.calls.answer(&payload)?)
+        let reply = self.calls.answer(&payload)?;
+        self.write_ready();
+        Ok(reply)
     }
 
-    /// Calls in flight.
+    /// Calls made and not yet answered (on the wire or waiting for a slot).
     pub fn in_flight(&self) -> usize {
         self.calls.len()
     }

@@ -27,7 +27,7 @@
 //! |------------|--------|------|
 //! | [`Server`] | parent | answers Requests: validation, quota, in-flight cap, deadline, handler, Response |
 //! | [`Starter`]| parent | sends one Start, awaits one Result; returns on cancel and timeout |
-//! | [`Client`] | child  | sends Requests, matches Responses by id; EOF fails every call in flight |
+//! | [`Client`] | child  | sends Requests paced to the in-flight cap, matches Responses by id; EOF fails every call in flight |
 //! | [`Runner`] | child  | awaits one Start, sends one Result |
 //!
 //! The parent's roles are async (tokio, behind the `tokio` feature); the
@@ -40,7 +40,8 @@
 //! use wire::{Client, Response, Runner, Start, StartBudget};
 //! // What a parent would send: one Start, and the answer to call "1".
 //! let start = Start { v: 1, program: "return 1".into(), bindings: vec![],
-//!                     budget: StartBudget::default(), result_id: "r1".into() };
+//!                     budget: StartBudget::default(), max_inflight: None,
+//!                     result_id: "r1".into() };
 //! let start_in = wire::encode(&start)?;
 //! let calls_in = wire::encode(&Response::success("1", "42"))?;
 //!
@@ -124,7 +125,9 @@ pub const VERSION: u32 = 1;
 /// The largest frame payload, in bytes (16 MiB).
 pub const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
 
-/// The default cap on calls in flight in one execution (docs/protocol.md, invariant 4).
+/// The default cap on calls in flight in one execution (docs/protocol.md,
+/// invariant 4): the parent's when it is not told otherwise, and the one a
+/// child paces to when the Start has no `max_inflight`.
 pub const DEFAULT_MAX_INFLIGHT: usize = 64;
 
 /// A failed tool call: its class and what went wrong.

@@ -171,6 +171,9 @@ pub struct StartBudget {
 }
 
 /// Starts one execution, parent -> child, on the start channel.
+///
+/// Build it with a struct literal; [`Start::max_in_flight`] reads the cap
+/// the child paces to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Start {
     /// Protocol version.
@@ -188,8 +191,29 @@ pub struct Start {
     /// The budget (always sent; its zero items are omitted).
     #[serde(default)]
     pub budget: StartBudget,
+    /// The parent's cap on calls in flight, which the child paces its calls
+    /// to: it keeps at most this many on the wire and queues the rest in
+    /// order. `None` (omitted, or `null`) means
+    /// [`DEFAULT_MAX_INFLIGHT`](crate::DEFAULT_MAX_INFLIGHT), so a parent
+    /// that never sends it gets the default it most likely serves with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_inflight: Option<u32>,
     /// Echoed in the [`Result`], so a stale answer cannot be taken for this one.
     pub result_id: String,
+}
+
+impl Start {
+    /// The in-flight cap the child paces its calls to: `max_inflight`, or
+    /// [`DEFAULT_MAX_INFLIGHT`](crate::DEFAULT_MAX_INFLIGHT) when absent.
+    /// A cap of 0 is taken as 1: the child sends one call at a time and the
+    /// parent, the authority on its own cap, answers each as it decides.
+    pub fn max_in_flight(&self) -> usize {
+        self.max_inflight
+            .map_or(crate::DEFAULT_MAX_INFLIGHT, |n| {
+                usize::try_from(n).unwrap_or(usize::MAX)
+            })
+            .max(1)
+    }
 }
 
 /// How one execution ended, child -> parent, on the start channel.

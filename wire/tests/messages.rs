@@ -73,6 +73,7 @@ fn start_uses_the_design_field_names_and_nanoseconds() {
             max_bytes: 2048,
             max_memory: 64 << 20,
         },
+        max_inflight: None,
         result_id: "r-1".into(),
     };
     assert_eq!(
@@ -94,6 +95,7 @@ fn start_omits_empty_bindings_and_zero_budget_items() {
         program: "".into(),
         bindings: vec![],
         budget: StartBudget::default(),
+        max_inflight: None,
         result_id: "r".into(),
     };
     assert_eq!(
@@ -327,4 +329,28 @@ fn only_a_version_mismatch_is_one() {
     ] {
         assert!(!other.is_version_mismatch(), "{other}");
     }
+}
+
+#[test]
+fn max_inflight_is_the_childs_pace_and_absent_or_null_means_the_default() {
+    let absent: Start = decode(br#"{"v":1,"program":"x","result_id":"r"}"#).unwrap();
+    let null: Start =
+        decode(br#"{"v":1,"program":"x","max_inflight":null,"result_id":"r"}"#).unwrap();
+    let four: Start = decode(br#"{"v":1,"program":"x","max_inflight":4,"result_id":"r"}"#).unwrap();
+    let zero: Start = decode(br#"{"v":1,"program":"x","max_inflight":0,"result_id":"r"}"#).unwrap();
+    assert_eq!((absent.max_inflight, null.max_inflight), (None, None));
+    assert_eq!(absent.max_in_flight(), wire::DEFAULT_MAX_INFLIGHT);
+    assert_eq!(null.max_in_flight(), wire::DEFAULT_MAX_INFLIGHT);
+    assert_eq!((four.max_inflight, four.max_in_flight()), (Some(4), 4));
+    assert_eq!((zero.max_inflight, zero.max_in_flight()), (Some(0), 1));
+    assert_eq!(
+        to_json(&four),
+        json!({"v": 1, "program": "x", "budget": {}, "max_inflight": 4, "result_id": "r"})
+    );
+    assert!(
+        !to_json(&absent)
+            .as_object()
+            .unwrap()
+            .contains_key("max_inflight")
+    );
 }

@@ -23,6 +23,7 @@ fn start_msg() -> Start {
         program: "return 1".into(),
         bindings: vec![],
         budget: StartBudget::default(),
+        max_inflight: None,
         result_id: "r-7".into(),
     }
 }
@@ -355,4 +356,147 @@ async fn cancel_while_calls_are_in_flight_fails_every_call_in_the_client() {
             FailureKind::Cancelled
         );
     }
+}
+
+/// A writer whose bytes the test can read while a client owns it.
+#[derive(Clone, Default)]
+struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl Shared {
+    /// The ids of the Requests written so far, in order.
+    fn ids(&self) -> Vec<String> {
+        let bytes = self.0.borrow().clone();
+        let mut reader = wire::FrameReader::new(&bytes[..]);
+        let mut ids = Vec::new();
+        while let Some(payload) = reader.read_frame().unwrap() {
+            ids.push(decode::<wire::Request>(&payload).unwrap().id);
+        }
+        ids
+    }
+}
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_paced_client_keeps_its_cap_on_the_wire_and_sends_the_rest_in_order_as_slots_free() {
+    let input = frames(&[
+        Response::success("2", "b"),
+        Response::success("1", "a"),
+        Response::success("3", "c"),
+        Response::success("4", "d"),
+        Response::success("5", "e"),
+    ]);
+    let written = Shared::default();
+    let mut client = Client::paced(&input[..], written.clone(), 2);
+    for _ in 0..5 {
+        client.send("t", "", 0).unwrap();
+    }
+    assert_eq!(written.ids(), ["1", "2"], "two on the wire, three waiting");
+    assert_eq!((client.in_flight(), client.calls()), (5, 2));
+    assert_eq!(client.recv().unwrap().id, "2");
+    assert_eq!(
+        written.ids(),
+        ["1", "2", "3"],
+        "the freed slot goes to the oldest waiting call"
+    );
+    assert_eq!(client.recv().unwrap().id, "1");
+    assert_eq!(written.ids(), ["1", "2", "3", "4"]);
+    for want in ["3", "4", "5"] {
+        assert_eq!(client.recv().unwrap().id, want);
+    }
+    assert_eq!(written.ids(), ["1", "2", "3", "4", "5"]);
+    assert_eq!((client.in_flight(), client.calls()), (0, 5));
+    assert!(matches!(client.recv(), Err(ClientError::Idle)));
+}
+
+#[test]
+fn eof_fails_the_calls_still_waiting_for_a_slot_too() {
+    let input = frames(&[Response::success("1", "a")]);
+    let written = Shared::default();
+    let mut client = Client::paced(&input[..], written.clone(), 1);
+    for _ in 0..3 {
+        client.send("t", "", 0).unwrap();
+    }
+    assert_eq!(client.recv().unwrap().outcome, Ok("a".into()));
+    let mut failed = Vec::new();
+    loop {
+        match client.recv() {
+            Ok(reply) => {
+                assert_eq!(reply.outcome.unwrap_err().kind, FailureKind::Cancelled);
+                failed.push(reply.id);
+            }
+            Err(ClientError::Closed) => break,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(failed, ["2", "3"]);
+}
+
+#[test]
+fn the_default_client_paces_to_the_default_cap() {
+    let written = Shared::default();
+    let mut client = Client::new(&[][..], written.clone());
+    for _ in 0..wire::DEFAULT_MAX_INFLIGHT + 3 {
+        client.send("t", "", 0).unwrap();
+    }
+    assert_eq!(written.ids().len(), wire::DEFAULT_MAX_INFLIGHT);
+    assert_eq!(client.in_flight(), wire::DEFAULT_MAX_INFLIGHT + 3);
+}
+
+/// A paced Client against a Server with the same cap: a hundred calls at
+/// once, none refused, and the handler never sees more than the cap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_paced_to_the_servers_cap_is_never_refused() {
+    const CAP: usize = 3;
+    let (server_side, client_side) = UnixStream::pair().unwrap();
+    server_side.set_nonblocking(true).unwrap();
+    let (r, w) = tokio::net::UnixStream::from_std(server_side)
+        .unwrap()
+        .into_split();
+    let running = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let most = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (run, top) = (running.clone(), most.clone());
+    let handler = move |call: Call| {
+        let (run, top) = (run.clone(), top.clone());
+        async move {
+            let now = run.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            top.fetch_max(now, std::sync::atomic::Ordering::SeqCst);
+            // Pending once, so that the call is in flight, not answered inline.
+            tokio::time::sleep(Duration::from_millis(2)).await;
+            run.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            Ok::<_, HandlerError>(call.args)
+        }
+    };
+    let options = ServerOptions {
+        max_in_flight: CAP,
+        ..ServerOptions::default()
+    };
+    let server = Server::new(options, Arc::new(handler));
+    let tally = server.tally();
+    let serving = tokio::spawn(server.serve(r, w, CancellationToken::new()));
+    let outcomes = tokio::task::spawn_blocking(move || {
+        let mut client = Client::paced(client_side.try_clone().unwrap(), &client_side, CAP);
+        for i in 0..100 {
+            client.send("echo", &i.to_string(), 0).unwrap();
+        }
+        let outcomes: Vec<_> = (0..100).map(|_| client.recv().unwrap().outcome).collect();
+        client_side.shutdown(std::net::Shutdown::Write).unwrap();
+        outcomes
+    })
+    .await
+    .unwrap();
+    assert_eq!(serving.await.unwrap().unwrap(), wire::Ending::Closed);
+    let refused: Vec<_> = outcomes.iter().filter_map(|o| o.as_ref().err()).collect();
+    assert!(refused.is_empty(), "refused: {refused:?}");
+    assert_eq!(tally.calls(), 100);
+    assert!(most.load(std::sync::atomic::Ordering::SeqCst) <= CAP);
 }

@@ -146,6 +146,7 @@ impl Full for Start {
             program,
             bindings,
             budget,
+            max_inflight,
             result_id,
         } = self;
         let bindings: Vec<Value> = bindings
@@ -163,6 +164,7 @@ impl Full for Start {
         json!({
             "v": v, "program": program, "bindings": bindings,
             "budget": {"wall_clock": wall_clock, "max_calls": max_calls, "max_bytes": max_bytes, "max_memory": max_memory},
+            "max_inflight": max_inflight,
             "result_id": result_id,
         })
     }

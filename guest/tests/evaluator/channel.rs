@@ -52,7 +52,7 @@ impl Link for Scripted {
         Ok(())
     }
 
-    fn receive(&mut self, inbox: &mut Inbox) {
+    fn receive(&mut self, inbox: &mut Inbox, _timeout: Option<std::time::Duration>) {
         if !inbox.is_open() {
             return;
         }
@@ -210,4 +210,65 @@ fn the_thread_link_sees_the_parent_close() {
     let failure = reply.outcome.unwrap_err();
     assert_eq!(failure.kind, FailureKind::Cancelled);
     assert!(failure.message.contains("closed"), "{}", failure.message);
+}
+
+#[test]
+fn the_channel_paces_calls_to_its_cap_and_sends_the_next_as_an_answer_frees_a_slot() {
+    let link = Scripted::new(
+        &[
+            Response::success("1", "a"),
+            Response::success("2", "b"),
+            Response::success("3", "c"),
+        ],
+        1024,
+    );
+    let mut channel = Channel::new(link);
+    channel.pace(2);
+    for _ in 0..3 {
+        channel.send("t", "", 0).unwrap();
+    }
+    let sent = |channel: &mut Channel<Scripted>| {
+        channel
+            .link_mut()
+            .requests()
+            .into_iter()
+            .map(|r| r.id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sent(&mut channel), ["1", "2"]);
+    assert_eq!(
+        (channel.in_flight(), channel.on_the_wire(), channel.calls()),
+        (3, 2, 2)
+    );
+    assert_eq!(channel.recv().unwrap().id, "1");
+    assert_eq!(sent(&mut channel), ["1", "2", "3"]);
+    assert_eq!(channel.recv().unwrap().id, "2");
+    assert_eq!(channel.recv().unwrap().id, "3");
+    assert_eq!(channel.calls(), 3);
+}
+
+#[test]
+fn recv_within_gives_up_after_its_timeout_and_still_takes_a_later_answer() {
+    let (child, parent) = UnixStream::pair().unwrap();
+    let link = ThreadLink::new(child.try_clone().unwrap(), child).unwrap();
+    let mut channel = Channel::new(link);
+    let id = channel.send("slow", "", 0).unwrap();
+    let began = std::time::Instant::now();
+    assert!(
+        channel
+            .recv_within(Duration::from_millis(50))
+            .unwrap()
+            .is_none()
+    );
+    assert!(began.elapsed() >= Duration::from_millis(50));
+    let mut parent_writer = parent.try_clone().unwrap();
+    parent_writer
+        .write_all(&wire::encode(&Response::success(&id, "late")).unwrap())
+        .unwrap();
+    let reply = channel
+        .recv_within(Duration::from_secs(3600))
+        .unwrap()
+        .unwrap();
+    assert_eq!((reply.id, reply.outcome), (id, Ok("late".to_owned())));
+    drop(parent);
 }

@@ -42,6 +42,8 @@ pub struct Tools {
     pub in_flight_at_first_recv: Option<usize>,
     /// Answers delivered so far.
     pub answered: Vec<String>,
+    /// The in-flight cap the evaluator paced this transport to.
+    pub paced_to: Option<usize>,
     close_after: Option<usize>,
     protocol_error_after: Option<usize>,
     closed: bool,
@@ -58,6 +60,7 @@ impl Tools {
             in_flight: Vec::new(),
             in_flight_at_first_recv: None,
             answered: Vec::new(),
+            paced_to: None,
             close_after: None,
             protocol_error_after: None,
             closed: false,
@@ -114,6 +117,10 @@ impl Tools {
 }
 
 impl Transport for Tools {
+    fn pace(&mut self, max_in_flight: usize) {
+        self.paced_to = Some(max_in_flight);
+    }
+
     fn send(&mut self, tool: &str, args: &str, deadline_ms: u64) -> Result<String, ClientError> {
         self.next_id += 1;
         let id = self.next_id.to_string();
@@ -241,6 +248,7 @@ pub fn start(program: &str, bindings: &[(&str, &str)]) -> Start {
             })
             .collect(),
         budget: StartBudget::default(),
+        max_inflight: None,
         result_id: "r1".to_owned(),
     }
 }

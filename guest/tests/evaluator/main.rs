@@ -15,3 +15,4 @@ mod fake;
 mod limits;
 mod program;
 mod samples;
+mod timers;

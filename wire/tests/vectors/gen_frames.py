@@ -56,12 +56,13 @@ def budget(wall_clock=0, max_calls=0, max_bytes=0, max_memory=0):
     return {"wall_clock": wall_clock, "max_calls": max_calls, "max_bytes": max_bytes, "max_memory": max_memory}
 
 
-def start(program, result_id, bindings=(), budget_=None, v=1):
+def start(program, result_id, bindings=(), budget_=None, v=1, max_inflight=None):
     return {
         "v": v,
         "program": program,
         "bindings": list(bindings),
         "budget": budget_ if budget_ is not None else budget(),
+        "max_inflight": max_inflight,
         "result_id": result_id,
     }
 
@@ -316,6 +317,18 @@ one("start_unknown_fields_ignored_at_every_level", "Start",
 one("start_budget_duplicate_item", "Start",
     '{"v":1,"program":"p","budget":{"max_calls":1,"max_calls":2},"result_id":"r"}', error="malformed",
     note="a repeated field is refused inside nested objects too")
+one("start_max_inflight", "Start", '{"v":1,"program":"p","max_inflight":4,"result_id":"r"}',
+    start("p", "r", max_inflight=4),
+    note="the parent's in-flight cap: the child keeps at most 4 calls on the wire and queues the rest")
+one("start_max_inflight_null", "Start", '{"v":1,"program":"p","max_inflight":null,"result_id":"r"}',
+    start("p", "r"), note="null (a Go nil pointer) is absent: the child paces to the default, 64")
+one("start_max_inflight_zero", "Start", '{"v":1,"program":"p","max_inflight":0,"result_id":"r"}',
+    start("p", "r", max_inflight=0), note="0 is a value, not absence; a child takes it as 1")
+one("start_max_inflight_u32_max", "Start", '{"v":1,"program":"p","max_inflight":4294967295,"result_id":"r"}',
+    start("p", "r", max_inflight=2**32 - 1))
+for label, n in [("past_u32", "4294967296"), ("negative", "-1"), ("float", "4.0"), ("string", '"4"')]:
+    one("start_max_inflight_" + label, "Start", '{"v":1,"program":"p","max_inflight":' + n + ',"result_id":"r"}',
+        error="malformed", note="max_inflight is an unsigned 32-bit integer")
 one("start_missing_program", "Start", '{"v":1,"result_id":"r"}', error="malformed")
 one("start_missing_result_id", "Start", '{"v":1,"program":"p"}', error="malformed")
 one("start_program_number", "Start", '{"v":1,"program":1,"result_id":"r"}', error="malformed")
@@ -438,6 +451,11 @@ enc("start_budget_max_memory_only", "Start", start("p", "r", budget_=budget(max_
     '{"v":1,"program":"p","budget":{"max_memory":67108864},"result_id":"r"}')
 enc("start_budget_wall_clock_u64_max", "Start", start("p", "r", budget_=budget(wall_clock=U64_MAX)),
     '{"v":1,"program":"p","budget":{"wall_clock":%d},"result_id":"r"}' % U64_MAX)
+enc("start_max_inflight", "Start", start("p", "r", max_inflight=4),
+    '{"v":1,"program":"p","budget":{},"max_inflight":4,"result_id":"r"}',
+    note="max_inflight comes after budget; it is left out when absent (null), written when 0")
+enc("start_max_inflight_zero", "Start", start("p", "r", max_inflight=0),
+    '{"v":1,"program":"p","budget":{},"max_inflight":0,"result_id":"r"}')
 enc("result_success", "Result", result("r1", True, "42"), '{"v":1,"result_id":"r1","ok":true,"value":"42"}')
 enc("result_success_with_counts", "Result", result("r1", True, "[]", calls=2, bytes_=17),
     '{"v":1,"result_id":"r1","ok":true,"value":"[]","calls":2,"bytes":17}')

@@ -1,0 +1,245 @@
+//! `setTimeout`, `setInterval`, `clearTimeout` and `clearInterval`, in real
+//! time.
+//!
+//! A timer is a callback, its extra arguments and the instant it is due.
+//! The functions only write the table; the event loop (`event_loop`) fires
+//! what is due, one callback per turn, and between two timers it waits for
+//! the call channel no longer than until the next one is due. So:
+//!
+//! * a pending timer keeps the program alive: the loop waits for it as it
+//!   waits for a call;
+//! * timers still pending when the program's promise settles are dropped:
+//!   the Result goes at once;
+//! * delays are milliseconds; NaN, negative or missing is 0, and anything
+//!   above [`MAX_DELAY_MS`] is that (HTML and Node both cap there);
+//! * timers due at the same instant fire in the order they were made, and
+//!   an interval is due again its delay after it fired, behind every timer
+//!   already due, so `setInterval(f, 0)` cannot keep another timer, an
+//!   answer or the wall clock waiting;
+//! * ids are positive integers; clearing an id that is not a live timer
+//!   (or is not a number) does nothing. Either `clear` function clears
+//!   either kind, as in HTML.
+//!
+//! A callback that throws ends the execution with what it threw, as an
+//! uncaught exception does in Node: the program has no other way to hear of
+//! it, and a failure nobody sees is worse than one that stops the run.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
+
+use rquickjs::function::{Opt, Rest};
+use rquickjs::object::Property;
+use rquickjs::{Coerced, Ctx, Exception, Function, Value};
+
+use crate::session::Session;
+
+/// The longest delay, in milliseconds: 2^31 - 1 (about 24.8 days), where
+/// HTML and Node stop counting too. Far past any wall clock.
+pub(crate) const MAX_DELAY_MS: f64 = 2_147_483_647.0;
+
+/// One pending timer.
+#[derive(Debug)]
+struct Timer<'js> {
+    callback: Function<'js>,
+    args: Vec<Value<'js>>,
+    /// The repeat delay of an interval; `None` for a timeout.
+    every: Option<Duration>,
+    /// Where it stands in the due order.
+    slot: Slot,
+}
+
+/// A place in the due order: the instant, then the order of scheduling.
+type Slot = (Instant, u64);
+
+/// A callback the event loop is to call now.
+#[derive(Debug)]
+pub(crate) struct Due<'js> {
+    /// The callback.
+    pub(crate) callback: Function<'js>,
+    /// The arguments it gets.
+    pub(crate) args: Vec<Value<'js>>,
+}
+
+/// The run's timers.
+#[derive(Debug, Default)]
+pub(crate) struct Timers<'js> {
+    /// Ids by due slot: the first entry is the next to fire.
+    order: BTreeMap<Slot, u64>,
+    timers: HashMap<u64, Timer<'js>>,
+    last_id: u64,
+    /// Counts schedulings, to order timers due at the same instant.
+    scheduled: u64,
+}
+
+impl<'js> Timers<'js> {
+    /// Adds a timer due `delay` from now; its id.
+    fn add(
+        &mut self,
+        delay: Duration,
+        callback: Function<'js>,
+        args: Vec<Value<'js>>,
+        repeat: bool,
+    ) -> u64 {
+        self.last_id += 1;
+        let id = self.last_id;
+        let slot = self.slot(Instant::now(), delay);
+        self.order.insert(slot, id);
+        self.timers.insert(
+            id,
+            Timer {
+                callback,
+                args,
+                every: repeat.then_some(delay),
+                slot,
+            },
+        );
+        id
+    }
+
+    /// The next slot `delay` after `now`. An instant past what the clock can
+    /// hold is as good as never: the wall clock ends the run first.
+    fn slot(&mut self, now: Instant, delay: Duration) -> Slot {
+        self.scheduled += 1;
+        let at = now
+            .checked_add(delay)
+            .unwrap_or_else(|| now + Duration::from_millis(MAX_DELAY_MS as u64));
+        (at, self.scheduled)
+    }
+
+    /// Clears timer `id`, if it is pending.
+    fn clear(&mut self, id: u64) {
+        if let Some(timer) = self.timers.remove(&id) {
+            self.order.remove(&timer.slot);
+        }
+    }
+
+    /// When the next timer is due; `None` when none is pending.
+    pub(crate) fn next_due(&self) -> Option<Instant> {
+        self.order.keys().next().map(|(at, _)| *at)
+    }
+
+    /// Takes the first timer due at `now`, if any: a timeout leaves the
+    /// table, an interval is due again its delay after `now`.
+    pub(crate) fn take_due(&mut self, now: Instant) -> Option<Due<'js>> {
+        let (&slot, &id) = self.order.iter().next()?;
+        if slot.0 > now {
+            return None;
+        }
+        self.order.remove(&slot);
+        let every = self.timers.get(&id)?.every;
+        let Some(every) = every else {
+            let timer = self.timers.remove(&id)?;
+            return Some(Due {
+                callback: timer.callback,
+                args: timer.args,
+            });
+        };
+        let next = self.slot(now, every);
+        self.order.insert(next, id);
+        let timer = self.timers.get_mut(&id)?;
+        timer.slot = next;
+        Some(Due {
+            callback: timer.callback.clone(),
+            args: timer.args.clone(),
+        })
+    }
+}
+
+/// Defines the four functions on the global object.
+pub(crate) fn install<'js>(ctx: &Ctx<'js>, session: &Session<'js>) -> rquickjs::Result<()> {
+    let globals = ctx.globals();
+    for (name, repeat) in [("setTimeout", false), ("setInterval", true)] {
+        let function = set(ctx, session, name, repeat)?;
+        globals.prop(name, Property::from(function).writable().configurable())?;
+    }
+    for name in ["clearTimeout", "clearInterval"] {
+        let function = clear(ctx, session, name)?;
+        globals.prop(name, Property::from(function).writable().configurable())?;
+    }
+    Ok(())
+}
+
+/// `setTimeout(callback, delay, ...args)` or `setInterval(...)`.
+fn set<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    name: &'static str,
+    repeat: bool,
+) -> rquickjs::Result<Function<'js>> {
+    let session = session.clone();
+    Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>,
+              callback: Opt<Value<'js>>,
+              delay: Opt<Value<'js>>,
+              args: Rest<Value<'js>>| {
+            let Some(callback) = callback.0.and_then(|c| c.into_function()) else {
+                return Err(Exception::throw_type(
+                    &ctx,
+                    &format!("{name}: the callback must be a function"),
+                ));
+            };
+            let delay = match delay.0 {
+                Some(delay) => delay_of(delay.get::<Coerced<f64>>()?.0),
+                None => Duration::ZERO,
+            };
+            let id = session
+                .with_timers(|timers| timers.add(delay, callback, args.0, repeat))
+                .ok_or_else(|| Exception::throw_internal(&ctx, "the execution has ended"))?;
+            // Ids stay far below 2^53, so the number is exact.
+            Ok(id as f64)
+        },
+    )?
+    .with_name(name)?
+    .with_length(2)
+}
+
+/// `clearTimeout(id)` or `clearInterval(id)`.
+fn clear<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    name: &'static str,
+) -> rquickjs::Result<Function<'js>> {
+    let session = session.clone();
+    Function::new(ctx.clone(), move |id: Opt<Value<'js>>| {
+        // Anything that is not a timer's id (undefined, a string, 1.5) is
+        // no timer: nothing to clear.
+        if let Some(id) = id.0.and_then(|id| id.as_number())
+            && id >= 1.0
+            && id.fract() == 0.0
+            && id <= u64::MAX as f64
+        {
+            session.with_timers(|timers| timers.clear(id as u64));
+        }
+    })?
+    .with_name(name)?
+    .with_length(1)
+}
+
+/// A delay in milliseconds as a duration: NaN and negatives are 0, and
+/// anything above [`MAX_DELAY_MS`] (Infinity too) is that.
+pub(crate) fn delay_of(ms: f64) -> Duration {
+    let ms = if ms.is_nan() {
+        0.0
+    } else {
+        ms.clamp(0.0, MAX_DELAY_MS)
+    };
+    Duration::from_secs_f64(ms / 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delays_are_clamped_to_zero_and_to_the_maximum() {
+        assert_eq!(delay_of(f64::NAN), Duration::ZERO);
+        assert_eq!(delay_of(-5.0), Duration::ZERO);
+        assert_eq!(delay_of(f64::NEG_INFINITY), Duration::ZERO);
+        assert_eq!(delay_of(250.0), Duration::from_millis(250));
+        assert_eq!(delay_of(0.5), Duration::from_micros(500));
+        let max = Duration::from_millis(2_147_483_647);
+        assert_eq!(delay_of(f64::INFINITY), max);
+        assert_eq!(delay_of(1e300), max);
+    }
+}

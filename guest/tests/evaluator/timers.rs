@@ -1,0 +1,199 @@
+//! `setTimeout`, `setInterval` and their `clear` functions, in real time,
+//! and the in-flight cap the evaluator paces its transport to.
+
+use std::time::{Duration, Instant};
+
+use wire::{FailureKind, ToolFailure};
+
+use crate::fake::{Tools, run, run_alone, run_start, start};
+
+#[test]
+fn a_timer_delays_its_callback_by_at_least_its_delay() {
+    let began = Instant::now();
+    let run = run_alone(
+        "const t0 = Date.now(); \
+         await new Promise(r => setTimeout(r, 100)); \
+         return Date.now() - t0 >= 100;",
+    );
+    assert_eq!(run.value(), "true");
+    assert!(began.elapsed() >= Duration::from_millis(100));
+}
+
+#[test]
+fn extra_arguments_are_passed_to_the_callback() {
+    let run = run_alone(
+        "return await new Promise(r => setTimeout((a, b, c) => r([a, b, c]), 1, 'x', 2, { y: 3 }));",
+    );
+    assert_eq!(run.value(), r#"["x",2,{"y":3}]"#);
+}
+
+#[test]
+fn equal_delays_fire_in_creation_order_and_shorter_delays_first() {
+    let run = run_alone(
+        "const seen = []; \
+         for (const name of ['a', 'b', 'c', 'd']) setTimeout(() => seen.push(name), 20); \
+         setTimeout(() => seen.push('first'), 0); \
+         await new Promise(r => setTimeout(r, 40)); \
+         return seen;",
+    );
+    assert_eq!(run.value(), r#"["first","a","b","c","d"]"#);
+}
+
+#[test]
+fn clear_timeout_prevents_the_callback() {
+    let run = run_alone(
+        "let fired = false; \
+         const id = setTimeout(() => { fired = true; }, 10); \
+         clearTimeout(id); \
+         await new Promise(r => setTimeout(r, 50)); \
+         return fired;",
+    );
+    assert_eq!(run.value(), "false");
+}
+
+#[test]
+fn an_interval_fires_until_it_is_cleared_from_its_own_callback() {
+    let run = run_alone(
+        "let n = 0; \
+         await new Promise(done => { \
+           const id = setInterval(() => { n += 1; if (n === 5) { clearInterval(id); done(); } }, 5); \
+         }); \
+         await new Promise(r => setTimeout(r, 30)); \
+         return n;",
+    );
+    assert_eq!(run.value(), "5");
+}
+
+#[test]
+fn ids_are_positive_integers_and_clearing_anything_else_is_a_no_op() {
+    let run = run_alone(
+        "const a = setTimeout(() => {}, 0), b = setInterval(() => {}, 1000); \
+         clearInterval(b); \
+         for (const x of [undefined, null, 'x', -1, 0, 1.5, 99999, {}]) { clearTimeout(x); clearInterval(x); } \
+         return [a, b, Number.isInteger(a) && a > 0, Number.isInteger(b) && b > a];",
+    );
+    assert_eq!(run.value(), "[1,2,true,true]");
+}
+
+#[test]
+fn negative_nan_and_missing_delays_are_zero() {
+    let run = run_alone(
+        "const seen = []; \
+         setTimeout(() => seen.push('late'), 5); \
+         setTimeout(() => seen.push('neg'), -100); \
+         setTimeout(() => seen.push('nan'), NaN); \
+         setTimeout(() => seen.push('none')); \
+         setTimeout(() => seen.push('str'), '0'); \
+         await new Promise(r => setTimeout(r, 20)); \
+         return seen;",
+    );
+    assert_eq!(run.value(), r#"["neg","nan","none","str","late"]"#);
+}
+
+#[test]
+fn a_callback_that_is_not_a_function_is_a_type_error() {
+    let (kind, error) = run_alone("setTimeout('1 + 1', 0);").failure();
+    assert_eq!(kind, FailureKind::Invalid);
+    assert!(
+        error.contains("TypeError: setTimeout: the callback must be a function"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_pending_timer_keeps_the_program_alive() {
+    // Not awaited: only the pending timer stands between the program and
+    // "can never finish".
+    let run = run_alone(
+        "let fired = 0; \
+         setTimeout(() => { fired += 1; }, 50); \
+         return await new Promise(r => setTimeout(() => r(fired + 1), 100));",
+    );
+    assert_eq!(run.value(), "2");
+}
+
+#[test]
+fn timers_still_pending_when_the_program_settles_are_dropped() {
+    // Were the loop to wait for them, the callbacks would print.
+    let run = run_alone(
+        "setTimeout(() => console.log('late'), 300); \
+         setInterval(() => console.log('tick'), 0); \
+         return 1;",
+    );
+    assert_eq!(run.value(), "1");
+    assert_eq!(run.console, "");
+}
+
+#[test]
+fn a_callback_that_throws_ends_the_run_with_what_it_threw() {
+    let (kind, error) = run_alone(
+        "setTimeout(() => { throw new RangeError('from a timer'); }, 1);\n\
+         await new Promise(r => setTimeout(r, 1000));",
+    )
+    .failure();
+    assert_eq!(kind, FailureKind::Invalid);
+    assert!(
+        error.starts_with("RangeError: from a timer at line 1"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_program_awaiting_nothing_that_can_settle_is_still_stuck_without_timers() {
+    let (kind, error) =
+        run_alone("setTimeout(() => {}, 1); await new Promise(() => {});").failure();
+    assert_eq!(kind, FailureKind::Invalid);
+    assert!(error.contains("can never finish"), "{error}");
+}
+
+#[test]
+fn an_interval_of_zero_does_not_keep_answers_from_the_program() {
+    let run = run(
+        "let ticks = 0; setInterval(() => { ticks += 1; }, 0); \
+         const a = await echo('a'); const b = await echo('b'); \
+         return [a, b, ticks > 0];",
+        &[("echo", "")],
+        Tools::new().echo("echo"),
+    );
+    assert_eq!(run.value(), r#"["a","b",true]"#);
+}
+
+#[test]
+fn a_backoff_loop_on_rate_limited_retries_after_each_wait() {
+    let mut failures = 3;
+    let tools = Tools::new().tool("flaky", move |_| {
+        if failures > 0 {
+            failures -= 1;
+            Err(ToolFailure::new(FailureKind::RateLimited, "slow down"))
+        } else {
+            Ok("42".to_owned())
+        }
+    });
+    let began = Instant::now();
+    let run = run(
+        "for (let attempt = 0; ; attempt++) { \
+           try { return await flaky(); } \
+           catch (e) { \
+             if (!(e instanceof ToolError) || e.kind !== 'rate_limited') throw e; \
+             await new Promise(r => setTimeout(r, 10 * 2 ** attempt)); \
+           } \
+         }",
+        &[("flaky", "")],
+        tools,
+    );
+    assert_eq!(run.value(), "42");
+    assert_eq!(run.tools.sent.len(), 4);
+    // 10 + 20 + 40 ms of waiting.
+    assert!(began.elapsed() >= Duration::from_millis(70));
+}
+
+#[test]
+fn the_transport_is_paced_to_the_starts_cap_or_the_default() {
+    let run = run_alone("return 1");
+    assert_eq!(run.tools.paced_to, Some(wire::DEFAULT_MAX_INFLIGHT));
+    let mut capped = start("return 1", &[]);
+    capped.max_inflight = Some(4);
+    assert_eq!(run_start(&capped, Tools::new()).tools.paced_to, Some(4));
+    capped.max_inflight = Some(0);
+    assert_eq!(run_start(&capped, Tools::new()).tools.paced_to, Some(1));
+}
