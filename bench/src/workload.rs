@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use tokio::sync::watch;
-use wasmwire::{Tool, Tools};
+use wasmwire::{JsonText, Tool, Tools};
 
 /// `return 1`: the per-execution overhead.
 pub const TRIVIAL: &str = "return 1";
@@ -129,11 +129,11 @@ impl Gate {
 pub fn tools(gate: &Arc<Gate>) -> anyhow::Result<Tools> {
     let mut tools = Tools::new();
     tools.register(Tool::new("echo", |call: wire::Call| async move {
-        Ok(call.args)
+        Ok(JsonText::new(call.args)?)
     }))?;
     tools.register(Tool::new("echo_later", |call: wire::Call| async move {
         tokio::task::yield_now().await;
-        Ok(call.args)
+        Ok(JsonText::new(call.args)?)
     }))?;
     let gate = Arc::clone(gate);
     tools.register(
@@ -141,7 +141,7 @@ pub fn tools(gate: &Arc<Gate>) -> anyhow::Result<Tools> {
             let gate = Arc::clone(&gate);
             async move {
                 gate.hold().await;
-                Ok("1".to_string())
+                Ok(wasmwire::Json(1))
             }
         })
         .signature("hold()"),

@@ -1,9 +1,10 @@
 //! Embedding wasmwire in an agent host: register tools written in Rust, run
-//! a model's program under a budget, and read the one Result.
+//! a model's program, and read its value.
 //!
 //! The program fans out to a tool (`Promise.all`), branches on a tool's
-//! failure class, and returns a summary; the host sees one Result, the
-//! console output, and its own counts of calls and bytes.
+//! failure class, logs as it goes, and ends in an expression whose value is
+//! the answer. The host streams the console as it happens and gets the
+//! value as JSON, or a typed error.
 //!
 //! ```sh
 //! cargo run --release -p wasmwire --example embed
@@ -11,11 +12,11 @@
 
 use std::time::Duration;
 
+use serde_json::json;
 use wasmwire::{
-    Budget, CancellationToken, Execution, FailureKind, Sandbox, SandboxOptions, Tool, ToolFailure,
-    Tools,
+    Budget, Call, CancellationToken, Execution, FailureKind, Sandbox, SandboxOptions, Tool,
+    ToolFailure, Tools,
 };
-use wire::Call;
 
 /// The model's program: the body of an async function.
 const PROGRAM: &str = r#"
@@ -30,7 +31,7 @@ const results = await Promise.all(hosts.map(async (h) => {
   }
 }));
 const busiest = results.filter((r) => r.load !== undefined).sort((a, b) => b.load - a.load)[0];
-return { busiest, results };
+({ busiest, results })
 "#;
 
 #[tokio::main]
@@ -42,46 +43,40 @@ async fn main() -> anyhow::Result<()> {
     tools.register(
         Tool::new("get_load", |call: Call| async move {
             let args: serde_json::Value = serde_json::from_str(&call.args)?;
-            let host = args["host"].as_str().unwrap_or_default();
-            let load = match host {
-                "db1" => 0.91,
-                "db2" => 0.42,
-                "web1" => 0.17,
+            let load = match args["host"].as_str() {
+                Some("db1") => 0.91,
+                Some("db2") => 0.42,
+                Some("web1") => 0.17,
                 other => {
-                    return Err(ToolFailure::new(
-                        FailureKind::NotFound,
-                        format!("no host {other}"),
-                    )
-                    .into());
+                    let why = format!("no host {}", other.unwrap_or("given"));
+                    return Err(ToolFailure::new(FailureKind::NotFound, why).into());
                 }
             };
-            Ok(serde_json::json!({ "host": host, "load": load }).to_string())
+            Ok(json!({ "host": args["host"], "load": load }))
         })
-        .signature("get_load(host)"),
+        .signature("get_load(host)")
+        .timeout(Duration::from_secs(1)),
     )?;
 
-    let execution = Execution::new(PROGRAM).budget(Budget {
-        wall_clock: Duration::from_secs(2),
-        max_calls: 10,
-        max_bytes: 64 * 1024,
-        max_memory: 32 << 20,
-    });
+    // The default budget (10 s, 64 MiB) with quotas on top.
+    let execution = Execution::new(PROGRAM)
+        .budget(Budget {
+            max_calls: 10,
+            max_bytes: 64 * 1024,
+            ..Budget::default()
+        })
+        .console_sink(|line| eprintln!("console: {line}"));
     let outcome = sandbox
         .run(&execution, &tools, CancellationToken::new())
         .await?;
 
-    eprint!("{}", outcome.console);
-    println!("{}", serde_json::to_string_pretty(&outcome.result)?);
+    match outcome.value() {
+        Ok(value) => println!("{}", serde_json::to_string_pretty(value)?),
+        Err(failure) => println!("failed: {failure}"),
+    }
     println!(
-        "calls {} bytes {} in {:?}{}",
-        outcome.result.calls,
-        outcome.result.bytes,
-        outcome.elapsed,
-        if outcome.counts_disagree {
-            " (the child's counts disagreed)"
-        } else {
-            ""
-        }
+        "calls {} bytes {} in {:?}",
+        outcome.result.calls, outcome.result.bytes, outcome.elapsed
     );
     Ok(())
 }

@@ -26,6 +26,42 @@ pub const DEFAULT_CONSOLE_CAP: usize = 1 << 20;
 /// sink takes any amount.
 const WRITE_PERMIT: usize = 64 * 1024;
 
+/// A receiver of console lines as they happen.
+///
+/// Called once per line (without its newline; control characters written
+/// out as `\xNN`), on the thread that runs the child, so it must not block:
+/// hand the line to a channel or a buffer. It sees what the console keeps,
+/// in order, and no more: past the console cap it gets one line saying the
+/// output was cut. A line longer than the cap is passed on in pieces.
+#[derive(Clone)]
+pub struct ConsoleSink(Arc<dyn Fn(&str) + Send + Sync>);
+
+impl ConsoleSink {
+    /// A sink calling `f` for each line.
+    pub fn new(f: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        ConsoleSink(Arc::new(f))
+    }
+
+    fn send(&self, line: &str) {
+        (self.0)(line)
+    }
+}
+
+impl std::fmt::Debug for ConsoleSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ConsoleSink(..)")
+    }
+}
+
+/// Two sinks are equal when they are the same sink.
+impl PartialEq for ConsoleSink {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ConsoleSink {}
+
 /// A capped, never-blocking capture of a child's stderr.
 ///
 /// Clones share one buffer. Past the cap, bytes are counted and discarded.
@@ -34,21 +70,32 @@ pub struct Console {
     shared: Arc<Mutex<Captured>>,
 }
 
-#[derive(Debug)]
 struct Captured {
     text: Vec<u8>,
     cap: usize,
     dropped: u64,
+    /// Where lines go as they complete, if anywhere.
+    sink: Option<ConsoleSink>,
+    /// The kept bytes of the line not yet complete (at most `cap`).
+    line: Vec<u8>,
 }
 
 impl Console {
     /// A console that keeps at most `cap` bytes.
     pub fn new(cap: usize) -> Self {
+        Self::with_sink(cap, None)
+    }
+
+    /// A console that keeps at most `cap` bytes and passes each line it
+    /// keeps to `sink` as it completes.
+    pub fn with_sink(cap: usize, sink: Option<ConsoleSink>) -> Self {
         Console {
             shared: Arc::new(Mutex::new(Captured {
                 text: Vec::new(),
                 cap,
                 dropped: 0,
+                sink,
+                line: Vec::new(),
             })),
         }
     }
@@ -60,7 +107,19 @@ impl Console {
         let kept = bytes.len().min(room);
         captured.text.extend_from_slice(&bytes[..kept]);
         let dropped = u64::try_from(bytes.len() - kept).unwrap_or(u64::MAX);
+        let newly_cut = dropped > 0 && captured.dropped == 0;
         captured.dropped = captured.dropped.saturating_add(dropped);
+        if captured.sink.is_some() {
+            captured.stream(&bytes[..kept]);
+            if newly_cut {
+                captured.flush_line();
+                let cap = captured.cap as u64;
+                captured.send(&format!(
+                    "[console output truncated: the cap of {} reached]",
+                    self::bytes(cap)
+                ));
+            }
+        }
     }
 
     /// Bytes discarded because the cap was reached (0 if nothing was cut).
@@ -78,8 +137,11 @@ impl Console {
     ///
     /// It does not consume anything: calling it again gives the same text plus
     /// whatever was written in between.
+    ///
+    /// A line still incomplete goes to the sink now: the child is done.
     pub fn finish(&self) -> String {
-        let captured = self.lock();
+        let mut captured = self.lock();
+        captured.flush_line();
         let mut kept: &[u8] = &captured.text;
         if captured.dropped > 0 {
             // The cap may have split a character: keep only whole ones.
@@ -107,6 +169,40 @@ impl Console {
         // Nothing panics while holding the lock; should it ever, the buffer is
         // still a valid byte vector, so poisoning is ignored.
         self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Captured {
+    /// Passes every line `kept` completes to the sink, and holds the rest.
+    fn stream(&mut self, mut kept: &[u8]) {
+        while let Some(end) = kept.iter().position(|&b| b == b'\n') {
+            self.line.extend_from_slice(&kept[..end]);
+            self.flush_line_always();
+            kept = &kept[end + 1..];
+        }
+        self.line.extend_from_slice(kept);
+    }
+
+    /// Sends the incomplete line, if there is one.
+    fn flush_line(&mut self) {
+        if !self.line.is_empty() {
+            self.flush_line_always();
+        }
+    }
+
+    fn flush_line_always(&mut self) {
+        let line = std::mem::take(&mut self.line);
+        let text = neutralise(&String::from_utf8_lossy(&line));
+        self.send(&text);
+        // Keep the allocation for the next line.
+        self.line = line;
+        self.line.clear();
+    }
+
+    fn send(&self, line: &str) {
+        if let Some(sink) = &self.sink {
+            sink.send(line);
+        }
     }
 }
 

@@ -9,27 +9,35 @@
 //!
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
-//! use wasmwire::{Budget, Execution, Sandbox, SandboxOptions, Tool, Tools};
-//! use std::time::Duration;
+//! use serde_json::json;
+//! use wasmwire::{Call, Execution, Sandbox, SandboxOptions, Tool, Tools};
 //!
 //! let sandbox = Sandbox::new(SandboxOptions::default())?; // compile once, share
 //! let mut tools = Tools::new();
 //! tools.register(
-//!     Tool::new("get_logs", |call| async move { Ok(format!("[\"{}\"]", call.args)) })
-//!         .signature("get_logs(host, count)"),
+//!     Tool::new("get_logs", |call: Call| async move {
+//!         let args: serde_json::Value = serde_json::from_str(&call.args)?;
+//!         Ok(json!([format!("{} is up", args["host"])]))
+//!     })
+//!     .signature("get_logs(host, count)"),
 //! )?;
+//! // The default budget: a 10 s wall clock and 64 MiB.
 //! let execution = Execution::new(r#"
 //!     const logs = await get_logs("db1", 50);
-//!     return logs.length;
-//! "#)
-//! .budget(Budget { wall_clock: Duration::from_secs(5), max_memory: 64 << 20, ..Budget::default() });
+//!     logs.length
+//! "#);
 //! let outcome = sandbox.run(&execution, &tools, Default::default()).await?;
-//! println!("{}", serde_json::to_string(&outcome.result)?);
+//! match outcome.value() {
+//!     Ok(value) => println!("{value}"),
+//!     Err(failure) => eprintln!("{failure}"), // e.g. "limit: wall clock of 10s ran out"
+//! }
 //! # Ok(()) }
 //! ```
 //!
-//! Every execution ends in exactly one [`wire::Result`] inside an
-//! [`Outcome`]: finished, program error, tool failure, memory, wall clock,
+//! Every execution ends in exactly one Result ([`WireResult`], the wire's
+//! message) inside an [`Outcome`], whose [`Outcome::value`] is the
+//! program's value as JSON or an [`ExecutionError`] (failure class and
+//! message): finished, program error, tool failure, memory, wall clock,
 //! stack, cancelled, protocol violation or child trap. Only an execution
 //! that cannot start (a budget item the backend cannot hold, a process that
 //! cannot be spawned) is a [`SandboxError`].
@@ -41,6 +49,7 @@
 #![warn(missing_docs)]
 
 mod backend;
+mod budget;
 pub mod console;
 pub mod containment;
 mod error;
@@ -50,12 +59,15 @@ pub mod tools;
 pub mod wasm;
 
 pub use backend::Holds;
+pub use budget::{Budget, DEFAULT_MAX_MEMORY, DEFAULT_WALL_CLOCK};
+pub use console::ConsoleSink;
 pub use error::SandboxError;
 pub use process::ProcessChild;
-pub use sandbox::{Execution, GUEST_COMPONENT, Outcome, Sandbox, SandboxOptions};
+pub use sandbox::{Execution, ExecutionError, GUEST_COMPONENT, Outcome, Sandbox, SandboxOptions};
 pub use tokio_util::sync::CancellationToken;
-pub use tools::{Tool, Tools};
-pub use wire::{self, FailureKind, ToolFailure};
+pub use tools::{Json, JsonText, Text, Tool, ToolValue, Tools};
+pub use wire::{self, Call, FailureKind, HandlerError, ToolFailure};
 
-/// An execution's budget; each item 0 means unlimited.
-pub type Budget = wire::StartBudget;
+/// The Result message as it travels on the wire (named so that it does not
+/// shadow `std::result::Result` where it is imported).
+pub use wire::Result as WireResult;

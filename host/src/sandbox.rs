@@ -11,11 +11,11 @@ use wire::{
 };
 
 use crate::backend::Backend;
-use crate::console::{Console, DEFAULT_CONSOLE_CAP};
+use crate::console::{Console, ConsoleSink, DEFAULT_CONSOLE_CAP};
 use crate::process::ProcessChild;
 use crate::tools::Tools;
 use crate::wasm::{ChildEnd, ChildFailure, EngineOptions, Refusal, WasmChild};
-use crate::{Budget, SandboxError};
+use crate::{Budget, SandboxError, WireResult};
 
 /// How long the parent waits for a child to wind down after its Result
 /// (or after being told to stop) before it stops waiting. A wasm child is
@@ -56,16 +56,19 @@ impl Default for SandboxOptions {
 pub struct Execution {
     /// The JavaScript program: the body of an async function.
     pub program: String,
-    /// Its budget; every item 0 = unlimited.
+    /// Its budget; [`Budget::default`] unless set.
     pub budget: Budget,
+    /// Where the program's console lines go as they happen, if anywhere.
+    pub console_sink: Option<ConsoleSink>,
 }
 
 impl Execution {
-    /// `program` with an unlimited budget.
+    /// `program` with the default budget ([`Budget::default`]: 10 s, 64 MiB).
     pub fn new(program: impl Into<String>) -> Self {
         Execution {
             program: program.into(),
             budget: Budget::default(),
+            console_sink: None,
         }
     }
 
@@ -74,13 +77,22 @@ impl Execution {
         self.budget = budget;
         self
     }
+
+    /// Sends each console line to `sink` as the program writes it (see
+    /// [`ConsoleSink`]); [`Outcome::console`] still has them all, up to the
+    /// cap.
+    pub fn console_sink(mut self, sink: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.console_sink = Some(ConsoleSink::new(sink));
+        self
+    }
 }
 
 /// How an execution ended: always exactly one Result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
-    /// The Result. Its `calls` and `bytes` are the parent's own counts.
-    pub result: wire::Result,
+    /// The Result as it travels on the wire. Its `calls` and `bytes` are the
+    /// parent's own counts. [`Outcome::value`] reads it for you.
+    pub result: WireResult,
     /// The program's console output (stderr), truncated at the cap with a marker.
     pub console: String,
     /// What the child claimed it counted, when the Result came from it.
@@ -93,14 +105,77 @@ pub struct Outcome {
     /// behalf (never more than [`SandboxOptions::max_held`] plus failure
     /// answers, whose size and number are bounded).
     pub held_peak: usize,
+    /// The value, parsed once, or the failure.
+    ended: Result<serde_json::Value, ExecutionError>,
 }
 
 impl Outcome {
+    fn new(result: WireResult) -> Self {
+        let ended = ended(&result);
+        Outcome {
+            result,
+            console: String::new(),
+            child_counts: None,
+            counts_disagree: false,
+            elapsed: Duration::ZERO,
+            held_peak: 0,
+            ended,
+        }
+    }
+
+    /// What the program returned (`null` for nothing or `undefined`), or
+    /// why it has no value.
+    pub fn value(&self) -> Result<&serde_json::Value, &ExecutionError> {
+        self.ended.as_ref()
+    }
+
+    /// [`Outcome::value`], owned.
+    pub fn into_value(self) -> Result<serde_json::Value, ExecutionError> {
+        self.ended
+    }
+
     /// Whether the execution ended because the child broke the protocol.
     pub fn protocol_violation(&self) -> bool {
         !self.result.ok && self.result.kind.is_none()
     }
 }
+
+/// The program's value from a Result, or its failure. A Result's value is
+/// JSON by the time it gets here (the parent checks every Result it reads),
+/// so a value that does not parse is the child's fault.
+fn ended(result: &WireResult) -> Result<serde_json::Value, ExecutionError> {
+    if !result.ok {
+        return Err(ExecutionError {
+            kind: result.kind,
+            message: result.error.clone(),
+        });
+    }
+    if result.value.is_empty() {
+        return Ok(serde_json::Value::Null);
+    }
+    serde_json::from_str(&result.value).map_err(|e| ExecutionError {
+        kind: None,
+        message: format!("protocol violation: the Result's value is not JSON: {e}"),
+    })
+}
+
+/// Why an execution has no value: its failure class and message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {message}", kind.map_or("protocol violation", FailureKind::as_str))]
+pub struct ExecutionError {
+    /// The failure class; `None` when the child broke the protocol.
+    pub kind: Option<FailureKind>,
+    /// What went wrong, with the program's line and column where it has them.
+    pub message: String,
+}
+
+impl ExecutionError {
+    /// Whether the child broke the protocol (no failure class).
+    pub fn is_protocol_violation(&self) -> bool {
+        self.kind.is_none()
+    }
+}
+
 
 /// Runs untrusted programs in children and serves their tool calls.
 ///
@@ -162,7 +237,7 @@ impl Sandbox {
             v: VERSION,
             program: execution.program.clone(),
             bindings: tools.bindings(),
-            budget,
+            budget: budget.into(),
             max_inflight: Some(u32::try_from(self.options.max_in_flight).unwrap_or(u32::MAX)),
             result_id: next_result_id(),
         };
@@ -175,7 +250,7 @@ impl Sandbox {
         let started = Instant::now();
         let wall_clock = (!budget.wall_clock.is_zero()).then_some(budget.wall_clock);
         let out_of_time = wall_clock.map(|w| tokio::time::Instant::from_std(started) + w);
-        let console = Console::new(self.options.console_cap);
+        let console = Console::with_sink(self.options.console_cap, execution.console_sink.clone());
         // Stops the child and the server: on cancel, and once we have our answer.
         let stop = cancel.child_token();
         let child = self.backend.spawn(console.clone(), &budget, stop.clone())?;
@@ -305,12 +380,12 @@ impl Sandbox {
         result.calls = calls;
         result.bytes = bytes;
         Ok(Outcome {
-            result,
             console: console.finish(),
             counts_disagree: child_counts.is_some_and(|c| c != (calls, bytes)),
             child_counts,
             elapsed: started.elapsed(),
             held_peak: holdings.peak(),
+            ..Outcome::new(result)
         })
     }
 }
@@ -326,7 +401,7 @@ enum End {
 }
 
 impl End {
-    fn into_result(self, result_id: &str, budget: &Budget) -> wire::Result {
+    fn into_result(self, result_id: &str, budget: &Budget) -> WireResult {
         let failure = |kind, why: String| wire::Result::failure(result_id, kind, why);
         let wall_clock = || {
             failure(

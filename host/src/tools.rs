@@ -2,17 +2,107 @@
 //!
 //! [`Tools`] is what the parent's [`wire::Server`] answers with: it looks a
 //! call's tool up by name (an unknown name is answered `not_found`) and runs
-//! its handler. A handler returns the value's raw text, or fails with a
-//! [`ToolFailure`] to choose the failure class; any other error becomes
-//! `unknown`.
+//! its handler. A handler returns a value that is JSON by construction (a
+//! [`serde_json::Value`], a typed value in [`Json`], text in [`Text`], or
+//! checked JSON text in [`JsonText`]), or fails with a [`ToolFailure`] to
+//! choose the failure class; any other error becomes `unknown`. The program
+//! never has to guess: a text tool that answers `123` hands it the string
+//! `"123"`.
+//!
+//! A tool's name becomes a global function of the program, so it must be a
+//! name a program can write and that takes nothing from it: a plain ASCII
+//! identifier, not a reserved word, not a global the child already has
+//! (`JSON`, `console`, `setTimeout`, ...). Any other name is refused at
+//! registration, unless the tool is registered [`Tool::call_only`]: then
+//! the program reaches it only as `host.call("search-docs", args)`.
 
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
+use serde::Serialize;
 use wire::{Call, FailureKind, Handler, HandlerError, HandlerFuture, StartBinding, ToolFailure};
 
 use crate::SandboxError;
+
+/// A tool's value, as the program receives it: always JSON on the wire.
+///
+/// Implemented for [`serde_json::Value`], [`Json`] (any `Serialize` value),
+/// [`Text`] (sent as a JSON string) and [`JsonText`] (JSON text checked
+/// once). `String` is deliberately not one: say whether it is text or JSON.
+pub trait ToolValue {
+    /// The value's JSON text, or why it has none.
+    fn into_json(self) -> Result<String, HandlerError>;
+}
+
+impl ToolValue for serde_json::Value {
+    fn into_json(self) -> Result<String, HandlerError> {
+        Ok(self.to_string())
+    }
+}
+
+/// A typed value, serialized with serde: `Ok(Json(rows))`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize> ToolValue for Json<T> {
+    fn into_json(self) -> Result<String, HandlerError> {
+        serde_json::to_string(&self.0).map_err(|e| {
+            ToolFailure::new(
+                FailureKind::Unknown,
+                format!("the tool's value could not be encoded as JSON: {e}"),
+            )
+            .into()
+        })
+    }
+}
+
+/// Text, handed to the program as a string whatever it looks like.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Text(pub String);
+
+impl ToolValue for Text {
+    fn into_json(self) -> Result<String, HandlerError> {
+        // A String always encodes.
+        Ok(serde_json::Value::String(self.0).to_string())
+    }
+}
+
+/// JSON text that has been checked to be one JSON value: sent as it is,
+/// without being parsed into a tree and written out again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonText(String);
+
+impl JsonText {
+    /// `text` if it is exactly one JSON value (whitespace around it
+    /// allowed). Checked without building a tree, and without recursion:
+    /// any depth is checked without risk to the parent's stack (the child's
+    /// parser has its own limit).
+    pub fn new(text: impl Into<String>) -> Result<Self, serde_json::Error> {
+        let text = text.into();
+        serde_json::from_str::<serde::de::IgnoredAny>(&text)?;
+        Ok(JsonText(text))
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Text as a JSON string.
+impl From<Text> for JsonText {
+    fn from(text: Text) -> Self {
+        JsonText(serde_json::Value::String(text.0).to_string())
+    }
+}
+
+impl ToolValue for JsonText {
+    fn into_json(self) -> Result<String, HandlerError> {
+        Ok(self.0)
+    }
+}
 
 /// One registered tool.
 #[derive(Clone)]
@@ -20,6 +110,8 @@ pub struct Tool {
     name: String,
     signature: String,
     handler: Arc<dyn Handler>,
+    timeout: Option<Duration>,
+    call_only: bool,
 }
 
 impl std::fmt::Debug for Tool {
@@ -27,21 +119,31 @@ impl std::fmt::Debug for Tool {
         f.debug_struct("Tool")
             .field("name", &self.name)
             .field("signature", &self.signature)
+            .field("timeout", &self.timeout)
+            .field("call_only", &self.call_only)
             .finish_non_exhaustive()
     }
 }
 
 impl Tool {
-    /// A tool named `name` answered by `handler`: `async fn(Call) -> Result<String, HandlerError>`.
-    pub fn new<F, Fut>(name: impl Into<String>, handler: F) -> Self
+    /// A tool named `name` answered by `handler`:
+    /// `async fn(Call) -> Result<impl ToolValue, HandlerError>`.
+    pub fn new<F, Fut, V>(name: impl Into<String>, handler: F) -> Self
     where
         F: Fn(Call) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<String, HandlerError>> + Send + 'static,
+        Fut: Future<Output = Result<V, HandlerError>> + Send + 'static,
+        V: ToolValue + 'static,
     {
+        let handler = move |call: Call| {
+            let answering = handler(call);
+            async move { answering.await?.into_json() }
+        };
         Tool {
             name: name.into(),
             signature: String::new(),
             handler: Arc::new(handler),
+            timeout: None,
+            call_only: false,
         }
     }
 
@@ -50,6 +152,22 @@ impl Tool {
     /// `{"host":"db1","count":50}`. Without one, the single argument is sent.
     pub fn signature(mut self, signature: impl Into<String>) -> Self {
         self.signature = signature.into();
+        self
+    }
+
+    /// The longest one call may take. Past it the call is answered
+    /// `transient` ("call deadline of N ms passed") and the handler's future
+    /// is dropped. A shorter deadline from the program or the sandbox wins.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Lets the tool have a name that cannot be a global of the program
+    /// (`search-docs`, `delete`, `JSON`): it is then reachable only as
+    /// `host.call(name, args)`. Without this such a name is refused.
+    pub fn call_only(mut self) -> Self {
+        self.call_only = true;
         self
     }
 
@@ -68,6 +186,19 @@ impl Tool {
         }
         if self.name.chars().any(char::is_control) {
             return Err(bad("the name contains a control character".into()));
+        }
+        if !self.call_only {
+            if let Some(why) = not_a_global_name(&self.name) {
+                return Err(bad(format!(
+                    "{why}, so the program could not call it by name; \
+                     mark it call-only (Tool::call_only, or --call-only) \
+                     to reach it as host.call({:?}, args)",
+                    self.name
+                )));
+            }
+        }
+        if self.timeout == Some(Duration::ZERO) {
+            return Err(bad("a timeout of 0 would fail every call".into()));
         }
         if self.signature.is_empty() {
             return Ok(());
@@ -103,6 +234,66 @@ impl Tool {
         Ok(())
     }
 }
+
+/// Why `name` cannot be a global function of the program, if it cannot.
+fn not_a_global_name(name: &str) -> Option<String> {
+    let mut chars = name.chars();
+    let plain = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    if !plain {
+        Some("the name is not a plain ASCII JavaScript identifier".into())
+    } else if RESERVED_WORDS.contains(&name) {
+        Some("the name is a JavaScript reserved word".into())
+    } else if CHILD_GLOBALS.contains(&name) {
+        Some("the name is already a global of the program".into())
+    } else {
+        None
+    }
+}
+
+/// Words a program cannot use as a function's name.
+#[rustfmt::skip]
+const RESERVED_WORDS: &[&str] = &[
+    "arguments", "await", "break", "case", "catch", "class", "const", "continue", "debugger",
+    "default", "delete", "do", "else", "enum", "eval", "export", "extends", "false", "finally",
+    "for", "function", "if", "implements", "import", "in", "instanceof", "interface", "let",
+    "new", "null", "package", "private", "protected", "public", "return", "static", "super",
+    "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield",
+];
+
+/// The globals the built-in child gives every program (and the properties
+/// of its global object's prototype chain). tests/all checks this list
+/// against the guest's `globalThis`, so a global added there cannot be
+/// forgotten here.
+#[rustfmt::skip]
+pub const CHILD_GLOBALS: &[&str] = &[
+    // ECMAScript.
+    "AggregateError", "Array", "ArrayBuffer", "Atomics", "BigInt", "BigInt64Array",
+    "BigUint64Array", "Boolean", "DataView", "Date", "Error", "EvalError", "FinalizationRegistry",
+    "Float16Array", "Float32Array", "Float64Array", "Function", "Infinity", "Int16Array",
+    "Int32Array", "Int8Array", "Iterator", "JSON", "Map", "Math", "NaN", "Number", "Object",
+    "Promise", "Proxy", "RangeError", "ReferenceError", "Reflect", "RegExp", "Set",
+    "SharedArrayBuffer", "String", "Symbol", "SyntaxError", "TypeError", "URIError",
+    "Uint16Array", "Uint32Array", "Uint8Array", "Uint8ClampedArray", "WeakMap", "WeakRef",
+    "WeakSet", "decodeURI", "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape",
+    "globalThis", "isFinite", "isNaN", "parseFloat", "parseInt", "undefined", "unescape",
+    // Object.prototype, reachable as globals.
+    "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__",
+    "__proto__", "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
+    "toLocaleString", "toString", "valueOf",
+    "AsyncDisposableStack", "DisposableStack", "InternalError", "SuppressedError", "eval",
+    // The web platform's, present or to come (a name refused early cannot
+    // break a tool when the global arrives).
+    "AbortController", "AbortSignal", "Blob", "DOMException", "Event", "EventTarget", "Headers",
+    "Intl", "Request", "Response", "TextDecoder", "TextEncoder", "URL", "URLSearchParams", "atob",
+    "btoa", "crypto", "fetch", "navigator", "performance", "queueMicrotask", "self",
+    "structuredClone",
+    // The child's own.
+    "ToolError", "clearInterval", "clearTimeout", "console", "host", "setInterval",
+    "setTimeout",
+];
 
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
@@ -161,6 +352,10 @@ impl Tools {
 }
 
 impl Handler for Tools {
+    fn timeout(&self, tool: &str) -> Option<Duration> {
+        self.by_name.get(tool).and_then(|t| t.timeout)
+    }
+
     fn call(&self, call: Call) -> HandlerFuture {
         match self.by_name.get(&call.tool) {
             Some(tool) => tool.handler.call(call),
@@ -177,7 +372,7 @@ mod tests {
     use super::*;
 
     fn noop() -> Tool {
-        Tool::new("t", |_call| async { Ok::<_, HandlerError>(String::new()) })
+        Tool::new("t", |_call| async { Ok::<_, HandlerError>(Text(String::new())) })
     }
 
     #[test]
@@ -198,7 +393,7 @@ mod tests {
     fn bad_names_and_signatures_are_refused_with_a_reason() {
         let cases = [
             (
-                Tool::new("", |_c| async { Ok::<_, HandlerError>(String::new()) }),
+                Tool::new("", |_c| async { Ok::<_, HandlerError>(Text(String::new())) }),
                 "empty",
             ),
             (noop().signature("t"), "no parameter list"),
@@ -211,6 +406,72 @@ mod tests {
             let err = tool.check().unwrap_err().to_string();
             assert!(err.contains(why), "{err}");
         }
+    }
+
+    #[test]
+    fn names_a_program_cannot_call_are_refused_unless_call_only() {
+        for (name, why) in [
+            ("search-docs", "not a plain ASCII JavaScript identifier"),
+            ("1st", "not a plain ASCII JavaScript identifier"),
+            ("café", "not a plain ASCII JavaScript identifier"),
+            ("delete", "reserved word"),
+            ("await", "reserved word"),
+            ("JSON", "already a global"),
+            ("console", "already a global"),
+            ("setTimeout", "already a global"),
+            ("toString", "already a global"),
+        ] {
+            let tool = || Tool::new(name, |_c| async { Ok::<_, HandlerError>(Text(String::new())) });
+            let err = Tools::new().register(tool()).unwrap_err().to_string();
+            assert!(err.contains(why), "{name}: {err}");
+            assert!(err.contains("call_only"), "{name}: {err}");
+            let mut tools = Tools::new();
+            tools.register(tool().call_only()).unwrap();
+            assert_eq!(tools.bindings()[0].name, name);
+        }
+        for name in ["search", "get_logs", "$x", "_private", "fetchDoc2"] {
+            let tool = Tool::new(name, |_c| async { Ok::<_, HandlerError>(Text(String::new())) });
+            Tools::new().register(tool).unwrap();
+        }
+    }
+
+    #[tokio::test]
+    async fn values_are_json_by_construction() {
+        assert_eq!(Text("123".into()).into_json().unwrap(), r#""123""#);
+        assert_eq!(Text("a\"b\n".into()).into_json().unwrap(), r#""a\"b\n""#);
+        assert_eq!(serde_json::json!({"n": 123}).into_json().unwrap(), r#"{"n":123}"#);
+        assert_eq!(Json(vec![1, 2]).into_json().unwrap(), "[1,2]");
+        assert_eq!(JsonText::new(" 123 ").unwrap().into_json().unwrap(), " 123 ");
+        for bad in ["", "abc", "{", "1 2", "[1,]"] {
+            assert!(JsonText::new(bad).is_err(), "{bad:?}");
+        }
+        // 8 million deep (a 16 MiB value): checked, and the parent's stack
+        // (a test thread's 2 MiB) is not touched.
+        let deep = |n| "[".repeat(n) + &"]".repeat(n);
+        assert!(JsonText::new(deep(8 << 20)).is_ok());
+        assert!(JsonText::new(deep(8 << 20) + "]").is_err());
+        // A map with non-string keys cannot be JSON: a failure, not a panic.
+        let map: std::collections::HashMap<Vec<u8>, u8> = [(vec![1], 1)].into();
+        let err = Json(map).into_json().unwrap_err();
+        let failure = err.downcast::<ToolFailure>().unwrap();
+        assert_eq!(failure.kind, FailureKind::Unknown);
+        // Through a registered tool, a handler's text comes out a JSON string.
+        let mut tools = Tools::new();
+        tools
+            .register(Tool::new("t", |_c| async { Ok::<_, HandlerError>(Text("123".into())) }))
+            .unwrap();
+        let call = Call::new("1", "t", "", wire::Holdings::new(0));
+        assert_eq!(tools.call(call).await.unwrap(), r#""123""#);
+    }
+
+    #[test]
+    fn a_timeout_is_the_tools_own_and_zero_is_refused() {
+        let mut tools = Tools::new();
+        tools.register(noop().timeout(Duration::from_millis(250))).unwrap();
+        assert_eq!(tools.timeout("t"), Some(Duration::from_millis(250)));
+        assert_eq!(tools.timeout("other"), None);
+        let err = Tools::new().register(noop().timeout(Duration::ZERO)).unwrap_err();
+        assert!(err.to_string().contains("timeout of 0"), "{err}");
     }
 
     #[test]

@@ -43,7 +43,7 @@ fn run(extra: &[&str], program: &str) -> (i32, Value, String) {
 fn a_program_calls_a_shell_tool_and_prints_one_result_line() {
     let (code, result, stderr) = run(
         &[
-            "--tool",
+            "--json-tool",
             "upper(text)=tr a-z A-Z",
             "--tool",
             "who=printf %s \"$WASMWIRE_TOOL\"",
@@ -53,7 +53,8 @@ fn a_program_calls_a_shell_tool_and_prints_one_result_line() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(result["ok"], json!(true));
     assert_eq!(result["v"], json!(1));
-    // `upper` got {"text":"abc"} on stdin and uppercased it: valid JSON back.
+    // `upper` got {"text":"abc"} on stdin and uppercased it: JSON back, and
+    // declared so; `who` is a text tool.
     assert_eq!(
         serde_json::from_str::<Value>(result["value"].as_str().unwrap()).unwrap(),
         json!([{"TEXT": "ABC"}, "who"])
@@ -193,7 +194,7 @@ fn the_wall_clock_flag_stops_an_endless_loop() {
 #[test]
 fn the_call_quota_flag_holds() {
     let (_, result, _) = run(
-        &["--max-calls", "2", "--tool", "t=echo 1"],
+        &["--max-calls", "2", "--json-tool", "t=echo 1"],
         "const r = []; for (let i = 0; i < 3; i++) { try { r.push(await t()); } catch (e) { r.push(e.kind); } } return r;",
     );
     assert_eq!(result["value"], json!("[1,1,\"limit\"]"));
@@ -271,6 +272,14 @@ fn usage_errors_exit_2_without_a_result_line() {
     for args in [
         vec!["run", "--wall-clock", "5parsecs", "-"],
         vec!["run", "--max-memory", "lots", "-"],
+        vec!["run", "--max-memory", "10", "-"],
+        vec!["run", "--max-memory", "10B", "-"],
+        vec!["run", "--max-bytes", "100", "-"],
+        vec!["run", "--tool-timeout", "t=1s", "-"],
+        vec!["run", "--tool", "t=true", "--tool-timeout", "t=0", "-"],
+        vec!["run", "--tool", "search-docs=true", "-"],
+        vec!["run", "--tool", "JSON=true", "-"],
+        vec!["run", "--output", "yaml", "-"],
         vec!["run", "--tool", "nocommand", "-"],
         vec!["run", "/no/such/program.js"],
         vec!["run", "--bogus", "-"],
@@ -354,7 +363,7 @@ fn child_wasm_runs_a_foreign_component_that_finds_every_way_out_shut() {
         &[
             "--child-wasm",
             probe.to_str().unwrap(),
-            "--tool",
+            "--json-tool",
             "echo=cat",
         ],
         &listeners.program(),
@@ -383,7 +392,7 @@ fn every_hostile_program_ends_in_one_result_line_through_the_cli() {
     for case in &cases {
         let wall = format!("{}ms", case.wall_clock_ms);
         let mem = format!("{}MiB", case.max_memory_mib);
-        let bytes = case.max_bytes.to_string();
+        let bytes = format!("{}B", case.max_bytes);
         let t = Instant::now();
         let (code, result, stderr) = run(
             &[
@@ -393,13 +402,18 @@ fn every_hostile_program_ends_in_one_result_line_through_the_cli() {
                 &mem,
                 "--max-bytes",
                 &bytes,
-                "--tool",
-                "echo=cat",
+                // The args back as JSON: as they are when they look like
+                // JSON (the CLI checks they are), else as a JSON string
+                // (the hostile programs echo only plain "x" strings), like
+                // the library suite's `echo`.
+                "--json-tool",
+                r#"echo=d=$(cat); case "$d" in '['*|'{'*|'"'*|[0-9-]*|true|false|null) printf %s "$d";; *) printf '"%s"' "$d";; esac"#,
                 "--tool",
                 "never=sleep 600",
                 "--tool",
-                // n bytes of "x", like the library suite's `bytes(n)`.
-                "bytes(n)=head -c \"$(tr -dc 0-9)\" /dev/zero | tr '\\0' x",
+                // A string whose JSON text is n bytes, like the library
+                // suite's `bytes(n)`: n - 2 of "x" (a text tool adds the quotes).
+                "bytes(n)=head -c \"$(($(tr -dc 0-9) - 2))\" /dev/zero | tr '\\0' x",
             ],
             &case.program,
         );
@@ -692,4 +706,110 @@ fn a_flood_to_a_shell_tool_ends_at_the_wall_clock() {
             "{mode}: {elapsed:?}"
         );
     }
+}
+
+#[test]
+fn a_text_tool_hands_the_program_a_string_and_a_json_tool_a_value() {
+    let (code, result, stderr) = run(
+        &["--tool", "text=echo 123", "--json-tool", "json=echo 123"],
+        "return [await text(), await json()];",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(result["value"], json!(r#"["123",123]"#));
+    // A JSON tool that prints text fails its call, naming why.
+    let (code, result, _) = run(
+        &["--json-tool", "bad=echo not json"],
+        "try { await bad(); } catch (e) { return [e.kind, e.message]; }",
+    );
+    assert_eq!(code, 0);
+    let value: Value = serde_json::from_str(result["value"].as_str().unwrap()).unwrap();
+    assert_eq!(value[0], json!("unknown"));
+    assert!(value[1].as_str().unwrap().contains("not JSON"), "{value}");
+}
+
+#[test]
+fn output_value_prints_only_the_value_with_the_same_exit_codes() {
+    let out = wasmwire(
+        &["run", "--output", "value", "-"],
+        "return {a: [1, 'x\u{2028}y']}",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{stdout:?}");
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(value, json!({"a": [1, "x\u{2028}y"]}));
+    // Nothing returned: null.
+    let out = wasmwire(&["run", "--output", "value", "-"], "const x = 1;");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "null\n");
+    // A failure: nothing on stdout, the error on stderr, exit 1.
+    let out = wasmwire(&["run", "--output", "value", "-"], "throw new Error('nope')");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("invalid: ") && stderr.contains("nope"), "{stderr}");
+}
+
+#[test]
+fn a_tool_timeout_fails_the_call_transient_and_kills_the_command() {
+    let pid_file = temp_path("tool-timeout.pid");
+    let spec = format!("slow=echo $$ > {}; exec sleep 30", pid_file.display());
+    let t = Instant::now();
+    let (code, result, stderr) = run(
+        &["--tool", &spec, "--tool-timeout", "slow=200ms"],
+        "try { await slow(); return 'answered'; } catch (e) { return [e.kind, e.message]; }",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let value: Value = serde_json::from_str(result["value"].as_str().unwrap()).unwrap();
+    assert_eq!(value[0], json!("transient"), "{value}");
+    assert!(value[1].as_str().unwrap().contains("200 ms"), "{value}");
+    assert!(t.elapsed() >= Duration::from_millis(200));
+    let pid: u64 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    assert!(process_gone(pid), "the timed-out command was killed");
+    let _ = std::fs::remove_file(&pid_file);
+}
+
+#[test]
+fn a_call_only_tool_is_reached_through_host_call() {
+    let (code, result, stderr) = run(
+        &["--tool", "search-docs=echo found", "--call-only", "search-docs"],
+        "return [typeof globalThis['search-docs'], await host.call('search-docs', 'q')];",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(result["value"], json!(r#"["undefined","found"]"#));
+}
+
+/// The console reaches stderr while the program runs, not after: the tool
+/// the program calls after logging answers only once the test has read the
+/// line from the CLI's stderr (else it waits out the wall clock).
+#[test]
+fn the_console_streams_to_stderr_while_the_program_runs() {
+    use std::io::{BufRead, BufReader};
+    let go = temp_path("console-go");
+    let _ = std::fs::remove_file(&go);
+    let spec = format!(
+        "wait_for_go=while [ ! -e {} ]; do sleep 0.01; done; echo went",
+        go.display()
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wasmwire"))
+        .args(["run", "--wall-clock", "20s", "--tool", &spec, "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"console.log('ready'); return await wait_for_go();")
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert_eq!(line, "ready\n", "the first console line, before the program ends");
+    std::fs::write(&go, "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["value"], json!(r#""went""#), "{result}");
+    let _ = std::fs::remove_file(&go);
 }

@@ -596,7 +596,7 @@ async fn endless_floods_end_at_the_wall_clock_and_no_call_is_accepted_after_it()
             // A handler that awaits: it holds an in-flight slot and a task.
             async move {
                 tokio::task::yield_now().await;
-                Ok("1".to_string())
+                Ok(wasmwire::Json(1))
             }
         }))
         .unwrap();

@@ -11,3 +11,4 @@ mod memory_sweep;
 mod probe;
 mod process_tree;
 mod programs;
+mod surface;

@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use wasmwire::{
-    Budget, CancellationToken, Execution, FailureKind, Outcome, Sandbox, SandboxOptions, Tool,
-    ToolFailure, Tools,
+    Budget, CancellationToken, Execution, FailureKind, JsonText, Outcome, Sandbox,
+    SandboxOptions, Text, Tool, ToolFailure, Tools,
 };
 use wire::{Call, HandlerError};
 
@@ -47,51 +47,65 @@ pub fn budget() -> Budget {
     }
 }
 
+/// The args as the value: as they are when they are JSON, else as a string.
+pub fn echoed(args: String) -> JsonText {
+    match JsonText::new(args.clone()) {
+        Ok(json) => json,
+        Err(_) => JsonText::from(Text(args)),
+    }
+}
+
 fn args_json(call: &Call) -> Result<serde_json::Value, HandlerError> {
     serde_json::from_str(&call.args)
         .map_err(|e| ToolFailure::new(FailureKind::Invalid, format!("bad args: {e}")).into())
 }
 
 /// The standard tools:
-/// - `echo(x)`: returns its args text unchanged;
+/// - `echo(x)`: returns its args: as they are when they are JSON, else as a
+///   JSON string (a binding without a signature sends a string argument as
+///   it is);
 /// - `delay(ms, value)`: sleeps `ms`, then returns `value` as JSON;
 /// - `fail(kind, message)`: fails with that failure class;
 /// - `plain_error()`: fails with a plain (unclassified) error;
 /// - `never()`: never answers;
-/// - `bytes(n)`: returns a string value of exactly `n` bytes (not JSON);
-/// - `raw()`: returns text that is not JSON.
+/// - `bytes(n)`: returns a string whose JSON text is exactly `n` bytes
+///   (`n - 2` characters and its quotes; `n` below 2 is `invalid`);
+/// - `raw()`: a text tool whose text is not JSON (the program gets a string).
 pub fn tools() -> Tools {
     let standard = [
-        Tool::new("echo", |call: Call| async move { Ok(call.args) }),
+        Tool::new("echo", |call: Call| async move { Ok(echoed(call.args)) }),
         Tool::new("delay", |call: Call| async move {
             let args = args_json(&call)?;
             tokio::time::sleep(Duration::from_millis(args["ms"].as_u64().unwrap_or(0))).await;
-            Ok(args["value"].to_string())
+            Ok(args["value"].clone())
         })
         .signature("delay(ms, value)"),
         Tool::new("fail", |call: Call| async move {
             let args = args_json(&call)?;
             let kind: FailureKind = args["kind"].as_str().unwrap_or("").parse()?;
-            Err(ToolFailure::new(kind, args["message"].as_str().unwrap_or("")).into())
+            Err::<Text, HandlerError>(ToolFailure::new(kind, args["message"].as_str().unwrap_or("")).into())
         })
         .signature("fail(kind, message)"),
         Tool::new("plain_error", |_call: Call| async move {
-            Err::<String, HandlerError>("the disk is on fire".into())
+            Err::<Text, HandlerError>("the disk is on fire".into())
         })
         .signature("plain_error()"),
         Tool::new("never", |_call: Call| async move {
             std::future::pending::<()>().await;
-            Ok(String::new())
+            Ok(Text(String::new()))
         })
         .signature("never()"),
         Tool::new("bytes", |call: Call| async move {
             let n = args_json(&call)?["n"].as_u64().unwrap_or(0);
-            Ok("x".repeat(n as usize))
+            let chars = usize::try_from(n).ok().and_then(|n| n.checked_sub(2)).ok_or_else(|| {
+                ToolFailure::new(FailureKind::Invalid, "bytes(n): n must be at least 2")
+            })?;
+            Ok(Text("x".repeat(chars)))
         })
         .signature("bytes(n)"),
         Tool::new(
             "raw",
-            |_call: Call| async move { Ok("not json {".to_string()) },
+            |_call: Call| async move { Ok(Text("not json {".to_string())) },
         )
         .signature("raw()"),
     ];

@@ -87,6 +87,15 @@ impl Call {
 pub trait Handler: Send + Sync + 'static {
     /// Runs one call to completion: the value's raw text, or why it failed.
     fn call(&self, call: Call) -> HandlerFuture;
+
+    /// The longest a call to `tool` may take, set where the tool was
+    /// registered; `None` (the default) sets none. The server takes the
+    /// shortest of this, the program's wish and its own maximum, and
+    /// answers `transient` itself when that deadline passes.
+    fn timeout(&self, tool: &str) -> Option<Duration> {
+        let _ = tool;
+        None
+    }
 }
 
 impl<F, Fut> Handler for F
@@ -411,7 +420,13 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
             let why = format!("call quota of {} calls is spent", self.options.max_calls);
             return self.send(Response::failure(request.id, FailureKind::Limit, why));
         }
-        let deadline = self.options.deadline_for(request.deadline_ms);
+        let deadline = match (
+            self.options.deadline_for(request.deadline_ms),
+            self.handler.timeout(&request.tool),
+        ) {
+            (Some(d), Some(t)) => Some(d.min(t)),
+            (d, t) => d.or(t),
+        };
         let call = Call {
             id: request.id.clone(),
             tool: request.tool,

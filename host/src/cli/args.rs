@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use wasmwire::Budget;
 
 use super::shell_tool::ToolSpec;
-use super::units::{parse_duration, parse_size};
+use super::units::{parse_duration, parse_memory, parse_size};
 
 /// Run untrusted JavaScript in a WebAssembly sandbox that can call only the tools you give it.
 #[derive(Debug, Parser)]
@@ -30,23 +30,41 @@ pub struct RunArgs {
 
     /// A tool: NAME=COMMAND or NAME(PARAM, ...)=COMMAND. COMMAND runs with `sh -c`,
     /// the call's args on stdin and WASMWIRE_TOOL=NAME in its environment. Repeatable.
+    /// The program receives what it prints as a string.
     #[arg(long = "tool", value_name = "SPEC", value_parser = ToolSpec::parse)]
     pub tools: Vec<ToolSpec>,
+
+    /// A tool whose stdout is JSON: the same SPEC as --tool, and the program
+    /// receives the JSON value (a number, an object, ...). Text that is not
+    /// JSON fails the call. Repeatable.
+    #[arg(long = "json-tool", value_name = "SPEC", value_parser = ToolSpec::parse_json)]
+    pub json_tools: Vec<ToolSpec>,
+
+    /// The longest one call to tool NAME may take (e.g. search=5s); past it
+    /// the call fails `transient`. Repeatable.
+    #[arg(long = "tool-timeout", value_name = "NAME=DURATION", value_parser = parse_tool_timeout)]
+    pub tool_timeouts: Vec<(String, Duration)>,
+
+    /// Let tool NAME have a name that cannot be a global function
+    /// (`search-docs`, `delete`): the program reaches it only as
+    /// host.call(NAME, args). Repeatable.
+    #[arg(long = "call-only", value_name = "NAME")]
+    pub call_only: Vec<String>,
 
     /// Wall clock for the whole execution (e.g. 250ms, 5s; 0 = none).
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     pub wall_clock: Duration,
 
-    /// Memory cap of the child (e.g. 64MiB; 0 = none).
-    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
+    /// Memory cap of the child (e.g. 64MiB, at least 1MiB; 0 = none).
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_memory)]
     pub max_memory: u64,
 
     /// Most tool calls the program may make (0 = unlimited).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub max_calls: u64,
 
-    /// Most bytes of tool values the program may receive (0 = unlimited).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    /// Most bytes of tool values the program may receive (e.g. 10MiB, 500B; 0 = unlimited).
+    #[arg(long, value_name = "SIZE", default_value = "0", value_parser = parse_size)]
     pub max_bytes: u64,
 
     /// Most calls in flight at once; one more is refused with kind `limit`.
@@ -65,6 +83,33 @@ pub struct RunArgs {
     /// Run another component that implements the `child` world instead of the built-in one.
     #[arg(long, value_name = "FILE")]
     pub child_wasm: Option<PathBuf>,
+
+    /// What goes to stdout: the Result as one JSON line, or only the
+    /// program's value as JSON (nothing when it failed; the error goes to
+    /// stderr). The exit codes are the same either way.
+    #[arg(long, value_enum, default_value_t = Output::Result)]
+    pub output: Output,
+}
+
+/// What `wasmwire run` prints on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    /// The Result, one JSON line.
+    Result,
+    /// The program's value only, as JSON.
+    Value,
+}
+
+/// `NAME=DURATION`.
+fn parse_tool_timeout(text: &str) -> Result<(String, Duration), String> {
+    let (name, duration) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?} is not NAME=DURATION (e.g. search=5s)"))?;
+    let duration = parse_duration(duration)?;
+    if duration.is_zero() {
+        return Err(format!("{text:?}: a timeout of 0 would fail every call"));
+    }
+    Ok((name.trim().to_string(), duration))
 }
 
 impl RunArgs {

@@ -12,7 +12,7 @@ use anyhow::Context;
 use clap::Parser;
 use wasmwire::{Execution, ProcessChild, Sandbox, SandboxError, SandboxOptions, Tools};
 
-use args::{Cli, Command, RunArgs};
+use args::{Cli, Command, Output, RunArgs};
 
 /// Exit codes, as documented in the README.
 const EXIT_OK: u8 = 0;
@@ -43,16 +43,21 @@ pub fn main() -> ExitCode {
 /// Runs one program; `Err` is a usage or set-up error (exit 2).
 fn run(args: RunArgs) -> anyhow::Result<u8> {
     let program = read_program(&args.program)?;
-    let mut tools = Tools::new();
-    for spec in &args.tools {
-        tools.register(shell_tool::tool(spec))?;
-    }
+    let tools = tools(&args)?;
     let options = SandboxOptions {
         max_in_flight: args.max_inflight,
         max_call_deadline: args.max_call_deadline,
         ..SandboxOptions::default()
     };
-    let execution = Execution::new(program).budget(args.budget());
+    // Console lines go to stderr as the program writes them, from a thread
+    // of their own: the sink is called on the child's thread and must never
+    // wait on our stderr.
+    let (lines, console) = console_to_stderr();
+    let execution = Execution::new(program)
+        .budget(args.budget())
+        .console_sink(move |line| {
+            let _ = lines.send(line.to_string());
+        });
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -82,17 +87,71 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
     // returned; the Result goes out now, and then, before this process
     // exits, whatever is left is reaped and its cgroups removed. Nothing
     // this process started may outlive it.
-    let code = outcome.and_then(|outcome| print(&outcome));
+    // The sink goes with the execution: the console thread then writes what
+    // is left and ends (it is not waited on forever: stderr may be stuck).
+    drop(execution);
+    let _ = console.recv_timeout(CONSOLE_DRAIN);
+    let code = outcome.and_then(|outcome| print(&outcome, args.output));
     wasmwire::containment::kill_adopted();
     wasmwire::containment::settle(std::time::Duration::from_secs(2));
     code
 }
 
-/// Prints the console, any diagnostic and the one Result line; returns the
-/// exit code the Result means.
-fn print(outcome: &wasmwire::Outcome) -> anyhow::Result<u8> {
+/// How long the console's last lines may take to reach stderr.
+const CONSOLE_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The tools of `--tool` and `--json-tool`, with their timeouts and
+/// call-only names applied; a timeout or call-only for no tool is an error.
+fn tools(args: &RunArgs) -> anyhow::Result<Tools> {
+    let specs: Vec<_> = args.tools.iter().chain(&args.json_tools).collect();
+    for name in args
+        .tool_timeouts
+        .iter()
+        .map(|(name, _)| name)
+        .chain(&args.call_only)
+    {
+        if !specs.iter().any(|spec| &spec.name == name) {
+            anyhow::bail!("no tool named {name:?} (--tool-timeout and --call-only name a --tool or --json-tool)");
+        }
+    }
+    let mut tools = Tools::new();
+    for spec in specs {
+        let mut tool = shell_tool::tool(spec);
+        if let Some((_, timeout)) = args.tool_timeouts.iter().rfind(|(n, _)| *n == spec.name) {
+            tool = tool.timeout(*timeout);
+        }
+        if args.call_only.contains(&spec.name) {
+            tool = tool.call_only();
+        }
+        tools.register(tool)?;
+    }
+    Ok(tools)
+}
+
+/// A channel whose lines a thread writes to stderr, and a receiver that
+/// hears once the channel is closed and everything is written.
+fn console_to_stderr() -> (
+    std::sync::mpsc::Sender<String>,
+    std::sync::mpsc::Receiver<()>,
+) {
+    let (lines, incoming) = std::sync::mpsc::channel::<String>();
+    let (written, done) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in incoming {
+            let mut stderr = std::io::stderr().lock();
+            let _ = stderr.write_all(line.as_bytes());
+            let _ = stderr.write_all(b"\n");
+        }
+        let _ = written.send(());
+    });
+    (lines, done)
+}
+
+/// Prints any diagnostic and the one Result line (or, with `--output
+/// value`, the value alone, or the error on stderr); returns the exit code
+/// the Result means. The console has gone to stderr already.
+fn print(outcome: &wasmwire::Outcome, output: Output) -> anyhow::Result<u8> {
     let mut stderr = std::io::stderr().lock();
-    let _ = stderr.write_all(outcome.console.as_bytes());
     if outcome.counts_disagree
         && let Some((calls, bytes)) = outcome.child_counts
     {
@@ -102,10 +161,20 @@ fn print(outcome: &wasmwire::Outcome) -> anyhow::Result<u8> {
             outcome.result.calls, outcome.result.bytes
         );
     }
-    let line = output::result_line(&outcome.result).context("encoding the Result")?;
-    let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{line}").context("writing the Result")?;
-    stdout.flush().context("writing the Result")?;
+    let line = match (output, outcome.value()) {
+        (Output::Result, _) => Some(output::result_line(&outcome.result)),
+        (Output::Value, Ok(value)) => Some(output::value_line(value)),
+        (Output::Value, Err(failure)) => {
+            let _ = writeln!(stderr, "wasmwire: {failure}");
+            None
+        }
+    };
+    if let Some(line) = line {
+        let line = line.context("encoding the output")?;
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{line}").context("writing the output")?;
+        stdout.flush().context("writing the output")?;
+    }
     Ok(if outcome.result.ok {
         EXIT_OK
     } else if outcome.protocol_violation() {

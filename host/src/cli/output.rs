@@ -9,9 +9,17 @@
 /// several. They can only stand inside strings here, so escaping them keeps
 /// the JSON's meaning and makes it one line for everyone.
 pub fn result_line(result: &wire::Result) -> serde_json::Result<String> {
-    let json = serde_json::to_string(result)?;
+    Ok(one_line(serde_json::to_string(result)?))
+}
+
+/// A program's value as one line of JSON, escaped as [`result_line`] is.
+pub fn value_line(value: &serde_json::Value) -> serde_json::Result<String> {
+    Ok(one_line(serde_json::to_string(value)?))
+}
+
+fn one_line(json: String) -> String {
     if !json.contains(['\u{2028}', '\u{2029}', '\u{85}']) {
-        return Ok(json);
+        return json;
     }
     let mut line = String::with_capacity(json.len() + 12);
     for c in json.chars() {
@@ -20,7 +28,7 @@ pub fn result_line(result: &wire::Result) -> serde_json::Result<String> {
             c => line.push(c),
         }
     }
-    Ok(line)
+    line
 }
 
 #[cfg(test)]

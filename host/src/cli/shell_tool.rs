@@ -2,7 +2,9 @@
 //!
 //! A call runs COMMAND with `sh -c`, the args text on its stdin and
 //! `WASMWIRE_TOOL=NAME` in its environment. Exit 0: the value is its stdout
-//! with one trailing newline removed. Otherwise the error is its stderr, and
+//! with one trailing newline removed, handed to the program as a string
+//! (`--tool`) or, for a tool declared with `--json-tool`, as the JSON value
+//! it prints (text that is not JSON then fails the call). Otherwise the error is its stderr, and
 //! the kind is the one named by a first stderr line `kind: CLASS`, else the
 //! exit code's (sysexits.h): 64/65 invalid, 66 not_found, 69/75 transient,
 //! 77 denied, anything else unknown. A command that prints more than a
@@ -19,7 +21,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 use wasmwire::containment::{Containment, Limits};
 use wasmwire::wire::{Call, Held, Holdings};
-use wasmwire::{FailureKind, Tool, ToolFailure};
+use wasmwire::{FailureKind, JsonText, Text, Tool, ToolFailure};
 
 /// How long a call waits for its command's killed tree to be gone.
 const KILL_WAIT: Duration = Duration::from_secs(1);
@@ -36,9 +38,19 @@ pub struct ToolSpec {
     pub name: String,
     pub signature: String,
     pub command: String,
+    /// Whether stdout is JSON (`--json-tool`) rather than text (`--tool`).
+    pub json: bool,
 }
 
 impl ToolSpec {
+    /// `--json-tool`: [`ToolSpec::parse`], for a command that prints JSON.
+    pub fn parse_json(spec: &str) -> Result<ToolSpec, String> {
+        Ok(ToolSpec {
+            json: true,
+            ..Self::parse(spec)?
+        })
+    }
+
     /// `NAME=COMMAND` or `NAME(PARAM, ...)=COMMAND`.
     pub fn parse(spec: &str) -> Result<ToolSpec, String> {
         let paren = spec.find('(');
@@ -81,20 +93,35 @@ impl ToolSpec {
             name,
             signature,
             command: command.to_string(),
+            json: false,
         })
     }
 }
 
 /// The tool a spec describes.
 pub fn tool(spec: &ToolSpec) -> Tool {
-    let (name, command) = (spec.name.clone(), spec.command.clone());
+    let (name, command, json) = (spec.name.clone(), spec.command.clone(), spec.json);
     Tool::new(spec.name.clone(), move |call: Call| {
-        run(name.clone(), command.clone(), call)
+        let (name, command) = (name.clone(), command.clone());
+        async move {
+            let out = run(&name, &command, call).await?;
+            if json {
+                JsonText::new(out).map_err(|e| {
+                    ToolFailure::new(
+                        FailureKind::Unknown,
+                        format!("`{command}` printed text that is not JSON (it is declared --json-tool): {e}"),
+                    )
+                    .into()
+                })
+            } else {
+                Ok(JsonText::from(Text(out)))
+            }
+        }
     })
     .signature(spec.signature.clone())
 }
 
-async fn run(name: String, command: String, call: Call) -> Result<String, wire::HandlerError> {
+async fn run(name: &str, command: &str, call: Call) -> Result<String, wire::HandlerError> {
     let could_not_start = |e: std::io::Error| {
         ToolFailure::new(
             FailureKind::Unknown,
@@ -104,7 +131,7 @@ async fn run(name: String, command: String, call: Call) -> Result<String, wire::
     // Making the cgroups and forking happen on a blocking thread, not inside
     // the Server's connection loop that polls this future first.
     let spawning = {
-        let (name, command) = (name.clone(), command.clone());
+        let (name, command) = (name.to_string(), command.to_string());
         tokio::task::spawn_blocking(move || {
             let tree = Containment::new(Limits::default())?;
             let mut child = Command::new("/bin/sh");
@@ -283,7 +310,8 @@ mod tests {
             Ok(ToolSpec {
                 name: "echo".into(),
                 signature: String::new(),
-                command: "cat".into()
+                command: "cat".into(),
+                json: false,
             })
         );
         assert_eq!(
@@ -291,10 +319,12 @@ mod tests {
             Ok(ToolSpec {
                 name: "get_logs".into(),
                 signature: "get_logs(host, count)".into(),
-                command: "./logs.sh --x=1".into()
+                command: "./logs.sh --x=1".into(),
+                json: false,
             })
         );
         assert_eq!(ToolSpec::parse("x=a=b").unwrap().command, "a=b");
+        assert!(ToolSpec::parse_json("n=echo 1").unwrap().json);
     }
 
     #[test]

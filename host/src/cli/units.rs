@@ -27,9 +27,29 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(value * seconds_per_unit).map_err(|e| format!("{text:?}: {e}"))
 }
 
-/// `64MiB`, `512KiB`, `1GiB`, `10MB`, `4096` (bytes), `0`.
+/// The smallest memory cap `--max-memory` takes: below it not even the
+/// child's first page of heap fits, and the run could only fail.
+pub const MIN_MEMORY: u64 = 1 << 20;
+
+/// `--max-memory`: a size (`64MiB`), at least [`MIN_MEMORY`], or `0` for none.
+pub fn parse_memory(text: &str) -> Result<u64, String> {
+    let bytes = parse_size(text)?;
+    if bytes != 0 && bytes < MIN_MEMORY {
+        return Err(format!(
+            "{text:?} is {bytes} bytes, less than any execution needs: give at least 1MiB (e.g. 64MiB), or 0 for no cap"
+        ));
+    }
+    Ok(bytes)
+}
+
+/// `64MiB`, `512KiB`, `1GiB`, `10MB`, `4096B`, `0`. A unit is required (a
+/// bare `10` could mean bytes or MiB), as it is for durations; `0` alone
+/// means none.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();
+    if text == "0" {
+        return Ok(0);
+    }
     let split = text
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(text.len());
@@ -38,7 +58,8 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .parse()
         .map_err(|_| format!("{text:?} does not start with a whole number"))?;
     let scale: u64 = match unit.trim() {
-        "" | "B" => 1,
+        "" => return Err(format!("{text:?} has no unit: write e.g. 64MiB, 512KiB or 4096B")),
+        "B" => 1,
         "KiB" => 1 << 10,
         "MiB" => 1 << 20,
         "GiB" => 1 << 30,
@@ -88,8 +109,23 @@ mod tests {
         assert_eq!(parse_size("512KiB"), Ok(512 << 10));
         assert_eq!(parse_size("1GiB"), Ok(1 << 30));
         assert_eq!(parse_size("10MB"), Ok(10_000_000));
-        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("4096B"), Ok(4096));
         assert_eq!(parse_size("0"), Ok(0));
+    }
+
+    #[test]
+    fn a_size_needs_its_unit_as_a_duration_does() {
+        assert!(parse_size("10").unwrap_err().contains("no unit"), "bytes or MiB?");
+        assert!(parse_duration("10").unwrap_err().contains("no unit"));
+    }
+
+    #[test]
+    fn a_memory_cap_below_what_any_run_needs_is_refused() {
+        let err = parse_memory("10B").unwrap_err();
+        assert!(err.contains("at least 1MiB"), "{err}");
+        assert!(parse_memory("1023KiB").is_err());
+        assert_eq!(parse_memory("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_memory("0"), Ok(0), "0 is no cap");
     }
 
     #[test]
