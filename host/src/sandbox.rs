@@ -25,7 +25,7 @@ const WIND_DOWN: Duration = Duration::from_secs(2);
 /// A Sandbox's settings.
 #[derive(Debug, Clone)]
 pub struct SandboxOptions {
-    /// Calls in flight at once per execution (invariant 4).
+    /// Calls in flight at once per execution (docs/protocol.md, invariant 4).
     pub max_in_flight: usize,
     /// The host's maximum per-call deadline; `None` leaves only the program's wish.
     pub max_call_deadline: Option<Duration>,

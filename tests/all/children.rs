@@ -247,7 +247,7 @@ async fn payloads_with_wrong_types_or_missing_fields_are_protocol_violations() {
 
 #[tokio::test]
 async fn every_version_other_than_1_is_a_protocol_violation() {
-    // A different `v` names both versions (invariant 1). `1.0` and `"1"` are
+    // A different `v` names both versions (docs/protocol.md, invariant 1). `1.0` and `"1"` are
     // not 1: as in Go's encoding/json, a float or a string is not an integer
     // version. A missing or null `v` is a malformed message.
     assert_payloads_refused(&[

@@ -1,13 +1,13 @@
 //! The parent's side of the call channel: answer Requests.
 //!
-//! The server is where the parent holds its budget (invariant 3): it counts a
+//! The server is where the parent holds its budget (docs/protocol.md, invariant 3): it counts a
 //! call when it accepts it, spends a value's bytes against the quota when it
 //! queues the answer, and reports as `bytes` only what it has written to the
 //! child. It answers over the in-flight cap at once with kind `limit`
-//! (invariant 4), runs each accepted call under `min(child's wish, host
+//! (invariant 4 there), runs each accepted call under `min(child's wish, host
 //! maximum)`, answers `transient` itself when that deadline passes, and
 //! writes each Response as soon as its call completes, whatever the request
-//! order (invariant 6). Every accepted call gets exactly one Response, or
+//! order (invariant 6 there). Every accepted call gets exactly one Response, or
 //! the connection ends.
 //!
 //! What the server keeps on the child's behalf is bounded by one cap, its

@@ -30,7 +30,7 @@ const DIGEST_LEN: usize = 32;
 /// process with neither, such as a service or a scrubbed environment)
 /// `wasmwire-<uid>` in the system's temporary directory. Whichever it is,
 /// it is used only if it is a directory of this user's that nobody else can
-/// write (see [`load_or_build`]).
+/// write (checked when the cache is opened).
 pub fn default_cache_dir() -> Option<PathBuf> {
     let absolute = |var: &str| {
         std::env::var_os(var)
