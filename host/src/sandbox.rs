@@ -176,7 +176,6 @@ impl ExecutionError {
     }
 }
 
-
 /// Runs untrusted programs in children and serves their tool calls.
 ///
 /// Built once; the engine, the compiled component and its pre-instantiation

@@ -742,11 +742,17 @@ fn output_value_prints_only_the_value_with_the_same_exit_codes() {
     let out = wasmwire(&["run", "--output", "value", "-"], "const x = 1;");
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "null\n");
     // A failure: nothing on stdout, the error on stderr, exit 1.
-    let out = wasmwire(&["run", "--output", "value", "-"], "throw new Error('nope')");
+    let out = wasmwire(
+        &["run", "--output", "value", "-"],
+        "throw new Error('nope')",
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("invalid: ") && stderr.contains("nope"), "{stderr}");
+    assert!(
+        stderr.contains("invalid: ") && stderr.contains("nope"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -763,7 +769,11 @@ fn a_tool_timeout_fails_the_call_transient_and_kills_the_command() {
     assert_eq!(value[0], json!("transient"), "{value}");
     assert!(value[1].as_str().unwrap().contains("200 ms"), "{value}");
     assert!(t.elapsed() >= Duration::from_millis(200));
-    let pid: u64 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let pid: u64 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert!(process_gone(pid), "the timed-out command was killed");
     let _ = std::fs::remove_file(&pid_file);
 }
@@ -771,7 +781,12 @@ fn a_tool_timeout_fails_the_call_transient_and_kills_the_command() {
 #[test]
 fn a_call_only_tool_is_reached_through_host_call() {
     let (code, result, stderr) = run(
-        &["--tool", "search-docs=echo found", "--call-only", "search-docs"],
+        &[
+            "--tool",
+            "search-docs=echo found",
+            "--call-only",
+            "search-docs",
+        ],
         "return [typeof globalThis['search-docs'], await host.call('search-docs', 'q')];",
     );
     assert_eq!(code, 0, "{stderr}");
@@ -806,7 +821,10 @@ fn the_console_streams_to_stderr_while_the_program_runs() {
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();
-    assert_eq!(line, "ready\n", "the first console line, before the program ends");
+    assert_eq!(
+        line, "ready\n",
+        "the first console line, before the program ends"
+    );
     std::fs::write(&go, "").unwrap();
     let out = child.wait_with_output().unwrap();
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -40,7 +40,11 @@ async fn max_bytes_allows_exactly_the_budget_and_refuses_one_byte_more() {
         return [a.length, second, third];
     "#;
     let outcome = run_with(program, with(|b| b.max_bytes = 100)).await;
-    assert_eq!(value(&outcome), json!([58, "limit", 38]), "JSON strings: 2 bytes of quotes each");
+    assert_eq!(
+        value(&outcome),
+        json!([58, "limit", 38]),
+        "JSON strings: 2 bytes of quotes each"
+    );
     assert_eq!(outcome.result.bytes, 100);
 }
 

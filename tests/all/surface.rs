@@ -38,9 +38,14 @@ async fn every_global_of_the_child_is_refused_as_a_tool_name() {
     let names: Vec<String> = serde_json::from_value(names).unwrap();
     assert!(names.len() > 40, "{names:?}");
     for name in names {
-        let tool = Tool::new(name.as_str(), |_c: Call| async { Ok::<_, HandlerError>(Json(1)) });
+        let tool = Tool::new(name.as_str(), |_c: Call| async {
+            Ok::<_, HandlerError>(Json(1))
+        });
         let refused = Tools::new().register(tool).is_err();
-        assert!(refused, "{name:?} is a global of the child, yet a tool may take it");
+        assert!(
+            refused,
+            "{name:?} is a global of the child, yet a tool may take it"
+        );
     }
 }
 
@@ -63,12 +68,19 @@ async fn a_new_execution_has_the_safe_default_budget() {
     let failure = outcome.value().expect_err("stopped by the memory cap");
     assert_eq!(failure.kind, Some(FailureKind::Limit), "{failure}");
     assert!(failure.message.contains("memory"), "{failure}");
-    assert!(outcome.elapsed < Duration::from_secs(10), "the memory cap, not the wall clock");
+    assert!(
+        outcome.elapsed < Duration::from_secs(10),
+        "the memory cap, not the wall clock"
+    );
 }
 
 #[tokio::test]
 async fn the_value_is_json_and_a_failure_is_a_typed_error() {
-    let outcome = run(&Execution::new("return {a: [1, 'two', null]}"), &Tools::new()).await;
+    let outcome = run(
+        &Execution::new("return {a: [1, 'two', null]}"),
+        &Tools::new(),
+    )
+    .await;
     assert_eq!(outcome.value(), Ok(&json!({"a": [1, "two", null]})));
     let outcome = run(&Execution::new("let x = 1;"), &Tools::new()).await;
     assert_eq!(outcome.into_value(), Ok(json!(null)));
@@ -86,9 +98,13 @@ async fn the_value_is_json_and_a_failure_is_a_typed_error() {
 async fn text_stays_text_and_json_stays_json() {
     let mut tools = Tools::new();
     tools
-        .register(Tool::new("text", |_c: Call| async { Ok::<_, HandlerError>(Text("123".into())) }))
+        .register(Tool::new("text", |_c: Call| async {
+            Ok::<_, HandlerError>(Text("123".into()))
+        }))
         .unwrap()
-        .register(Tool::new("value", |_c: Call| async { Ok::<_, HandlerError>(json!(123)) }))
+        .register(Tool::new("value", |_c: Call| async {
+            Ok::<_, HandlerError>(json!(123))
+        }))
         .unwrap()
         .register(Tool::new("typed", |_c: Call| async {
             Ok::<_, HandlerError>(Json(vec![("a", 1)]))
@@ -151,7 +167,9 @@ async fn a_tool_timeout_answers_transient() {
     );
     assert!(started.elapsed() >= Duration::from_millis(200));
     // The handler's future was dropped at the timeout, not left running.
-    tokio::time::timeout(Duration::from_secs(5), notified).await.expect("dropped");
+    tokio::time::timeout(Duration::from_secs(5), notified)
+        .await
+        .expect("dropped");
 }
 
 struct NotifyOnDrop(Arc<Notify>);
@@ -166,9 +184,16 @@ impl Drop for NotifyOnDrop {
 /// call-only; then `host.call` reaches it.
 #[tokio::test]
 async fn a_call_only_tool_is_reached_through_host_call() {
-    let tool = || Tool::new("search-docs", |c: Call| async move { Ok::<_, HandlerError>(Text(c.args)) });
+    let tool = || {
+        Tool::new("search-docs", |c: Call| async move {
+            Ok::<_, HandlerError>(Text(c.args))
+        })
+    };
     let err = Tools::new().register(tool()).unwrap_err().to_string();
-    assert!(err.contains("not a plain ASCII JavaScript identifier"), "{err}");
+    assert!(
+        err.contains("not a plain ASCII JavaScript identifier"),
+        "{err}"
+    );
     let mut tools = Tools::new();
     tools.register(tool().call_only()).unwrap();
     let outcome = run(
@@ -213,7 +238,10 @@ async fn the_console_sink_hears_lines_as_they_happen() {
     });
     let outcome = run(&execution, &tools).await;
     // `process` does not exist: the program fails after its last line.
-    assert_eq!(outcome.value().unwrap_err().kind, Some(FailureKind::Invalid));
+    assert_eq!(
+        outcome.value().unwrap_err().kind,
+        Some(FailureKind::Invalid)
+    );
     assert_eq!(
         *seen.lock().unwrap(),
         ["ready", "a\\x1b[2Jb", "done"],
@@ -233,8 +261,15 @@ async fn the_console_sink_stops_at_the_cap() {
     assert!(outcome.value().is_ok(), "{outcome:?}");
     let seen = seen.lock().unwrap();
     let streamed: usize = seen.iter().map(|l| l.len() + 1).sum();
-    assert!(streamed <= wasmwire::console::DEFAULT_CONSOLE_CAP + 200, "{streamed}");
-    assert!(seen.last().unwrap().contains("truncated"), "{:?}", seen.last());
+    assert!(
+        streamed <= wasmwire::console::DEFAULT_CONSOLE_CAP + 200,
+        "{streamed}"
+    );
+    assert!(
+        seen.last().unwrap().contains("truncated"),
+        "{:?}",
+        seen.last()
+    );
     assert_eq!(seen.iter().filter(|l| l.contains("truncated")).count(), 1);
     assert_eq!(seen[0], "line 0");
 }

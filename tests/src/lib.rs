@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use wasmwire::{
-    Budget, CancellationToken, Execution, FailureKind, JsonText, Outcome, Sandbox,
-    SandboxOptions, Text, Tool, ToolFailure, Tools,
+    Budget, CancellationToken, Execution, FailureKind, JsonText, Outcome, Sandbox, SandboxOptions,
+    Text, Tool, ToolFailure, Tools,
 };
 use wire::{Call, HandlerError};
 
@@ -83,7 +83,9 @@ pub fn tools() -> Tools {
         Tool::new("fail", |call: Call| async move {
             let args = args_json(&call)?;
             let kind: FailureKind = args["kind"].as_str().unwrap_or("").parse()?;
-            Err::<Text, HandlerError>(ToolFailure::new(kind, args["message"].as_str().unwrap_or("")).into())
+            Err::<Text, HandlerError>(
+                ToolFailure::new(kind, args["message"].as_str().unwrap_or("")).into(),
+            )
         })
         .signature("fail(kind, message)"),
         Tool::new("plain_error", |_call: Call| async move {
@@ -97,16 +99,18 @@ pub fn tools() -> Tools {
         .signature("never()"),
         Tool::new("bytes", |call: Call| async move {
             let n = args_json(&call)?["n"].as_u64().unwrap_or(0);
-            let chars = usize::try_from(n).ok().and_then(|n| n.checked_sub(2)).ok_or_else(|| {
-                ToolFailure::new(FailureKind::Invalid, "bytes(n): n must be at least 2")
-            })?;
+            let chars = usize::try_from(n)
+                .ok()
+                .and_then(|n| n.checked_sub(2))
+                .ok_or_else(|| {
+                    ToolFailure::new(FailureKind::Invalid, "bytes(n): n must be at least 2")
+                })?;
             Ok(Text("x".repeat(chars)))
         })
         .signature("bytes(n)"),
-        Tool::new(
-            "raw",
-            |_call: Call| async move { Ok(Text("not json {".to_string())) },
-        )
+        Tool::new("raw", |_call: Call| async move {
+            Ok(Text("not json {".to_string()))
+        })
         .signature("raw()"),
     ];
     let mut tools = Tools::new();

@@ -111,7 +111,9 @@ fn tools(args: &RunArgs) -> anyhow::Result<Tools> {
         .chain(&args.call_only)
     {
         if !specs.iter().any(|spec| &spec.name == name) {
-            anyhow::bail!("no tool named {name:?} (--tool-timeout and --call-only name a --tool or --json-tool)");
+            anyhow::bail!(
+                "no tool named {name:?} (--tool-timeout and --call-only name a --tool or --json-tool)"
+            );
         }
     }
     let mut tools = Tools::new();

@@ -58,7 +58,11 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .parse()
         .map_err(|_| format!("{text:?} does not start with a whole number"))?;
     let scale: u64 = match unit.trim() {
-        "" => return Err(format!("{text:?} has no unit: write e.g. 64MiB, 512KiB or 4096B")),
+        "" => {
+            return Err(format!(
+                "{text:?} has no unit: write e.g. 64MiB, 512KiB or 4096B"
+            ));
+        }
         "B" => 1,
         "KiB" => 1 << 10,
         "MiB" => 1 << 20,
@@ -115,7 +119,10 @@ mod tests {
 
     #[test]
     fn a_size_needs_its_unit_as_a_duration_does() {
-        assert!(parse_size("10").unwrap_err().contains("no unit"), "bytes or MiB?");
+        assert!(
+            parse_size("10").unwrap_err().contains("no unit"),
+            "bytes or MiB?"
+        );
         assert!(parse_duration("10").unwrap_err().contains("no unit"));
     }
 

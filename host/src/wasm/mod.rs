@@ -51,7 +51,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use cache::default_cache_dir;
 pub use child::WasmChild;
-pub use engine::{DEFAULT_MAX_WASM_STACK, EngineOptions, KEEP_RESIDENT, Pooling, STACK_KEEP_RESIDENT};
+pub use engine::{
+    DEFAULT_MAX_WASM_STACK, EngineOptions, KEEP_RESIDENT, Pooling, STACK_KEEP_RESIDENT,
+};
 pub use epoch::TICK as EPOCH_TICK;
 pub use error::WasmError;
 pub use exit::{ChildEnd, ChildExit, ChildFailure};
