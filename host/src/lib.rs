@@ -54,6 +54,7 @@ pub mod console;
 pub mod containment;
 mod error;
 pub mod process;
+pub mod source;
 mod sandbox;
 pub mod tools;
 pub mod wasm;

@@ -1,0 +1,182 @@
+//! A program whose last statement is an expression returns its value.
+//!
+//! A model writes `await search("x")` and expects the answer, as a REPL or
+//! a notebook cell would give it; the body of an async function returns
+//! `undefined` instead. When the program's last top-level statement is an
+//! expression statement `E;`, it becomes `return E;`. Nothing else changes:
+//! not an expression inside a block (`if`, `for`, `{}`), not a program that
+//! already ends with `return`, not a directive such as `"use strict"`.
+//! Empty statements after the expression (`E;;`, and the `;` the TypeScript
+//! stripper leaves where an `interface` was) do not count as the last.
+//!
+//! The seven inserted characters move the rest of that one line to the
+//! right; the [`Step`] says so, for the position map.
+
+use swc_ecma_ast::{Expr, Lit, Stmt};
+
+use super::body::{HEAD, offset, parse_program};
+use super::position::{Lines, Step};
+
+/// What is put before the expression.
+const RETURN: &str = "return ";
+
+/// `program` with `return ` before its last statement, when that is an
+/// expression statement; `None` when it is not, or when the program does
+/// not parse (the guest then reports its own syntax error).
+pub(crate) fn return_last_expression(program: &str) -> Option<(String, Step)> {
+    let script = parse_program(program)?;
+    let (statements, _, _) = super::body::function_body(&script)?;
+    let last = statements
+        .iter()
+        .rposition(|statement| !matches!(statement, Stmt::Empty(_)))?;
+    let Stmt::Expr(expression) = &statements[last] else {
+        return None;
+    };
+    if is_directive(&statements[..=last]) {
+        return None;
+    }
+    let at = offset(expression.span.lo).checked_sub(HEAD.len())?;
+    if !program.is_char_boundary(at) {
+        return None;
+    }
+    let (line, column) = Lines::new(program).position(at);
+    let mut text = String::with_capacity(program.len() + RETURN.len());
+    text.push_str(&program[..at]);
+    text.push_str(RETURN);
+    text.push_str(&program[at..]);
+    let step = Step::Inserted {
+        line,
+        column,
+        width: RETURN.len(),
+    };
+    Some((text, step))
+}
+
+/// Whether the last of `statements` is in the directive prologue: it and
+/// every statement before it a bare string literal (`"use strict";`).
+fn is_directive(statements: &[Stmt]) -> bool {
+    statements.iter().all(|statement| match statement {
+        Stmt::Expr(expression) => matches!(&*expression.expr, Expr::Lit(Lit::Str(_))),
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::PositionMap;
+
+    /// The program after the rewrite, or itself when there is none.
+    fn rewritten(program: &str) -> String {
+        return_last_expression(program).map_or_else(|| program.to_owned(), |(text, _)| text)
+    }
+
+    #[test]
+    fn an_awaited_call_alone_is_returned() {
+        assert_eq!(rewritten("await f()"), "return await f()");
+        assert_eq!(rewritten("await f();"), "return await f();");
+    }
+
+    #[test]
+    fn an_arithmetic_expression_is_returned() {
+        assert_eq!(
+            rewritten("const a = 1;\na + 2\n"),
+            "const a = 1;\nreturn a + 2\n"
+        );
+    }
+
+    #[test]
+    fn a_parenthesised_object_literal_is_returned() {
+        assert_eq!(rewritten("({a: 1})"), "return ({a: 1})");
+    }
+
+    #[test]
+    fn a_declaration_last_is_left_alone() {
+        for program in [
+            "const x = await f();",
+            "let y = 1",
+            "function g() { return 1 }",
+            "class C {}",
+        ] {
+            assert_eq!(
+                return_last_expression(program).map(|r| r.0),
+                None,
+                "{program}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_program_ending_in_return_is_left_alone() {
+        assert_eq!(return_last_expression("f();\nreturn 1;").map(|r| r.0), None);
+    }
+
+    #[test]
+    fn an_expression_inside_a_block_is_left_alone() {
+        for program in [
+            "if (x) { f() }",
+            "if (x) f();",
+            "for (const a of b) a",
+            "{ 1 + 2 }",
+            "try { f() } catch { g() }",
+        ] {
+            assert_eq!(
+                return_last_expression(program).map(|r| r.0),
+                None,
+                "{program}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_directive_is_left_alone_but_a_later_string_is_returned() {
+        assert_eq!(return_last_expression("'use strict'").map(|r| r.0), None);
+        assert_eq!(
+            return_last_expression("\"use strict\";\n'x'").map(|r| r.0),
+            None
+        );
+        assert_eq!(rewritten("f();\n'done'"), "f();\nreturn 'done'");
+    }
+
+    #[test]
+    fn a_trailing_comment_stays_after_the_expression() {
+        assert_eq!(
+            rewritten("x = 1\nawait f(x) // the answer"),
+            "x = 1\nreturn await f(x) // the answer"
+        );
+        assert_eq!(
+            rewritten("await f() /* done */"),
+            "return await f() /* done */"
+        );
+    }
+
+    #[test]
+    fn a_semicolon_and_whitespace_after_the_expression_stay() {
+        assert_eq!(rewritten("  f(1) ;  \n\n"), "  return f(1) ;  \n\n");
+        assert_eq!(rewritten("f(1);;\n"), "return f(1);;\n");
+    }
+
+    #[test]
+    fn a_program_that_does_not_parse_is_left_alone() {
+        assert_eq!(return_last_expression("return (1 +").map(|r| r.0), None);
+        assert_eq!(return_last_expression("").map(|r| r.0), None);
+    }
+
+    #[test]
+    fn places_after_the_insertion_map_back_to_the_program() {
+        let (text, step) = return_last_expression("let a = 1;\n  a.b.c").unwrap();
+        assert_eq!(text, "let a = 1;\n  return a.b.c");
+        let map = PositionMap::new(vec![step]);
+        // `.c` is at column 13 in the text sent, column 6 in the program.
+        assert_eq!(map.original(2, 13), (2, 6));
+        assert_eq!(map.original(2, 3), (2, 3));
+        assert_eq!(map.original(1, 5), (1, 5));
+    }
+
+    #[test]
+    fn the_insertion_line_counts_a_lone_carriage_return() {
+        let (_, step) = return_last_expression("let a = 1;\ra").unwrap();
+        let map = PositionMap::new(vec![step]);
+        assert_eq!(map.original(2, 8), (2, 1));
+    }
+}

@@ -1,0 +1,242 @@
+//! The program as written, and the program as sent.
+//!
+//! Before a program goes to the child it is prepared here, in the host:
+//!
+//! - **TypeScript** becomes JavaScript by blanking its types in place
+//!   (swc's type stripper), so every line and column is still the
+//!   program's own. The few constructs that need code of their own (`enum`,
+//!   `namespace`) are transformed instead, and mapped back through the
+//!   transform's source map. A TypeScript syntax error is a [`SourceError`]
+//!   with the program's line and column.
+//! - **A last expression is returned.** When the program's last top-level
+//!   statement is an expression statement, it becomes `return E;`, so that
+//!   `await search("x")` alone gives search's value.
+//!
+//! What is sent comes with a [`PositionMap`]: the child names places in the
+//! text it was sent (`line L, column C` in a Result's error), and
+//! [`PositionMap::rewrite_positions`] turns them back into the program's.
+//!
+//! A JavaScript program is never refused here: if the parser cannot read
+//! it, it is sent as it is, and the child reports its own syntax error.
+//!
+//! ```
+//! use wasmwire::source::{Language, prepare};
+//!
+//! let prepared = prepare("const n: number = await f();\nn * 2", Language::TypeScript)?;
+//! assert_eq!(prepared.text, "const n         = await f();\nreturn n * 2");
+//! // The child's `line 2, column 8` is the program's `line 2, column 1`.
+//! assert_eq!(prepared.map.rewrite_positions("at line 2, column 8"), "at line 2, column 1");
+//! # Ok::<(), wasmwire::source::SourceError>(())
+//! ```
+
+mod body;
+mod completion;
+mod position;
+mod typescript;
+
+use std::thread;
+
+pub use position::PositionMap;
+
+/// The largest program the parser reads (64 KiB). swc's parser and its
+/// visitors recurse, about 3 KiB of stack for each level of brackets: a
+/// program of 64 KiB nests at most 32 Ki levels, which [`PARSER_STACK`]
+/// holds (measured). A larger JavaScript program is sent as it is; a
+/// larger TypeScript program is refused.
+pub const MAX_PARSED_BYTES: usize = 64 << 10;
+
+/// The stack of the thread the parser runs on (256 MiB of address space;
+/// only what a program's nesting needs is ever touched).
+const PARSER_STACK: usize = 256 << 20;
+
+/// The language a program is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Language {
+    /// JavaScript, sent as written (but for a returned last expression).
+    #[default]
+    JavaScript,
+    /// TypeScript: its types are stripped before it is sent.
+    TypeScript,
+}
+
+/// A program ready to send, and how to map the child's places back.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The JavaScript to send to the child.
+    pub text: String,
+    /// From places in `text` to places in the program.
+    pub map: PositionMap,
+}
+
+impl Prepared {
+    /// `program` as it is, with the identity map.
+    fn unchanged(program: &str) -> Self {
+        Self {
+            text: program.to_owned(),
+            map: PositionMap::default(),
+        }
+    }
+}
+
+/// Why a TypeScript program cannot be sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceError {
+    /// The program is not valid TypeScript.
+    #[error("TypeScript syntax error at line {line}, column {column}: {message}")]
+    Syntax {
+        /// What the parser found.
+        message: String,
+        /// The program's line (1-based).
+        line: usize,
+        /// The program's column, in characters (1-based).
+        column: usize,
+    },
+    /// The program is longer than the parser reads ([`MAX_PARSED_BYTES`]).
+    #[error("the TypeScript program is {len} bytes; at most {max} bytes are compiled")]
+    TooLarge {
+        /// The program's length in bytes.
+        len: usize,
+        /// The most there may be.
+        max: usize,
+    },
+    /// The TypeScript compiler failed on a program it parsed.
+    #[error("the TypeScript program could not be compiled: {0}")]
+    Failed(String),
+}
+
+/// Prepares `program` for the child: strips TypeScript's types, returns a
+/// last expression, and says how the child's places map back.
+///
+/// Only TypeScript fails: a JavaScript program that cannot be parsed here
+/// comes back as it is. The parse runs on a thread of its own (with a
+/// stack deep enough for [`MAX_PARSED_BYTES`]), and this call waits for it:
+/// microseconds for a program a model writes.
+pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceError> {
+    let unreadable = |why: &str| match language {
+        Language::JavaScript => Ok(Prepared::unchanged(program)),
+        Language::TypeScript => Err(SourceError::Failed(why.to_owned())),
+    };
+    if program.len() > MAX_PARSED_BYTES {
+        return match language {
+            Language::JavaScript => Ok(Prepared::unchanged(program)),
+            Language::TypeScript => Err(SourceError::TooLarge {
+                len: program.len(),
+                max: MAX_PARSED_BYTES,
+            }),
+        };
+    }
+    let owned = program.to_owned();
+    let parse = thread::Builder::new()
+        .name("wasmwire-source".into())
+        .stack_size(PARSER_STACK)
+        .spawn(move || prepare_here(&owned, language));
+    match parse.map(thread::JoinHandle::join) {
+        Ok(Ok(prepared)) => prepared,
+        Ok(Err(_panic)) => unreadable("the TypeScript compiler panicked"),
+        Err(_spawn) => unreadable("no thread for the TypeScript compiler"),
+    }
+}
+
+/// [`prepare`], on the calling thread.
+fn prepare_here(program: &str, language: Language) -> Result<Prepared, SourceError> {
+    let (mut text, mut steps) = match language {
+        Language::JavaScript => (program.to_owned(), Vec::new()),
+        Language::TypeScript => {
+            let stripped = typescript::strip(program)?;
+            (stripped.text, stripped.steps)
+        }
+    };
+    if let Some((returned, step)) = completion::return_last_expression(&text) {
+        text = returned;
+        steps.push(step);
+    }
+    Ok(Prepared {
+        text,
+        map: PositionMap::new(steps),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn javascript_ending_in_return_is_sent_byte_for_byte() {
+        for program in [
+            "const a = await f();\nreturn a < 2 ? '<b>' : \"<i/>\";",
+            "return 1",
+            "x\r\ny;\rreturn 2 // done",
+        ] {
+            let prepared = prepare(program, Language::JavaScript).unwrap();
+            assert_eq!(prepared.text, program);
+            assert!(prepared.map.is_identity());
+        }
+    }
+
+    #[test]
+    fn javascript_the_parser_cannot_read_is_sent_as_it_is() {
+        for program in ["return (1 +", "const x: number = 1; x", "with (o) { p }\nq"] {
+            let prepared = prepare(program, Language::JavaScript).unwrap();
+            let expected = if program.starts_with("with") {
+                "with (o) { p }\nreturn q"
+            } else {
+                program
+            };
+            assert_eq!(prepared.text, expected);
+        }
+    }
+
+    #[test]
+    fn a_last_expression_is_returned_in_both_languages() {
+        let js = prepare("await search('x')", Language::JavaScript).unwrap();
+        assert_eq!(js.text, "return await search('x')");
+        let ts = prepare(
+            "const q: string = 'x';\nawait search(q)",
+            Language::TypeScript,
+        )
+        .unwrap();
+        assert_eq!(ts.text, "const q         = 'x';\nreturn await search(q)");
+        assert_eq!(ts.map.original(2, 14), (2, 7));
+    }
+
+    #[test]
+    fn a_program_over_the_parsed_size_is_sent_or_refused() {
+        let program = format!("{}1", " ".repeat(MAX_PARSED_BYTES));
+        let js = prepare(&program, Language::JavaScript).unwrap();
+        assert_eq!(js.text, program);
+        assert!(matches!(
+            prepare(&program, Language::TypeScript),
+            Err(SourceError::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn the_deepest_nesting_that_fits_the_parsed_size_does_not_overflow() {
+        let depth = MAX_PARSED_BYTES / 2 - 8;
+        let program = format!("{}1{}", "(".repeat(depth), ")".repeat(depth));
+        let js = prepare(&program, Language::JavaScript).unwrap();
+        assert_eq!(js.text, format!("return {program}"));
+        let ts = prepare(
+            &format!("{}1{}", "[".repeat(depth), "]".repeat(depth)),
+            Language::TypeScript,
+        )
+        .unwrap();
+        assert!(ts.text.starts_with("return [[["));
+    }
+
+    #[test]
+    fn a_typescript_error_is_a_source_error() {
+        let error = prepare("let x: = 1;", Language::TypeScript).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                SourceError::Syntax {
+                    line: 1,
+                    column: 8,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+    }
+}

@@ -1,0 +1,306 @@
+//! Places in a program, and the map from the text a child was sent back to
+//! the program its author wrote.
+//!
+//! Lines are counted as the guest counts them in the positions it reports
+//! (`guest/src/program.rs`): `\n`, `\r\n` and a lone `\r` each end one;
+//! U+2028 and U+2029, which may stand inside a string, do not. Columns count
+//! characters (Unicode scalar values). Both are 1-based.
+//!
+//! A [`PositionMap`] is the list of edits made on the way from the program
+//! to the text that was sent, each able to say where one of its own places
+//! came from; [`PositionMap::original`] asks them in the reverse order.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+/// Where a line starts, for every line of one text.
+#[derive(Debug)]
+pub(crate) struct Lines<'a> {
+    text: &'a str,
+    /// Byte offset of each line's first character; `starts[0]` is 0.
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    /// Indexes the lines of `text`.
+    pub(crate) fn new(text: &'a str) -> Self {
+        let mut starts = vec![0];
+        let mut chars = text.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            match c {
+                '\r' => {
+                    if let Some(&(next, '\n')) = chars.peek() {
+                        chars.next();
+                        starts.push(next + 1);
+                    } else {
+                        starts.push(at + 1);
+                    }
+                }
+                '\n' => starts.push(at + 1),
+                _ => {}
+            }
+        }
+        Self { text, starts }
+    }
+
+    /// The 1-based line and character column of byte `offset` (clamped to
+    /// the text, and back to a character boundary).
+    pub(crate) fn position(&self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        // The last line starting at or before `offset`; starts[0] is 0.
+        let index = self.starts.partition_point(|&start| start <= offset) - 1;
+        let start = self.starts[index];
+        let column = self.text[start..offset].chars().count() + 1;
+        (index + 1, column)
+    }
+}
+
+/// Maps places in the text a child was sent back to the program's own.
+///
+/// Empty (the identity) when the text sent is the program with its types
+/// blanked out: every line and column is then already the program's.
+#[derive(Debug, Clone, Default)]
+pub struct PositionMap {
+    /// The edits from the program to the text sent, in the order made.
+    steps: Vec<Step>,
+}
+
+/// One edit on the way to the text sent.
+#[derive(Debug, Clone)]
+pub(crate) enum Step {
+    /// `width` characters were inserted at `line`, `column` (no line break
+    /// among them): later columns of that line moved right by `width`.
+    Inserted {
+        /// The line of the insertion.
+        line: usize,
+        /// The column of the first inserted character.
+        column: usize,
+        /// How many characters were inserted.
+        width: usize,
+    },
+    /// The text was generated anew (a TypeScript transform), with a source
+    /// map back to its input.
+    Generated(Arc<Generated>),
+}
+
+/// A generated text, and how to find the input's places in it.
+#[derive(Debug)]
+pub(crate) struct Generated {
+    /// Maps the generator's output back to its input.
+    pub(crate) map: swc_sourcemap::SourceMap,
+    /// The output line and column the text sent starts at (both 1-based):
+    /// the text sent is the output from there on.
+    pub(crate) first_line: usize,
+    /// See `first_line`.
+    pub(crate) first_column: usize,
+    /// Lines of the generator's input before the program's first (none).
+    /// Its first line had `head_columns` characters before the program's.
+    pub(crate) head_columns: usize,
+}
+
+impl PositionMap {
+    /// A map of the given edits, in the order they were made.
+    pub(crate) fn new(steps: Vec<Step>) -> Self {
+        Self { steps }
+    }
+
+    /// Whether every place in the text sent is already the program's.
+    pub fn is_identity(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// The program's own line and column (1-based, columns in characters)
+    /// for `line`, `column` in the text sent.
+    pub fn original(&self, line: usize, column: usize) -> (usize, usize) {
+        self.steps
+            .iter()
+            .rev()
+            .fold((line, column), |(line, column), step| {
+                step.original(line, column)
+            })
+    }
+
+    /// `text` with every `line L, column C` (the form of the guest's error
+    /// positions) replaced by the program's own place.
+    pub fn rewrite_positions(&self, text: &str) -> String {
+        if self.is_identity() {
+            return text.to_owned();
+        }
+        const LINE: &str = "line ";
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find(LINE) {
+            // `line` must be a word of its own: not the end of `deadline`.
+            let before = rest[..at].chars().next_back().or(out.chars().next_back());
+            let word_start = !before.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            let after = &rest[at + LINE.len()..];
+            match read_place(after).filter(|_| word_start) {
+                Some((line, column, used)) => {
+                    let (line, column) = self.original(line, column);
+                    out.push_str(&rest[..at]);
+                    let _ = write!(out, "line {line}, column {column}");
+                    rest = &after[used..];
+                }
+                None => {
+                    out.push_str(&rest[..at + LINE.len()]);
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// Reads `L, column C` at the start of `text`: the two numbers and how
+/// many bytes they took.
+fn read_place(text: &str) -> Option<(usize, usize, usize)> {
+    const COLUMN: &str = ", column ";
+    let line_digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let line = text[..line_digits].parse().ok()?;
+    let rest = text[line_digits..].strip_prefix(COLUMN)?;
+    let column_digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let column = rest[..column_digits].parse().ok()?;
+    Some((line, column, line_digits + COLUMN.len() + column_digits))
+}
+
+impl Step {
+    /// The place before this edit of `line`, `column` after it.
+    fn original(&self, line: usize, column: usize) -> (usize, usize) {
+        match self {
+            Step::Inserted {
+                line: at_line,
+                column: at_column,
+                width,
+            } => {
+                if line != *at_line || column < *at_column {
+                    (line, column)
+                } else if column < at_column + width {
+                    // Inside the inserted text: the place it was put before.
+                    (line, *at_column)
+                } else {
+                    (line, column - width)
+                }
+            }
+            Step::Generated(generated) => generated.original(line, column),
+        }
+    }
+}
+
+impl Generated {
+    /// The input's place for `line`, `column` of the text sent: the nearest
+    /// mapped place at or before it on the same output line, plus the
+    /// distance from there.
+    fn original(&self, line: usize, column: usize) -> (usize, usize) {
+        let out_line = line.saturating_add(self.first_line).saturating_sub(1);
+        let out_column = if line == 1 {
+            column.saturating_add(self.first_column).saturating_sub(1)
+        } else {
+            column
+        };
+        let (Ok(dst_line), Ok(dst_column)) = (
+            u32::try_from(out_line.saturating_sub(1)),
+            u32::try_from(out_column.saturating_sub(1)),
+        ) else {
+            return (line, column);
+        };
+        let Some(token) = self.map.lookup_token(dst_line, dst_column) else {
+            return (line, column);
+        };
+        let (src_line, src_column) = (token.get_src_line(), token.get_src_col());
+        if src_line == u32::MAX {
+            return (line, column);
+        }
+        let past = if token.get_dst_line() == dst_line {
+            dst_column.saturating_sub(token.get_dst_col())
+        } else {
+            0
+        };
+        let line = src_line as usize + 1;
+        let mut column = src_column.saturating_add(past) as usize + 1;
+        if line == 1 {
+            column = column.saturating_sub(self.head_columns).max(1);
+        }
+        (line, column)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_end_at_lf_crlf_and_a_lone_cr_only() {
+        let text = "a\nb\r\nc\rd\u{2028}e\u{2029}f";
+        let lines = Lines::new(text);
+        let found: Vec<_> = ['a', 'b', 'c', 'd', 'e', 'f']
+            .iter()
+            .map(|&c| lines.position(text.find(c).unwrap()))
+            .collect();
+        assert_eq!(found, [(1, 1), (2, 1), (3, 1), (4, 1), (4, 3), (4, 5)]);
+        assert_eq!(lines.position(text.find('\r').unwrap()), (2, 2));
+    }
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        let text = "x\néé=1";
+        assert_eq!(Lines::new(text).position(text.find('=').unwrap()), (2, 3));
+        // An offset inside a character is that character's place.
+        assert_eq!(Lines::new(text).position(3), (2, 1));
+        assert_eq!(Lines::new(text).position(usize::MAX), (2, 5));
+    }
+
+    #[test]
+    fn an_insertion_moves_only_the_rest_of_its_line() {
+        let map = PositionMap::new(vec![Step::Inserted {
+            line: 3,
+            column: 5,
+            width: 7,
+        }]);
+        assert_eq!(map.original(3, 4), (3, 4));
+        assert_eq!(map.original(3, 5), (3, 5));
+        assert_eq!(map.original(3, 11), (3, 5));
+        assert_eq!(map.original(3, 12), (3, 5));
+        assert_eq!(map.original(3, 20), (3, 13));
+        assert_eq!(map.original(2, 20), (2, 20));
+        assert_eq!(map.original(4, 20), (4, 20));
+    }
+
+    #[test]
+    fn rewrite_positions_maps_every_place_and_leaves_other_text() {
+        let map = PositionMap::new(vec![Step::Inserted {
+            line: 1,
+            column: 1,
+            width: 7,
+        }]);
+        let text = "TypeError: x at line 1, column 9; then line 1, column 12 \
+                    (deadline 1, column 9; line 2, column 3; line x, column 1; line 1,column 9)";
+        assert_eq!(
+            map.rewrite_positions(text),
+            "TypeError: x at line 1, column 2; then line 1, column 5 \
+             (deadline 1, column 9; line 2, column 3; line x, column 1; line 1,column 9)"
+        );
+        assert_eq!(
+            map.rewrite_positions("line 1, column 8"),
+            "line 1, column 1"
+        );
+        assert_eq!(
+            map.rewrite_positions("line 99999999999999999999999, column 8"),
+            "line 99999999999999999999999, column 8"
+        );
+    }
+
+    #[test]
+    fn the_identity_map_changes_nothing() {
+        let map = PositionMap::default();
+        assert!(map.is_identity());
+        assert_eq!(map.original(7, 3), (7, 3));
+        assert_eq!(
+            map.rewrite_positions("at line 7, column 3"),
+            "at line 7, column 3"
+        );
+    }
+}

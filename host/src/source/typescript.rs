@@ -1,0 +1,413 @@
+//! TypeScript to JavaScript, keeping the program's own places.
+//!
+//! swc's type stripper (`swc_ts_fast_strip`, the one behind Node's
+//! `--experimental-strip-types`) blanks each type with whitespace of the
+//! same length, so the JavaScript it gives has every line and column of the
+//! program: annotations, interfaces, type aliases, generics, `as`,
+//! `satisfies`, `!`, `declare` and type-only imports go without a trace.
+//!
+//! The program is parsed as a module, so that top-level `await` and
+//! `import type` parse. A module has no top-level `return`, which the
+//! program (the body of an async function) may use: each such `return` is
+//! first replaced by something a module allows and of the same length
+//! (`_=    ` before a value, six spaces before none), and put back after.
+//!
+//! A few constructs have no JavaScript of their own to strip down to
+//! (`enum`, `namespace`, constructor parameter properties, `<T>x`): the
+//! stripper refuses them, and those programs are transformed instead. The
+//! output is then generated anew, and its source map ([`Generated`]) maps
+//! places back.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use swc_common::errors::{DiagnosticBuilder, Emitter, Handler};
+use swc_common::sync::Lrc;
+use swc_common::{BytePos, SourceMap};
+use swc_ecma_ast::ReturnStmt;
+use swc_ecma_parser::error::SyntaxError;
+use swc_ecma_parser::{Syntax, TsSyntax};
+use swc_ecma_visit::{Visit, VisitWith};
+use swc_ts_fast_strip::{ErrorCode, Mode, Options, TransformOutput, operate};
+
+use super::SourceError;
+use super::body::{self, HEAD};
+use super::position::{Generated, Lines, Step};
+
+/// Stands in for a top-level `return` with a value: an assignment takes any
+/// expression a `return` does.
+const RETURN_VALUE: &str = "_=    ";
+
+/// Stands in for a top-level `return` without one.
+const RETURN_BARE: &str = "      ";
+
+/// The keyword the stand-ins replace (as long as each).
+const RETURN: &str = "return";
+
+/// JavaScript for a TypeScript program, and the edits that moved places.
+#[derive(Debug)]
+pub(crate) struct Stripped {
+    /// The JavaScript.
+    pub(crate) text: String,
+    /// Empty when the types were blanked in place.
+    pub(crate) steps: Vec<Step>,
+}
+
+/// The parser's view: TypeScript, not TSX (so `<` is a comparison or a
+/// type argument, never an element).
+fn syntax() -> TsSyntax {
+    TsSyntax::default()
+}
+
+/// Turns `program` into JavaScript.
+pub(crate) fn strip(program: &str) -> Result<Stripped, SourceError> {
+    let returns = top_level_returns(program)?;
+    let mut stand_in = program.to_owned();
+    for (&at, &bare) in &returns {
+        let with = if bare { RETURN_BARE } else { RETURN_VALUE };
+        stand_in.replace_range(at..at + RETURN.len(), with);
+    }
+    let run = run_swc(stand_in, Mode::StripOnly, Some(true));
+    match run.output {
+        Ok(output) => {
+            let mut text = output.code;
+            for (&at, &bare) in &returns {
+                let with = if bare { RETURN_BARE } else { RETURN_VALUE };
+                if text.get(at..at + RETURN.len()) != Some(with) {
+                    return Err(SourceError::Failed(
+                        "the type stripper moved a top-level return".into(),
+                    ));
+                }
+                text.replace_range(at..at + RETURN.len(), RETURN);
+            }
+            Ok(Stripped {
+                text,
+                steps: Vec::new(),
+            })
+        }
+        Err(ErrorCode::UnsupportedSyntax) => transform(program),
+        Err(_) => Err(run.error(program, 0)),
+    }
+}
+
+/// The byte offset of every `return` outside a function, and whether it has
+/// no value; or the program's first syntax error.
+fn top_level_returns(program: &str) -> Result<BTreeMap<usize, bool>, SourceError> {
+    let mut parser = body::parser(Syntax::Typescript(syntax()), program);
+    let module = parser
+        .parse_module()
+        .map_err(|error| syntax_error(program, error.span_lo(), &error.into_kind().msg()))?;
+    let mut outside = Vec::new();
+    for error in parser.take_errors() {
+        let at = error.span_lo();
+        match error.into_kind() {
+            SyntaxError::ReturnNotAllowed => outside.push(at),
+            kind => return Err(syntax_error(program, at, &kind.msg())),
+        }
+    }
+    let mut finder = ReturnFinder {
+        outside,
+        found: BTreeMap::new(),
+    };
+    module.visit_with(&mut finder);
+    Ok(finder.found)
+}
+
+/// Finds the `return` statements the parser said were outside a function.
+struct ReturnFinder {
+    /// Where those statements start.
+    outside: Vec<BytePos>,
+    /// Their byte offsets, each with whether it has no value.
+    found: BTreeMap<usize, bool>,
+}
+
+impl Visit for ReturnFinder {
+    fn visit_return_stmt(&mut self, statement: &ReturnStmt) {
+        if self.outside.contains(&statement.span.lo) {
+            self.found
+                .insert(body::offset(statement.span.lo), statement.arg.is_none());
+        }
+        statement.visit_children_with(self);
+    }
+}
+
+/// A parser error's start, for either kind of swc error.
+trait SpanLo {
+    /// Where the error starts.
+    fn span_lo(&self) -> BytePos;
+}
+
+impl SpanLo for swc_ecma_parser::error::Error {
+    fn span_lo(&self) -> BytePos {
+        swc_common::Spanned::span(self).lo
+    }
+}
+
+/// A syntax error at parser position `at` of `program`.
+fn syntax_error(program: &str, at: BytePos, message: &str) -> SourceError {
+    let (line, column) = Lines::new(program).position(body::offset(at));
+    SourceError::Syntax {
+        message: message.to_owned(),
+        line,
+        column,
+    }
+}
+
+/// What one run of swc's stripper gave: its output or its error code, and
+/// the diagnostics it reported.
+struct SwcRun {
+    /// The output, or why there is none.
+    output: Result<TransformOutput, ErrorCode>,
+    /// The diagnostics: message and byte offset in the input, when it has
+    /// one.
+    diagnostics: Vec<(String, Option<usize>)>,
+}
+
+impl SwcRun {
+    /// The first diagnostic as an error in `program`, its offsets less
+    /// `head` bytes (the wrapper before the program, if any).
+    fn error(&self, program: &str, head: usize) -> SourceError {
+        let Some((message, at)) = self.diagnostics.first() else {
+            return SourceError::Failed("the TypeScript compiler gave no output".into());
+        };
+        match at {
+            Some(at) => {
+                let (line, column) = Lines::new(program).position(at.saturating_sub(head));
+                SourceError::Syntax {
+                    message: message.clone(),
+                    line,
+                    column,
+                }
+            }
+            None => SourceError::Failed(message.clone()),
+        }
+    }
+}
+
+/// Keeps swc's diagnostics, where its own emitter would print them.
+struct Collect(Arc<Mutex<Vec<(String, Option<BytePos>)>>>);
+
+impl Emitter for Collect {
+    fn emit(&mut self, diagnostic: &mut DiagnosticBuilder<'_>) {
+        let at = diagnostic.span.primary_span().map(|span| span.lo);
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((diagnostic.message(), at));
+    }
+}
+
+/// Runs swc's stripper over `input`.
+fn run_swc(input: String, mode: Mode, module: Option<bool>) -> SwcRun {
+    let files: Lrc<SourceMap> = Lrc::default();
+    let collected = Arc::new(Mutex::new(Vec::new()));
+    let handler = Handler::with_emitter(true, false, Box::new(Collect(collected.clone())));
+    let options = Options {
+        module,
+        mode,
+        parser: syntax(),
+        source_map: true,
+        ..Options::default()
+    };
+    // The transform makes hygiene marks, which live in swc's globals.
+    let output = swc_common::GLOBALS.set(&swc_common::Globals::new(), || {
+        operate(&files, &handler, input, options).map_err(|error| error.code)
+    });
+    let diagnostics =
+        std::mem::take(&mut *collected.lock().unwrap_or_else(PoisonError::into_inner))
+            .into_iter()
+            .map(|(message, at)| {
+                let at = at.map(|at| files.lookup_byte_offset(at).pos.0 as usize);
+                (message, at)
+            })
+            .collect();
+    SwcRun {
+        output,
+        diagnostics,
+    }
+}
+
+/// Transforms a program the stripper refused (an `enum`, a `namespace`),
+/// inside the guest's async function so that its `return` parses.
+fn transform(program: &str) -> Result<Stripped, SourceError> {
+    let run = run_swc(body::wrap(program), Mode::Transform, Some(false));
+    let output = match run.output {
+        Ok(output) => output,
+        Err(_) => return Err(run.error(program, HEAD.len())),
+    };
+    let unexpected =
+        || SourceError::Failed("the TypeScript transform gave an unexpected shape".into());
+    let map = output
+        .map
+        .as_deref()
+        .and_then(|map| swc_sourcemap::SourceMap::from_slice(map.as_bytes()).ok())
+        .ok_or_else(unexpected)?;
+    // The output is the async function again: what is sent is its body.
+    let mut parser = body::parser(Syntax::Es(Default::default()), &output.code);
+    let script = parser.parse_script().map_err(|_| unexpected())?;
+    let (_, open, close) = body::function_body(&script).ok_or_else(unexpected)?;
+    let text = output
+        .code
+        .get(open + 1..close)
+        .ok_or_else(unexpected)?
+        .to_owned();
+    let (first_line, brace_column) = Lines::new(&output.code).position(open);
+    let generated = Generated {
+        map,
+        first_line,
+        first_column: brace_column + 1,
+        head_columns: HEAD.chars().count(),
+    };
+    Ok(Stripped {
+        text,
+        steps: vec![Step::Generated(Arc::new(generated))],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::PositionMap;
+
+    /// The JavaScript for `program`, which must have been blanked in place.
+    fn blanked(program: &str) -> String {
+        let stripped = strip(program).unwrap();
+        assert!(stripped.steps.is_empty(), "{program:?} was transformed");
+        assert_eq!(stripped.text.len(), program.len(), "{program:?}");
+        stripped.text
+    }
+
+    #[test]
+    fn annotations_are_blanked_in_place() {
+        assert_eq!(
+            blanked("const x: number = 1;\nfunction f(a: string, b?: number): void {}"),
+            "const x         = 1;\nfunction f(a        , b         )       {}"
+        );
+    }
+
+    #[test]
+    fn interfaces_and_type_aliases_leave_an_empty_statement() {
+        assert_eq!(
+            blanked("interface A {\n  a: number;\n}\ntype B = A | null;\nlet b = 1;"),
+            ";            \n            \n \n                  \nlet b = 1;"
+        );
+    }
+
+    #[test]
+    fn generics_are_blanked_and_comparisons_kept() {
+        assert_eq!(
+            blanked("function id<T>(x: T): T { return x; }\nconst n = id<number>(1) < 2;"),
+            "function id   (x   )    { return x; }\nconst n = id        (1) < 2;"
+        );
+    }
+
+    #[test]
+    fn as_satisfies_and_non_null_are_blanked() {
+        assert_eq!(
+            blanked("const a = (b as any)!.c satisfies unknown;\nlet d!: string;"),
+            "const a = (b       ) .c                  ;\nlet d         ;"
+        );
+    }
+
+    #[test]
+    fn declare_and_type_only_imports_are_blanked() {
+        let blank = |n: usize| " ".repeat(n);
+        assert_eq!(
+            blanked(
+                "import type { A } from './a';\nimport type B from './b';\n\
+                 declare function search(q: string): Promise<A[]>;\ndeclare const n: B;\nf()"
+            ),
+            format!(
+                ";{}\n{}\n{}\n{}\nf()",
+                blank(28),
+                blank(25),
+                blank(49),
+                blank(19)
+            )
+        );
+    }
+
+    #[test]
+    fn top_level_return_and_await_are_kept() {
+        assert_eq!(
+            blanked("const r: number = await f();\nif (r) return;\nreturn r as number;"),
+            "const r         = await f();\nif (r) return;\nreturn r          ;"
+        );
+        assert_eq!(
+            blanked("function g(): number { return 1 }\nreturn\ng();"),
+            "function g()         { return 1 }\nreturn\ng();"
+        );
+    }
+
+    #[test]
+    fn plain_javascript_is_unchanged() {
+        for program in [
+            "const hosts = await list_hosts();\nconst bad = [];\nfor (const h of hosts) {\n  \
+             const logs = await get_logs(h, 50);\n  if (logs.length < 3 && h.n > 1) bad.push(h);\n}\n\
+             return bad.map((h) => `${h.name} <${h.id}>`);",
+            "const html = '<div class=\"x\">' + \"<App prop={1} />\" + `</div>`;\n\
+             const ok = a < b && b > c;\nreturn /<[a-z]+>/.test(html) ? html : null;",
+            "let i = 0;\nwhile (i < 10) { i++; }\n// a comment: x: number\nreturn { i, s: 'a: string' };",
+            "const r = await Promise.all([1, 2].map(async (n) => n * 2));\nreturn r;",
+        ] {
+            assert_eq!(blanked(program), program);
+        }
+    }
+
+    #[test]
+    fn a_syntax_error_names_the_programs_line_and_column() {
+        let error = strip("const a = 1;\nconst x: number = ;").unwrap_err();
+        let SourceError::Syntax { line, column, .. } = &error else {
+            panic!("{error:?}");
+        };
+        assert_eq!((*line, *column), (2, 19), "{error}");
+        // Characters, not bytes, before the error.
+        let error = strip("const é: string = 'ü'; let = ;").unwrap_err();
+        assert!(
+            matches!(
+                error,
+                SourceError::Syntax {
+                    line: 1,
+                    column: 30,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with("TypeScript syntax error at line 1, column 30: ")
+        );
+    }
+
+    #[test]
+    fn a_syntax_error_in_a_program_with_an_enum_is_the_programs() {
+        let error = strip("enum E { A }\nconst x = E.A +;").unwrap_err();
+        assert!(
+            matches!(error, SourceError::Syntax { line: 2, .. }),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn an_enum_is_transformed_and_its_places_map_back() {
+        let program = "enum Color { Red, Green }\nconst c: Color = Color.Green;\n\
+                       if (c) throw new Error('boom');\nreturn c;";
+        let stripped = strip(program).unwrap();
+        assert!(!stripped.text.contains("enum"), "{}", stripped.text);
+        assert!(stripped.text.contains("return c;"), "{}", stripped.text);
+        let map = PositionMap::new(stripped.steps);
+        // `throw` where the text sent has it maps back to line 3, column 8.
+        let at = stripped.text.find("throw").unwrap();
+        let (line, column) = Lines::new(&stripped.text).position(at);
+        assert_eq!(map.original(line, column), (3, 8), "{}", stripped.text);
+    }
+
+    #[test]
+    fn a_namespace_is_transformed() {
+        let stripped = strip("namespace N { export const a: number = 1 }\nreturn N.a;").unwrap();
+        assert!(!stripped.text.contains("namespace"), "{}", stripped.text);
+        assert!(!stripped.text.contains(": number"), "{}", stripped.text);
+    }
+}
