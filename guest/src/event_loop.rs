@@ -24,6 +24,7 @@ use wire::{ClientError, FailureKind, Reply};
 
 use crate::limits::StackGuard;
 use crate::session::Session;
+use crate::throw_site;
 use crate::tool_error;
 use crate::transport::Transport;
 
@@ -55,6 +56,7 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
     let mut channel_first = false;
     loop {
         while let Some(job) = run_one_job(ctx) {
+            note_throw(ctx, session, promise);
             if guard.tripped() {
                 return Settled::Stopped;
             }
@@ -124,13 +126,30 @@ fn fire_one<'js>(
     let due = session
         .with_timers(|timers| timers.take_due(now))
         .flatten()?;
+    throw_site::take(ctx);
     let called = due.callback.call::<_, ()>((Rest(due.args),));
     if guard.tripped() {
         return Some(Settled::Stopped);
     }
     match called {
         Ok(()) => None,
-        Err(e) => Some(Settled::Rejected(tool_error::caught(ctx, e))),
+        Err(e) => {
+            if let Some(backtrace) = throw_site::take(ctx) {
+                session.set_thrown_at(backtrace);
+            }
+            Some(Settled::Rejected(tool_error::caught(ctx, e)))
+        }
+    }
+}
+
+/// After a job (or the program's first run): takes QuickJS's backtrace of
+/// the first throw since, and keeps it if the program's promise is now
+/// rejected (see `throw_site`).
+pub(crate) fn note_throw<'js>(ctx: &Ctx<'js>, session: &Session<'js>, promise: &Promise<'js>) {
+    if let Some(backtrace) = throw_site::take(ctx)
+        && matches!(promise.state(), PromiseState::Rejected)
+    {
+        session.set_thrown_at(backtrace);
     }
 }
 

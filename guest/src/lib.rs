@@ -67,6 +67,7 @@ mod outcome;
 mod program;
 mod random;
 mod session;
+mod throw_site;
 mod timers;
 mod tool_error;
 mod transport;
@@ -205,14 +206,15 @@ impl Evaluator {
                 }
             };
             let session = Session::open(intrinsics.clone(), console);
+            let source = program::normalize(&start.program);
             let judge = Judge {
                 intrinsics: &intrinsics,
                 session: &session,
-                source: &start.program,
+                source: &source,
                 guard: &guard,
                 memory: &memory,
             };
-            let ending = run_program(&ctx, &session, &judge, start, transport, &guard);
+            let ending = run_program(&ctx, &session, &judge, start, &source, transport, &guard);
             // Every JS value held on the Rust side goes before the runtime
             // does; QuickJS aborts on objects still alive at teardown.
             session.close();
@@ -228,6 +230,7 @@ fn run_program<'js, T: Transport + ?Sized>(
     session: &Session<'js>,
     judge: &Judge<'_, 'js>,
     start: &Start,
+    source: &str,
     transport: &mut T,
     guard: &StackGuard,
 ) -> Ending {
@@ -242,10 +245,10 @@ fn run_program<'js, T: Transport + ?Sized>(
     if let Err(e) = installed {
         return judge.error(ctx, e);
     }
-    if start.program.contains('\0') {
+    if source.contains('\0') {
         return Ending::failed(FailureKind::Invalid, "the program contains a NUL character");
     }
-    let function = match program::compile(ctx, &start.program) {
+    let function = match program::compile(ctx, source) {
         Ok(function) => function,
         Err(e) => return judge.error(ctx, e),
     };
@@ -255,12 +258,17 @@ fn run_program<'js, T: Transport + ?Sized>(
             "the program is not a function body: it closes the function it is wrapped in",
         );
     };
+    // Whatever set-up threw is no throw of the program's.
+    throw_site::take(ctx);
     let returned = match function.call::<_, rquickjs::Value>(()) {
         Ok(returned) => returned,
         Err(e) => return judge.error(ctx, e),
     };
     let settled = match returned.into_promise() {
-        Some(promise) => event_loop::drive(ctx, session, &promise, transport, guard),
+        Some(promise) => {
+            event_loop::note_throw(ctx, session, &promise);
+            event_loop::drive(ctx, session, &promise, transport, guard)
+        }
         // Only a program that broke out of its wrapper returns a non-promise.
         None => {
             return Ending::failed(

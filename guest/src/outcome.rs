@@ -21,15 +21,18 @@
 //! ([`quickjs_limit`]); a program that throws an identical error of its own
 //! is classed the same way, which only costs it a wrong class.
 //!
-//! The message names the error and, when the reason is an error thrown in
-//! the program, its line and column in the program.
+//! The message names the error and, when the reason was thrown in the
+//! program, its line and column in the program: an `Error` by its stack, any
+//! other value by where it was thrown (`throw_site`). A syntax error found
+//! in the wrapper's closing `})` is "unexpected end of the program", placed
+//! at the program's end.
 
 use rquickjs::{Ctx, Type, Value};
 use wire::FailureKind;
 
 use crate::intrinsics::Intrinsics;
 use crate::limits::StackGuard;
-use crate::program;
+use crate::program::{self, Place};
 use crate::session::Session;
 use crate::tool_error;
 
@@ -173,13 +176,31 @@ impl<'js> Judge<'_, 'js> {
                     );
                 }
             }
+            // No stack of its own: where it was thrown, if that was kept.
+            let place = self
+                .session
+                .thrown_at()
+                .and_then(|backtrace| program::locate(&backtrace, self.source))
+                .map(|at| format!(" at {}", at.position()))
+                .unwrap_or_default();
             return Ending::failed(
                 FailureKind::Invalid,
-                format!("uncaught exception: {}", self.intrinsics.display(reason)),
+                format!(
+                    "uncaught exception: {}{place}",
+                    self.intrinsics.display(reason)
+                ),
             );
         }
         let headline = self.intrinsics.error_headline(reason);
-        let place = self.place(reason);
+        let located = self.locate(reason);
+        if headline.starts_with("SyntaxError:") && matches!(located, Some(Place::End(_))) {
+            // QuickJS met the wrapper's closing `})`, which the program
+            // never wrote: naming that brace would point at nothing.
+            return Ending::failed(FailureKind::Invalid, wrapper_tail_error(&headline, located));
+        }
+        let place = located
+            .map(|at| format!(" at {}", at.position()))
+            .unwrap_or_default();
         if headline == "InternalError: interrupted" && self.guard.tripped() {
             return self.stack_limit(&format!("the program recursed too deeply{place}"));
         }
@@ -202,12 +223,34 @@ impl<'js> Judge<'_, 'js> {
 
     /// ` at line L, column C` when the error's stack passes through the program.
     fn place(&self, error: &Value<'js>) -> String {
+        self.locate(error)
+            .map(|at| format!(" at {}", at.position()))
+            .unwrap_or_default()
+    }
+
+    /// The program's innermost place in the error's stack, if any.
+    fn locate(&self, error: &Value<'js>) -> Option<Place> {
         self.intrinsics
             .property(error, "stack")
             .and_then(|stack| program::locate(&stack, self.source))
-            .map(|at| format!(" at {at}"))
-            .unwrap_or_default()
     }
+}
+
+/// The message for a syntax error QuickJS found in the wrapper's closing
+/// `})`. Either the program ended too early (an unclosed bracket, a
+/// dangling operator): "unexpected end of the program" at its end. Or a
+/// `}` of the program closed the function it is wrapped in, and QuickJS,
+/// past that function, met the wrapper's `}` as a statement
+/// ("Unexpected token '}'", its message for that and only that): the stray
+/// brace is somewhere in the program, and its end is no place to name.
+fn wrapper_tail_error(headline: &str, located: Option<Place>) -> String {
+    if headline == "SyntaxError: Unexpected token '}'" {
+        return "SyntaxError: the program has a '}' that closes no '{' of its own".to_owned();
+    }
+    let place = located
+        .map(|at| format!(" at {}", at.position()))
+        .unwrap_or_default();
+    format!("SyntaxError: unexpected end of the program{place}")
 }
 
 /// Which of QuickJS's limits an error of QuickJS's reports.

@@ -5,7 +5,27 @@
 //! the program's own, and only columns on line 1 need the head's length taken
 //! off. QuickJS counts columns in bytes; [`Position`] counts characters, as
 //! an editor does.
+//!
+//! **Line endings.** Lines are counted at LF, and CRLF is one line end. A
+//! lone CR is turned into an LF before the program is compiled (one byte
+//! for one, so every offset stays): QuickJS counts a lone CR as a line end
+//! in code but not inside a block comment, and a place in a program whose
+//! lines all end in CR would otherwise be "line 1, column 131". This
+//! changes no value: the language treats a lone CR as a line terminator
+//! wherever it stands, and template literals normalise CR and CRLF to LF
+//! in both their cooked and raw text. U+2028 and U+2029 are left alone:
+//! they may stand inside a string literal, where they are text. So they
+//! start no new line in a reported place, which holds for a program that
+//! has them inside strings, template literals or comments (QuickJS does
+//! not count them there either); one standing between two tokens, where
+//! QuickJS does count it, puts the places after it on the wrong line.
+//!
+//! **The wrapper's tail.** A syntax error that QuickJS finds in the closing
+//! `})` means the program ended too early (an unclosed bracket, a dangling
+//! operator): it is reported as "unexpected end of the program" at the
+//! program's end, never as a brace the program does not have.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use rquickjs::context::EvalOptions;
@@ -38,7 +58,27 @@ impl fmt::Display for Position {
     }
 }
 
-/// Compiles the program into its async function (not yet called).
+/// The program with every lone CR (one not followed by LF) made an LF:
+/// what is compiled, and what places are counted in. Same length, byte for
+/// byte.
+pub(crate) fn normalize(source: &str) -> Cow<'_, str> {
+    if !source.contains('\r') {
+        return Cow::Borrowed(source);
+    }
+    let bytes = source.as_bytes();
+    let mut text = String::with_capacity(source.len());
+    for (i, c) in source.char_indices() {
+        if c == '\r' && bytes.get(i + 1) != Some(&b'\n') {
+            text.push('\n');
+        } else {
+            text.push(c);
+        }
+    }
+    Cow::Owned(text)
+}
+
+/// Compiles the program into its async function (not yet called). `source`
+/// is the program as [`normalize`] leaves it.
 ///
 /// Sloppy mode, as a classic script is: a program written for a browser
 /// console or Node behaves the same here.
@@ -53,10 +93,30 @@ pub(crate) fn compile<'js>(ctx: &Ctx<'js>, source: &str) -> rquickjs::Result<Val
     ctx.eval_with_options(text, options)
 }
 
+/// Where in the program a place QuickJS reported is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// In the program's own text.
+    In(Position),
+    /// In the wrapper's closing `})`: the program ended too early. The
+    /// position is just past the program's end.
+    End(Position),
+}
+
+impl Place {
+    /// The position, wherever it is.
+    pub(crate) fn position(self) -> Position {
+        match self {
+            Place::In(at) | Place::End(at) => at,
+        }
+    }
+}
+
 /// The program's innermost place in a QuickJS stack trace, if any frame is
 /// the program's. Frames read `    at f (<program>:3:7)`, or for a syntax
-/// error `    at <program>:3:7`.
-pub(crate) fn locate(stack: &str, source: &str) -> Option<Position> {
+/// error `    at <program>:3:7`. `source` is the program as [`normalize`]
+/// leaves it.
+pub(crate) fn locate(stack: &str, source: &str) -> Option<Place> {
     let marker = format!("{FILE}:");
     stack.lines().find_map(|frame| {
         let at = frame.find(&marker)? + marker.len();
@@ -69,16 +129,16 @@ pub(crate) fn locate(stack: &str, source: &str) -> Option<Position> {
 
 /// Turns QuickJS's line and byte column in the wrapped text into a place in
 /// the program.
-fn position(source: &str, line: usize, byte_column: usize) -> Position {
+fn position(source: &str, line: usize, byte_column: usize) -> Place {
     let lines: Vec<&str> = source.split('\n').collect();
     let Some(text) = line.checked_sub(1).and_then(|i| lines.get(i)) else {
         // The wrapper's closing line: the program ended too early (an
         // unclosed brace, a dangling operator). Point just past its end.
         let last = lines.last().copied().unwrap_or_default();
-        return Position {
+        return Place::End(Position {
             line: lines.len().max(1),
             column: last.chars().count() + 1,
-        };
+        });
     };
     let mut offset = byte_column.saturating_sub(1);
     if line == 1 {
@@ -88,10 +148,10 @@ fn position(source: &str, line: usize, byte_column: usize) -> Position {
     while !text.is_char_boundary(offset) {
         offset -= 1;
     }
-    Position {
+    Place::In(Position {
         line,
         column: text[..offset].chars().count() + 1,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -101,20 +161,20 @@ mod tests {
     #[test]
     fn first_line_columns_lose_the_head() {
         let at = position("let x = ;", 1, HEAD.len() + 9);
-        assert_eq!(at, Position { line: 1, column: 9 });
+        assert_eq!(at, Place::In(Position { line: 1, column: 9 }));
     }
 
     #[test]
     fn columns_count_characters_not_bytes() {
         // "é" is two bytes: QuickJS's byte column 5 is the fourth character.
         let at = position("a\néé;x", 2, 6);
-        assert_eq!(at, Position { line: 2, column: 4 });
+        assert_eq!(at, Place::In(Position { line: 2, column: 4 }));
     }
 
     #[test]
     fn a_place_in_the_closing_line_is_the_end_of_the_program() {
         let at = position("return 1 +\n  (2", 3, 1);
-        assert_eq!(at, Position { line: 2, column: 5 });
+        assert_eq!(at, Place::End(Position { line: 2, column: 5 }));
     }
 
     #[test]
@@ -122,7 +182,19 @@ mod tests {
         let stack =
             "    at get (native)\n    at f (<program>:3:7)\n    at <anonymous> (<program>:9:1)\n";
         let source = "a\nb\nccccccc\n";
-        assert_eq!(locate(stack, source), Some(Position { line: 3, column: 7 }));
+        assert_eq!(
+            locate(stack, source),
+            Some(Place::In(Position { line: 3, column: 7 }))
+        );
         assert_eq!(locate("    at <wasmwire>:1:1\n", source), None);
+    }
+
+    #[test]
+    fn a_lone_cr_becomes_an_lf_and_nothing_else_changes() {
+        assert_eq!(normalize("a\rb\r\nc\n\r"), "a\nb\r\nc\n\n");
+        assert_eq!(normalize("é\r€"), "é\n€");
+        assert!(matches!(normalize("no cr\n"), Cow::Borrowed(_)));
+        let text = "x\u{2028}y\r";
+        assert_eq!(normalize(text).len(), text.len());
     }
 }

@@ -18,6 +18,9 @@ struct State<'js> {
     intrinsics: Intrinsics<'js>,
     calls: Calls<'js>,
     timers: Timers<'js>,
+    /// The backtrace of the throw that rejected the program, if it was
+    /// caught at the time (see `throw_site`).
+    thrown_at: Option<String>,
     console: Box<dyn Write>,
 }
 
@@ -43,6 +46,7 @@ impl<'js> Session<'js> {
                 intrinsics,
                 calls: Calls::default(),
                 timers: Timers::default(),
+                thrown_at: None,
                 console,
             }))),
         }
@@ -68,6 +72,22 @@ impl<'js> Session<'js> {
     pub(crate) fn with_timers<R>(&self, f: impl FnOnce(&mut Timers<'js>) -> R) -> Option<R> {
         let mut state = self.state.try_borrow_mut().ok()?;
         state.as_mut().map(|s| f(&mut s.timers))
+    }
+
+    /// Keeps the backtrace of the throw that ended the program (the first
+    /// one given wins).
+    pub(crate) fn set_thrown_at(&self, backtrace: String) {
+        if let Ok(mut state) = self.state.try_borrow_mut()
+            && let Some(state) = state.as_mut()
+        {
+            state.thrown_at.get_or_insert(backtrace);
+        }
+    }
+
+    /// The backtrace of the throw that ended the program, if one was kept.
+    pub(crate) fn thrown_at(&self) -> Option<String> {
+        let state = self.state.try_borrow().ok()?;
+        state.as_ref().and_then(|s| s.thrown_at.clone())
     }
 
     /// Writes one line of console output. Output is best effort: a console

@@ -114,14 +114,123 @@ fn an_exception_after_an_await_is_placed_too() {
 }
 
 #[test]
-fn a_thrown_non_error_is_invalid_with_its_text() {
-    let (kind, error) = run_alone("throw 'boom';").failure();
+fn a_thrown_non_error_is_invalid_with_its_text_and_where_it_was_thrown() {
+    let (kind, error) = run_alone("const x = 1;\n  throw 'boom';").failure();
     assert_eq!(
         (kind, error.as_str()),
-        (FailureKind::Invalid, "uncaught exception: boom")
+        (
+            FailureKind::Invalid,
+            "uncaught exception: boom at line 2, column 9"
+        )
     );
-    let (_, error) = run_alone("throw { code: 7 };").failure();
-    assert_eq!(error, r#"uncaught exception: {"code":7}"#);
+    let (_, error) = run_alone("await null;\nthrow { code: 7 };").failure();
+    assert_eq!(
+        error,
+        r#"uncaught exception: {"code":7} at line 2, column 7"#
+    );
+    let (_, error) = run_alone("throw 'boom';").failure();
+    assert!(
+        error.starts_with("uncaught exception: boom at line 1, column "),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_value_thrown_in_a_function_is_placed_at_its_throw() {
+    let program = "function check(n) {\n  if (n > 2)\n    throw 42;\n}\ncheck(1);\ncheck(3);";
+    let (_, error) = run_alone(program).failure();
+    assert_eq!(error, "uncaught exception: 42 at line 3, column 11");
+}
+
+#[test]
+fn an_earlier_caught_throw_does_not_take_the_place_of_the_last() {
+    let program =
+        "try { throw 'first'; } catch {}\nawait null;\ntry { null.x; } catch {}\n\nthrow 'last';";
+    let (_, error) = run_alone(program).failure();
+    assert_eq!(error, "uncaught exception: last at line 5, column 7");
+}
+
+#[test]
+fn a_value_rethrown_by_an_await_is_placed_where_it_entered_the_program() {
+    let program = "async function f() {\n  await null;\n  throw 'deep';\n}\nawait f();";
+    let (_, error) = run_alone(program).failure();
+    assert_eq!(error, "uncaught exception: deep at line 5, column 7");
+}
+
+#[test]
+fn a_non_error_thrown_by_a_timer_callback_is_placed_too() {
+    let program = "setTimeout(() => {\n  throw 'tick';\n}, 1);\nawait new Promise(() => {});";
+    let (_, error) = run_alone(program).failure();
+    assert_eq!(error, "uncaught exception: tick at line 2, column 9");
+}
+
+#[test]
+fn a_program_cut_short_is_an_unexpected_end_never_a_brace_it_does_not_have() {
+    for (program, at) in [
+        ("return (1 +", "line 1, column 12"),
+        ("if (true) {\n  return 1 +", "line 2, column 13"),
+        ("return {", "line 1, column 9"),
+        ("return (function () {", "line 1, column 22"),
+        ("return (1 + // a comment", "line 1, column 25"),
+        ("const a = [1,\n  2,", "line 2, column 5"),
+    ] {
+        let (kind, error) = run_alone(program).failure();
+        assert_eq!(kind, FailureKind::Invalid, "{program}");
+        assert_eq!(
+            error,
+            format!("SyntaxError: unexpected end of the program at {at}"),
+            "{program:?}"
+        );
+    }
+}
+
+#[test]
+fn a_stray_closing_brace_is_named_as_the_programs_not_placed_at_its_end() {
+    for program in ["}", "let x = 1;\n}", "if (1) { } }", "return 1 }\n"] {
+        let (kind, error) = run_alone(program).failure();
+        assert_eq!(kind, FailureKind::Invalid, "{program:?}");
+        assert_eq!(
+            error, "SyntaxError: the program has a '}' that closes no '{' of its own",
+            "{program:?}"
+        );
+    }
+}
+
+#[test]
+fn places_are_right_with_cr_only_and_crlf_line_endings() {
+    let cr = "let a = 1;\rlet b = 2;\r\rlet c = 3;\rlet e = ;\r";
+    let (_, error) = run_alone(cr).failure();
+    assert!(error.ends_with(" at line 5, column 9"), "{error}");
+    let crlf = cr.replace('\r', "\r\n");
+    let (_, error) = run_alone(&crlf).failure();
+    assert!(error.ends_with(" at line 5, column 9"), "{error}");
+    // A CR inside a block comment ends a line too.
+    let (_, error) = run_alone("/* one\rtwo */\rnull.x;").failure();
+    assert!(error.ends_with(" at line 3, column 1"), "{error}");
+    // Runtime errors as well as syntax errors.
+    let (_, error) = run_alone("const o = null;\r\r  o.x;").failure();
+    let (_, same_with_lf) = run_alone("const o = null;\n\n  o.x;").failure();
+    assert!(
+        error.starts_with("TypeError: ") && error.contains(" at line 3, column "),
+        "{error}"
+    );
+    assert_eq!(error, same_with_lf);
+}
+
+#[test]
+fn turning_a_lone_cr_into_an_lf_changes_no_value() {
+    // Template literals normalise CR and CRLF to LF, cooked and raw alike.
+    let run = run_alone("return [`a\rb\r\nc`, String.raw`a\rb`, 'x\\\ry', 1 +\r2];");
+    assert_eq!(run.value(), r#"["a\nb\nc","a\nb","xy",3]"#);
+}
+
+#[test]
+fn line_and_paragraph_separators_in_strings_do_not_move_places() {
+    let program = "const s = 'a\u{2028}b\u{2029}c';\nconst t = `\u{2028}`;\nlet e = ;";
+    let (_, error) = run_alone(program).failure();
+    assert!(error.ends_with(" at line 3, column 9"), "{error}");
+    let run = run_alone("return 'a\u{2028}b'.length;");
+    assert_eq!(run.value(), "3");
 }
 
 #[test]
