@@ -12,3 +12,4 @@ mod probe;
 mod process_tree;
 mod programs;
 mod surface;
+mod typescript;

@@ -11,6 +11,8 @@
 //! program (the body of an async function) may use: each such `return` is
 //! first replaced by something a module allows and of the same length
 //! (`_=    ` before a value, six spaces before none), and put back after.
+//! An import of types only (`import type`, `import { type A }`) is blanked
+//! whole, as the parser delimits it: the child runs no imports.
 //!
 //! A few constructs have no JavaScript of their own to strip down to
 //! (`enum`, `namespace`, constructor parameter properties, `<T>x`): the
@@ -24,7 +26,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use swc_common::errors::{DiagnosticBuilder, Emitter, Handler};
 use swc_common::sync::Lrc;
 use swc_common::{BytePos, SourceMap};
-use swc_ecma_ast::ReturnStmt;
+use swc_ecma_ast::{ImportDecl, ImportSpecifier, ModuleDecl, ModuleItem, ReturnStmt};
 use swc_ecma_parser::error::SyntaxError;
 use swc_ecma_parser::{Syntax, TsSyntax};
 use swc_ecma_visit::{Visit, VisitWith};
@@ -61,9 +63,10 @@ fn syntax() -> TsSyntax {
 
 /// Turns `program` into JavaScript.
 pub(crate) fn strip(program: &str) -> Result<Stripped, SourceError> {
-    let returns = top_level_returns(program)?;
-    let mut stand_in = program.to_owned();
-    for (&at, &bare) in &returns {
+    let survey = survey(program)?;
+    let program = &blank_type_imports(program, &survey.type_imports);
+    let mut stand_in = program.clone();
+    for (&at, &bare) in &survey.returns {
         let with = if bare { RETURN_BARE } else { RETURN_VALUE };
         stand_in.replace_range(at..at + RETURN.len(), with);
     }
@@ -71,7 +74,7 @@ pub(crate) fn strip(program: &str) -> Result<Stripped, SourceError> {
     match run.output {
         Ok(output) => {
             let mut text = output.code;
-            for (&at, &bare) in &returns {
+            for (&at, &bare) in &survey.returns {
                 let with = if bare { RETURN_BARE } else { RETURN_VALUE };
                 if text.get(at..at + RETURN.len()) != Some(with) {
                     return Err(SourceError::Failed(
@@ -90,9 +93,19 @@ pub(crate) fn strip(program: &str) -> Result<Stripped, SourceError> {
     }
 }
 
-/// The byte offset of every `return` outside a function, and whether it has
-/// no value; or the program's first syntax error.
-fn top_level_returns(program: &str) -> Result<BTreeMap<usize, bool>, SourceError> {
+/// What the module parse tells about a program.
+#[derive(Debug, Default)]
+struct Survey {
+    /// The byte offset of every `return` outside a function, and whether it
+    /// has no value.
+    returns: BTreeMap<usize, bool>,
+    /// The byte range of every import that imports only types.
+    type_imports: Vec<(usize, usize)>,
+}
+
+/// Parses `program` as a module: its top-level `return`s and its type-only
+/// imports, or its first syntax error.
+fn survey(program: &str) -> Result<Survey, SourceError> {
     let mut parser = body::parser(Syntax::Typescript(syntax()), program);
     let module = parser
         .parse_module()
@@ -110,7 +123,49 @@ fn top_level_returns(program: &str) -> Result<BTreeMap<usize, bool>, SourceError
         found: BTreeMap::new(),
     };
     module.visit_with(&mut finder);
-    Ok(finder.found)
+    let type_imports = module
+        .body
+        .iter()
+        .filter_map(|item| match item {
+            ModuleItem::ModuleDecl(ModuleDecl::Import(import)) if imports_only_types(import) => {
+                Some((body::offset(import.span.lo), body::offset(import.span.hi)))
+            }
+            _ => None,
+        })
+        .collect();
+    Ok(Survey {
+        returns: finder.found,
+        type_imports,
+    })
+}
+
+/// Whether `import` brings in types and nothing else: `import type ...`,
+/// or `import { type A, type B } from ...` (which the stripper would leave
+/// as `import {} from ...`, an import the child cannot run).
+fn imports_only_types(import: &ImportDecl) -> bool {
+    import.type_only
+        || !import.specifiers.is_empty()
+            && import.specifiers.iter().all(|specifier| {
+                matches!(specifier, ImportSpecifier::Named(named) if named.is_type_only)
+            })
+}
+
+/// `program` with each of `ranges` (type-only imports) blanked: every
+/// character but a line break made a space, so that every place stays. An
+/// import with a character of more than one byte is left to the stripper.
+fn blank_type_imports(program: &str, ranges: &[(usize, usize)]) -> String {
+    let mut text = program.to_owned();
+    for &(start, end) in ranges {
+        let Some(import) = program.get(start..end).filter(|import| import.is_ascii()) else {
+            continue;
+        };
+        let blank: String = import
+            .chars()
+            .map(|c| if c == '\n' || c == '\r' { c } else { ' ' })
+            .collect();
+        text.replace_range(start..end, &blank);
+    }
+    text
 }
 
 /// Finds the `return` statements the parser said were outside a function.
@@ -314,14 +369,14 @@ mod tests {
         let blank = |n: usize| " ".repeat(n);
         assert_eq!(
             blanked(
-                "import type { A } from './a';\nimport type B from './b';\n\
+                "import type { A } from './a';\nimport { type B } from './b';\n\
                  declare function search(q: string): Promise<A[]>;\ndeclare const n: B;\nf()"
             ),
             format!(
-                ";{}\n{}\n{}\n{}\nf()",
-                blank(28),
-                blank(25),
-                blank(49),
+                "{}\n{}\n;{}\n{}\nf()",
+                blank(29),
+                blank(29),
+                blank(48),
                 blank(19)
             )
         );
