@@ -13,6 +13,7 @@ use wire::{
 use crate::backend::Backend;
 use crate::console::{Console, ConsoleSink, DEFAULT_CONSOLE_CAP};
 use crate::process::ProcessChild;
+use crate::source::{self, Language};
 use crate::tools::Tools;
 use crate::wasm::{ChildEnd, ChildFailure, EngineOptions, Refusal, WasmChild};
 use crate::{Budget, SandboxError, WireResult};
@@ -60,6 +61,9 @@ pub struct Execution {
     pub budget: Budget,
     /// Where the program's console lines go as they happen, if anywhere.
     pub console_sink: Option<ConsoleSink>,
+    /// What the program is written in: TypeScript has its types stripped
+    /// before it is sent (see [`crate::source`]).
+    pub language: Language,
 }
 
 impl Execution {
@@ -69,6 +73,15 @@ impl Execution {
             program: program.into(),
             budget: Budget::default(),
             console_sink: None,
+            language: Language::JavaScript,
+        }
+    }
+
+    /// `program`, written in TypeScript, with the default budget.
+    pub fn typescript(program: impl Into<String>) -> Self {
+        Execution {
+            language: Language::TypeScript,
+            ..Self::new(program)
         }
     }
 
@@ -232,13 +245,24 @@ impl Sandbox {
     ) -> Result<Outcome, SandboxError> {
         let budget = execution.budget;
         self.backend.check(&budget)?;
+        let result_id = next_result_id();
+        // TypeScript stripped, a last expression returned; a TypeScript
+        // program that does not parse ends like any program with a syntax
+        // error: one Result, kind `invalid`, at its own line and column.
+        let prepared = match source::prepare(&execution.program, execution.language) {
+            Ok(prepared) => prepared,
+            Err(e) => {
+                let failure = WireResult::failure(&result_id, FailureKind::Invalid, e.to_string());
+                return Ok(Outcome::new(failure));
+            }
+        };
         let start = Start {
             v: VERSION,
-            program: execution.program.clone(),
+            program: prepared.text,
             bindings: tools.bindings(),
             budget: budget.into(),
             max_inflight: Some(u32::try_from(self.options.max_in_flight).unwrap_or(u32::MAX)),
-            result_id: next_result_id(),
+            result_id,
         };
         // The caller's program must fit before anything starts: a Start
         // that cannot be sent is the caller's error, not the child's.
@@ -378,6 +402,9 @@ impl Sandbox {
         };
         result.calls = calls;
         result.bytes = bytes;
+        if !prepared.map.is_identity() {
+            result.error = prepared.map.rewrite_positions(&result.error);
+        }
         Ok(Outcome {
             console: console.finish(),
             counts_disagree: child_counts.is_some_and(|c| c != (calls, bytes)),

@@ -34,6 +34,8 @@ mod completion;
 mod position;
 mod typescript;
 
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{OnceLock, mpsc};
 use std::thread;
 
 pub use position::PositionMap;
@@ -108,9 +110,9 @@ pub enum SourceError {
 /// last expression, and says how the child's places map back.
 ///
 /// Only TypeScript fails: a JavaScript program that cannot be parsed here
-/// comes back as it is. The parse runs on a thread of its own (with a
-/// stack deep enough for [`MAX_PARSED_BYTES`]), and this call waits for it:
-/// microseconds for a program a model writes.
+/// comes back as it is. The parse runs on the process's parser thread
+/// (with a stack deep enough for [`MAX_PARSED_BYTES`]), and this call waits
+/// for it: microseconds for a program a model writes.
 pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceError> {
     let unreadable = |why: &str| match language {
         Language::JavaScript => Ok(Prepared::unchanged(program)),
@@ -125,15 +127,71 @@ pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceErro
             }),
         };
     }
-    let owned = program.to_owned();
-    let parse = thread::Builder::new()
-        .name("wasmwire-source".into())
-        .stack_size(PARSER_STACK)
-        .spawn(move || prepare_here(&owned, language));
-    match parse.map(thread::JoinHandle::join) {
-        Ok(Ok(prepared)) => prepared,
-        Ok(Err(_panic)) => unreadable("the TypeScript compiler panicked"),
-        Err(_spawn) => unreadable("no thread for the TypeScript compiler"),
+    match Parser::shared().and_then(|parser| parser.prepare(program, language)) {
+        Some(Ok(prepared)) => prepared,
+        Some(Err(Panicked)) => unreadable("the TypeScript compiler panicked"),
+        None => unreadable("no thread for the TypeScript compiler"),
+    }
+}
+
+/// A prepare that panicked (swc's bug, caught on the parser's thread).
+struct Panicked;
+
+/// One job for the parser's thread, and where its answer goes.
+type Job = (
+    String,
+    Language,
+    mpsc::SyncSender<Result<Result<Prepared, SourceError>, Panicked>>,
+);
+
+/// The one thread that parses programs, for the whole process: started on
+/// first use, with a stack deep enough for [`MAX_PARSED_BYTES`], and kept.
+/// A thread per program would pay for its stack's mapping and for swc's
+/// per-thread set-up on every execution (measured: 240 µs for `return 1`,
+/// against about 20 µs here); one thread also keeps that set-up warm.
+/// Programs from concurrent executions take turns; each is microseconds.
+struct Parser {
+    jobs: mpsc::Sender<Job>,
+}
+
+impl Parser {
+    /// The process's parser, started if it is not yet; `None` if no thread
+    /// can be started.
+    fn shared() -> Option<&'static Parser> {
+        static PARSER: OnceLock<Option<Parser>> = OnceLock::new();
+        PARSER
+            .get_or_init(|| {
+                let (jobs, incoming) = mpsc::channel::<Job>();
+                thread::Builder::new()
+                    .name("wasmwire-source".into())
+                    .stack_size(PARSER_STACK)
+                    .spawn(move || {
+                        for (program, language, answer) in incoming {
+                            let prepared = panic::catch_unwind(AssertUnwindSafe(|| {
+                                prepare_here(&program, language)
+                            }))
+                            .map_err(|_| Panicked);
+                            let _ = answer.send(prepared);
+                        }
+                    })
+                    .ok()?;
+                Some(Parser { jobs })
+            })
+            .as_ref()
+    }
+
+    /// Prepares `program` on the parser's thread and waits for it; `None`
+    /// if the thread is gone.
+    fn prepare(
+        &self,
+        program: &str,
+        language: Language,
+    ) -> Option<Result<Result<Prepared, SourceError>, Panicked>> {
+        let (answer, answered) = mpsc::sync_channel(1);
+        self.jobs
+            .send((program.to_owned(), language, answer))
+            .ok()?;
+        answered.recv().ok()
     }
 }
 
