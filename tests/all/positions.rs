@@ -1,0 +1,54 @@
+//! Error places name the program's own text, through the library and the
+//! real guest: a program cut short, CR-only line endings, a thrown value
+//! that is not an Error.
+
+use wasmwire::FailureKind;
+use wasmwire_tests::{assert_failed, run};
+
+/// The outcome's error text, asserting it failed `invalid`.
+async fn invalid(program: &str) -> String {
+    let outcome = run(program).await;
+    assert_failed(&outcome, FailureKind::Invalid, "");
+    outcome.result.error.clone()
+}
+
+#[tokio::test]
+async fn a_program_cut_short_ends_unexpectedly_at_its_end_not_at_a_brace_it_never_wrote() {
+    let error = invalid("return (1 +").await;
+    assert_eq!(
+        error,
+        "SyntaxError: unexpected end of the program at line 1, column 12"
+    );
+    let error = invalid("const xs = [1, 2, 3];\nreturn xs.map((x) => {\n  return x *").await;
+    assert_eq!(
+        error,
+        "SyntaxError: unexpected end of the program at line 3, column 13"
+    );
+    assert!(!error.contains('}'), "{error}");
+}
+
+#[tokio::test]
+async fn places_are_right_with_cr_only_line_endings() {
+    let program = "const a = 1;\rconst b = 2;\rconst c = 3;\r\rconst d = ;\r";
+    let error = invalid(program).await;
+    assert!(error.starts_with("SyntaxError: "), "{error}");
+    assert!(error.ends_with(" at line 5, column 11"), "{error}");
+    let error = invalid("const o = null;\r\r\r\ro.missing.field;").await;
+    let same_with_lf = invalid("const o = null;\n\n\n\no.missing.field;").await;
+    assert!(
+        error.starts_with("TypeError: ") && error.contains(" at line 5, column "),
+        "{error}"
+    );
+    assert_eq!(error, same_with_lf);
+}
+
+#[tokio::test]
+async fn a_thrown_string_says_where_it_was_thrown() {
+    let error = invalid("const n = 3;\nif (n > 2) {\n  throw \"boom\";\n}\nreturn n;").await;
+    assert_eq!(error, "uncaught exception: boom at line 3, column 9");
+    let error = invalid("await null;\nfunction fail() {\n    throw { code: 7 };\n}\nfail();").await;
+    assert_eq!(
+        error,
+        r#"uncaught exception: {"code":7} at line 3, column 11"#
+    );
+}
