@@ -52,10 +52,12 @@ mod backend;
 mod budget;
 pub mod console;
 pub mod containment;
+mod describe;
 mod error;
 pub mod process;
-pub mod source;
 mod sandbox;
+mod schema;
+pub mod source;
 pub mod tools;
 pub mod wasm;
 
@@ -65,6 +67,8 @@ pub use console::ConsoleSink;
 pub use error::SandboxError;
 pub use process::ProcessChild;
 pub use sandbox::{Execution, ExecutionError, GUEST_COMPONENT, Outcome, Sandbox, SandboxOptions};
+/// The schemars the typed tools derive their schemas with ([`Tool::typed`]).
+pub use schemars;
 pub use tokio_util::sync::CancellationToken;
 pub use tools::{Json, JsonText, Text, Tool, ToolValue, Tools};
 pub use wire::{self, Call, FailureKind, HandlerError, ToolFailure};

@@ -15,16 +15,36 @@
 //! (`JSON`, `console`, `setTimeout`, ...). Any other name is refused at
 //! registration, unless the tool is registered [`Tool::call_only`]: then
 //! the program reaches it only as `host.call("search-docs", args)`.
+//!
+//! A tool can describe itself: a [`Tool::description`], a JSON Schema for
+//! its params ([`Tool::params`]) and one for its result ([`Tool::result`]).
+//! [`Tool::typed`] derives both from serde types (with `schemars`). The
+//! parent checks every call's args against the params schema before the
+//! handler runs: a call that does not fit is answered `invalid`, naming the
+//! field and the rule, and the handler never sees it. The descriptions and
+//! schemas become the program's declarations ([`Tools::typescript`]).
+//!
+//! **How a program passes params.** With a signature
+//! (`.signature("get_logs(host, count)")`) the program calls
+//! `get_logs("db1", 50)`: the arguments map by position to the signature's
+//! names, each of which must be a property of the params schema. Without a
+//! signature the program passes **one object**, the params themselves:
+//! `get_logs({ host: "db1", count: 50 })`. A schema's property order is
+//! never used as a parameter order: JSON objects are unordered, and an
+//! order that a round trip through a map could change is no contract.
 
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use wire::{Call, FailureKind, Handler, HandlerError, HandlerFuture, StartBinding, ToolFailure};
 
 use crate::SandboxError;
+use crate::schema::{self, ParamsSchema};
 
 /// A tool's value, as the program receives it: always JSON on the wire.
 ///
@@ -112,6 +132,11 @@ pub struct Tool {
     handler: Arc<dyn Handler>,
     timeout: Option<Duration>,
     call_only: bool,
+    description: String,
+    params: Option<serde_json::Value>,
+    result: Option<serde_json::Value>,
+    /// The params schema compiled, once the tool is registered.
+    checker: Option<Arc<ParamsSchema>>,
 }
 
 impl std::fmt::Debug for Tool {
@@ -121,6 +146,9 @@ impl std::fmt::Debug for Tool {
             .field("signature", &self.signature)
             .field("timeout", &self.timeout)
             .field("call_only", &self.call_only)
+            .field("description", &self.description)
+            .field("params", &self.params)
+            .field("result", &self.result)
             .finish_non_exhaustive()
     }
 }
@@ -144,7 +172,77 @@ impl Tool {
             handler: Arc::new(handler),
             timeout: None,
             call_only: false,
+            description: String::new(),
+            params: None,
+            result: None,
+            checker: None,
         }
+    }
+
+    /// A tool over serde types: `handler` gets the args deserialized as
+    /// `A` and its `R` is serialized as the value. Both JSON Schemas are
+    /// derived from the types (`#[derive(JsonSchema)]`, doc comments
+    /// becoming descriptions), so the args are checked against `A`'s schema
+    /// before `handler` runs and the declarations show both types.
+    ///
+    /// `A` must be a struct (an object schema): its fields are the params.
+    /// Without a [`Tool::signature`] the program passes them as one object.
+    ///
+    /// ```
+    /// use schemars::JsonSchema;
+    /// use serde::{Deserialize, Serialize};
+    /// use wasmwire::{HandlerError, Tool};
+    ///
+    /// /// Which host, and how many lines.
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Query { host: String, count: Option<u32> }
+    ///
+    /// #[derive(Serialize, JsonSchema)]
+    /// struct Logs { host: String, lines: Vec<String> }
+    ///
+    /// let tool = Tool::typed("get_logs", |q: Query| async move {
+    ///     let lines = vec![format!("{} is up", q.host); q.count.unwrap_or(1) as usize];
+    ///     Ok::<_, HandlerError>(Logs { host: q.host, lines })
+    /// })
+    /// .description("The newest log lines of one host.");
+    /// ```
+    pub fn typed<A, R, F, Fut>(name: impl Into<String>, handler: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + 'static,
+        R: Serialize + JsonSchema + 'static,
+        F: Fn(A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, HandlerError>> + Send + 'static,
+    {
+        let name = name.into();
+        let tool = name.clone();
+        Tool::new(name, move |call: Call| {
+            let answering = typed_args::<A>(&tool, &call.args).map(&handler);
+            async move { Ok(Json(answering?.await?)) }
+        })
+        .params(derived_schema::<A>())
+        .result(derived_schema::<R>())
+    }
+
+    /// What the tool does, for the program's author (a model): the first
+    /// line of its JSDoc in [`Tools::typescript`].
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// The JSON Schema of the params: an object schema whose properties
+    /// are the parameters. Every call's args are checked against it before
+    /// the handler runs; one that does not fit is answered `invalid`.
+    pub fn params(mut self, schema: serde_json::Value) -> Self {
+        self.params = Some(schema);
+        self
+    }
+
+    /// The JSON Schema of the tool's value, for the declarations (the
+    /// parent does not check values against it).
+    pub fn result(mut self, schema: serde_json::Value) -> Self {
+        self.result = Some(schema);
+        self
     }
 
     /// Sets the signature, e.g. `"get_logs(host, count)"`: the program then
@@ -176,6 +274,48 @@ impl Tool {
         &self.name
     }
 
+    /// The signature, `""` when there is none.
+    pub fn signature_text(&self) -> &str {
+        &self.signature
+    }
+
+    /// The signature's parameter names, in order; `None` without one.
+    pub fn parameters(&self) -> Option<Vec<&str>> {
+        let (_, rest) = self.signature.split_once('(')?;
+        let list = rest.trim_end().strip_suffix(')')?;
+        Some(
+            list.split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .collect(),
+        )
+    }
+
+    /// The description, `""` when there is none.
+    pub fn description_text(&self) -> &str {
+        &self.description
+    }
+
+    /// The params schema, if any.
+    pub fn params_schema(&self) -> Option<&serde_json::Value> {
+        self.params.as_ref()
+    }
+
+    /// The result schema, if any.
+    pub fn result_schema(&self) -> Option<&serde_json::Value> {
+        self.result.as_ref()
+    }
+
+    /// Whether the tool is reached only through `host.call`.
+    pub fn is_call_only(&self) -> bool {
+        self.call_only
+    }
+
+    /// The longest one call may take, if the tool sets one.
+    pub fn timeout_limit(&self) -> Option<Duration> {
+        self.timeout
+    }
+
     fn check(&self) -> Result<(), SandboxError> {
         let bad = |why: String| SandboxError::BadTool {
             name: self.name.clone(),
@@ -187,15 +327,15 @@ impl Tool {
         if self.name.chars().any(char::is_control) {
             return Err(bad("the name contains a control character".into()));
         }
-        if !self.call_only {
-            if let Some(why) = not_a_global_name(&self.name) {
-                return Err(bad(format!(
-                    "{why}, so the program could not call it by name; \
-                     mark it call-only (Tool::call_only, or --call-only) \
-                     to reach it as host.call({:?}, args)",
-                    self.name
-                )));
-            }
+        if !self.call_only
+            && let Some(why) = not_a_global_name(&self.name)
+        {
+            return Err(bad(format!(
+                "{why}, so the program could not call it by name; \
+                 mark it call-only (Tool::call_only, or --call-only) \
+                 to reach it as host.call({:?}, args)",
+                self.name
+            )));
         }
         if self.timeout == Some(Duration::ZERO) {
             return Err(bad("a timeout of 0 would fail every call".into()));
@@ -231,8 +371,28 @@ impl Tool {
             }
             seen.push(param);
         }
+        if let Some(params) = &self.params
+            && let Some(why) = schema::signature_mismatch(&seen, params)
+        {
+            return Err(bad(format!("signature {:?}: {why}", self.signature)));
+        }
         Ok(())
     }
+}
+
+/// `A`'s JSON Schema as derived by schemars.
+fn derived_schema<A: JsonSchema>() -> serde_json::Value {
+    schemars::schema_for!(A).to_value()
+}
+
+/// The args of a typed tool as `A` (no args are the empty object). They
+/// have passed the params schema already; what still fails to deserialize
+/// is the schema's fault or serde's stricter rule, and `invalid` either way.
+fn typed_args<A: DeserializeOwned>(tool: &str, args: &str) -> Result<A, HandlerError> {
+    let args = if args.trim().is_empty() { "{}" } else { args };
+    serde_json::from_str(args).map_err(|e| {
+        ToolFailure::new(FailureKind::Invalid, format!("{tool}: invalid args: {e}")).into()
+    })
 }
 
 /// Why `name` cannot be a global function of the program, if it cannot.
@@ -317,7 +477,15 @@ impl Tools {
 
     /// Adds `tool`, refusing a bad name or signature, or a name taken twice.
     pub fn register(&mut self, tool: Tool) -> Result<&mut Self, SandboxError> {
+        let mut tool = tool;
         tool.check()?;
+        if let Some(params) = &tool.params {
+            let checker = ParamsSchema::compile(params).map_err(|why| SandboxError::BadTool {
+                name: tool.name.clone(),
+                why,
+            })?;
+            tool.checker = Some(Arc::new(checker));
+        }
         let map = Arc::make_mut(&mut self.by_name);
         if map.contains_key(&tool.name) {
             return Err(SandboxError::BadTool {
@@ -349,6 +517,16 @@ impl Tools {
     pub fn is_empty(&self) -> bool {
         self.by_name.is_empty()
     }
+
+    /// The tools, in name order.
+    pub fn iter(&self) -> impl Iterator<Item = &Tool> {
+        self.by_name.values()
+    }
+
+    /// The tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.by_name.get(name)
+    }
 }
 
 impl Handler for Tools {
@@ -358,7 +536,14 @@ impl Handler for Tools {
 
     fn call(&self, call: Call) -> HandlerFuture {
         match self.by_name.get(&call.tool) {
-            Some(tool) => tool.handler.call(call),
+            Some(tool) => {
+                if let Some(checker) = &tool.checker
+                    && let Err(failure) = checker.check(&tool.name, &call.args)
+                {
+                    return Box::pin(async move { Err(failure.into()) });
+                }
+                tool.handler.call(call)
+            }
             None => {
                 let why = format!("no tool named {:?}", call.tool);
                 Box::pin(async move { Err(ToolFailure::new(FailureKind::NotFound, why).into()) })
@@ -372,7 +557,9 @@ mod tests {
     use super::*;
 
     fn noop() -> Tool {
-        Tool::new("t", |_call| async { Ok::<_, HandlerError>(Text(String::new())) })
+        Tool::new("t", |_call| async {
+            Ok::<_, HandlerError>(Text(String::new()))
+        })
     }
 
     #[test]
@@ -393,7 +580,9 @@ mod tests {
     fn bad_names_and_signatures_are_refused_with_a_reason() {
         let cases = [
             (
-                Tool::new("", |_c| async { Ok::<_, HandlerError>(Text(String::new())) }),
+                Tool::new("", |_c| async {
+                    Ok::<_, HandlerError>(Text(String::new()))
+                }),
                 "empty",
             ),
             (noop().signature("t"), "no parameter list"),
@@ -421,7 +610,11 @@ mod tests {
             ("setTimeout", "already a global"),
             ("toString", "already a global"),
         ] {
-            let tool = || Tool::new(name, |_c| async { Ok::<_, HandlerError>(Text(String::new())) });
+            let tool = || {
+                Tool::new(name, |_c| async {
+                    Ok::<_, HandlerError>(Text(String::new()))
+                })
+            };
             let err = Tools::new().register(tool()).unwrap_err().to_string();
             assert!(err.contains(why), "{name}: {err}");
             assert!(err.contains("call_only"), "{name}: {err}");
@@ -430,7 +623,9 @@ mod tests {
             assert_eq!(tools.bindings()[0].name, name);
         }
         for name in ["search", "get_logs", "$x", "_private", "fetchDoc2"] {
-            let tool = Tool::new(name, |_c| async { Ok::<_, HandlerError>(Text(String::new())) });
+            let tool = Tool::new(name, |_c| async {
+                Ok::<_, HandlerError>(Text(String::new()))
+            });
             Tools::new().register(tool).unwrap();
         }
     }
@@ -439,9 +634,15 @@ mod tests {
     async fn values_are_json_by_construction() {
         assert_eq!(Text("123".into()).into_json().unwrap(), r#""123""#);
         assert_eq!(Text("a\"b\n".into()).into_json().unwrap(), r#""a\"b\n""#);
-        assert_eq!(serde_json::json!({"n": 123}).into_json().unwrap(), r#"{"n":123}"#);
+        assert_eq!(
+            serde_json::json!({"n": 123}).into_json().unwrap(),
+            r#"{"n":123}"#
+        );
         assert_eq!(Json(vec![1, 2]).into_json().unwrap(), "[1,2]");
-        assert_eq!(JsonText::new(" 123 ").unwrap().into_json().unwrap(), " 123 ");
+        assert_eq!(
+            JsonText::new(" 123 ").unwrap().into_json().unwrap(),
+            " 123 "
+        );
         for bad in ["", "abc", "{", "1 2", "[1,]"] {
             assert!(JsonText::new(bad).is_err(), "{bad:?}");
         }
@@ -458,7 +659,9 @@ mod tests {
         // Through a registered tool, a handler's text comes out a JSON string.
         let mut tools = Tools::new();
         tools
-            .register(Tool::new("t", |_c| async { Ok::<_, HandlerError>(Text("123".into())) }))
+            .register(Tool::new("t", |_c| async {
+                Ok::<_, HandlerError>(Text("123".into()))
+            }))
             .unwrap();
         let call = Call::new("1", "t", "", wire::Holdings::new(0));
         assert_eq!(tools.call(call).await.unwrap(), r#""123""#);
@@ -467,10 +670,14 @@ mod tests {
     #[test]
     fn a_timeout_is_the_tools_own_and_zero_is_refused() {
         let mut tools = Tools::new();
-        tools.register(noop().timeout(Duration::from_millis(250))).unwrap();
+        tools
+            .register(noop().timeout(Duration::from_millis(250)))
+            .unwrap();
         assert_eq!(tools.timeout("t"), Some(Duration::from_millis(250)));
         assert_eq!(tools.timeout("other"), None);
-        let err = Tools::new().register(noop().timeout(Duration::ZERO)).unwrap_err();
+        let err = Tools::new()
+            .register(noop().timeout(Duration::ZERO))
+            .unwrap_err();
         assert!(err.to_string().contains("timeout of 0"), "{err}");
     }
 

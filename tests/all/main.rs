@@ -5,6 +5,7 @@
 
 mod budgets;
 mod children;
+mod describe;
 mod hostile;
 mod isolation;
 mod memory_sweep;

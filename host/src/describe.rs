@@ -1,0 +1,650 @@
+//! What a model is shown of the tools: TypeScript declarations
+//! ([`Tools::typescript`]) and a prompt with the sandbox's rules
+//! ([`Tools::prompt`]).
+//!
+//! The declarations are one `.d.ts` text (a script, not a module: every
+//! name in it is global, as in the child). Each tool a program can call by
+//! name is a `declare function` whose JSDoc is the tool's description and
+//! the schema's descriptions; its params and its value are typed from the
+//! tool's JSON Schemas (`unknown` where there is none). `host` declares
+//! `host.call` once per tool (so a wrong name or args fail to type-check),
+//! and every tool as a property, the call-only ones included.
+//! `ToolError` is declared with the closed set of kinds of
+//! [`wire::FAILURE_KINDS`], so a program can branch on `e.kind`.
+//!
+//! Schemas map to types as a model would read them: `type` (one or a
+//! list), `enum`, `const`, `oneOf`/`anyOf` (unions), `allOf`
+//! (intersections), `properties` with `required` (the rest optional),
+//! `additionalProperties` (`true` or a schema adds an index signature;
+//! absent adds none, so a misspelt property is caught), `items` and
+//! `prefixItems` (arrays and tuples), `nullable`, and `$ref` into the
+//! schema itself (`#/$defs/..`), inlined; a reference back into a type
+//! being written is `unknown`. Anything else is `unknown`.
+//!
+//! The declarations are for a program type-checked against the ES2022
+//! library without the DOM's: they declare the child's own `console` and
+//! timers.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::tools::{Tool, Tools};
+use crate::{Budget, SandboxOptions};
+
+impl Tools {
+    /// The tools' TypeScript declarations (a `.d.ts`), with JSDoc from the
+    /// descriptions and types from the schemas, and the `ToolError` and
+    /// `host` the program gets.
+    pub fn typescript(&self) -> String {
+        let mut out = String::new();
+        out.push_str(PREAMBLE);
+        tool_error(&mut out);
+        for tool in self.iter().filter(|t| !t.is_call_only()) {
+            out.push('\n');
+            function(&mut out, tool);
+        }
+        out.push('\n');
+        host(&mut out, self);
+        out
+    }
+
+    /// What a model needs to write a program for this sandbox: the rules
+    /// (the program is an async function body; tools are global async
+    /// functions and `host.call`; calls are paced; no fetch, filesystem or
+    /// network), the limits of this execution (`budget`, and the in-flight
+    /// cap and call deadline of `options`), then [`Tools::typescript`].
+    pub fn prompt(&self, budget: &Budget, options: &SandboxOptions) -> String {
+        let mut out = String::from(
+            "Write a JavaScript (or TypeScript) program to do the task. It runs in a sandbox:\n\
+             - The program is the body of an async function: use `await` at the top level, \
+             and `return` the answer (or end with an expression, whose value is the answer). \
+             The answer must be JSON-serialisable.\n\
+             - Each tool below is a global async function; `host.call(name, args, { deadlineMs })` \
+             calls one by name with a deadline of its own. Calls run concurrently: use \
+             `Promise.all` to fan out. Calls beyond the in-flight cap wait their turn in order, \
+             so fanning out over many items is fine.\n\
+             - A failed call rejects with a `ToolError`: branch on `e.kind`, and retry only when \
+             `e.retryable`. Arguments are checked against the declarations before a tool runs; \
+             bad ones fail with kind `invalid` and a message naming the field.\n\
+             - There is no `fetch`, no network, no filesystem, no `require`/`import` and no \
+             environment: only the tools, `console`, timers and the JavaScript built-ins. \
+             Console output is shown to the operator, not returned.\n",
+        );
+        out.push_str("\nThe limits of this execution:\n");
+        let none = |n: u64, text: String| if n == 0 { "none".to_string() } else { text };
+        let _ = writeln!(
+            out,
+            "- wall clock: {}",
+            if budget.wall_clock.is_zero() {
+                "none".to_string()
+            } else {
+                format!("{:?}", budget.wall_clock)
+            }
+        );
+        let _ = writeln!(
+            out,
+            "- memory: {}",
+            none(
+                budget.max_memory,
+                format!("{} MiB", budget.max_memory >> 20)
+            )
+        );
+        let _ = writeln!(
+            out,
+            "- tool calls: {}",
+            none(budget.max_calls, budget.max_calls.to_string())
+        );
+        let _ = writeln!(
+            out,
+            "- bytes of tool values: {}",
+            none(budget.max_bytes, budget.max_bytes.to_string())
+        );
+        let _ = writeln!(out, "- calls in flight at once: {}", options.max_in_flight);
+        if let Some(deadline) = options.max_call_deadline {
+            let _ = writeln!(out, "- longest one call may take: {deadline:?}");
+        }
+        out.push_str("\nThe tools, as TypeScript declarations:\n\n```ts\n");
+        out.push_str(&self.typescript());
+        out.push_str("```\n");
+        out
+    }
+}
+
+/// What the child gives every program besides the tools.
+const PREAMBLE: &str = "\
+// The tools of this sandbox, and what else the program has.
+// The program is the body of an async function: top-level await and return work.
+
+interface Console {
+  log(...data: unknown[]): void;
+  info(...data: unknown[]): void;
+  warn(...data: unknown[]): void;
+  error(...data: unknown[]): void;
+  debug(...data: unknown[]): void;
+}
+declare var console: Console;
+declare function setTimeout(callback: (...args: any[]) => void, delay?: number, ...args: any[]): number;
+declare function setInterval(callback: (...args: any[]) => void, delay?: number, ...args: any[]): number;
+declare function clearTimeout(id?: number): void;
+declare function clearInterval(id?: number): void;
+
+/** Options of one `host.call`. */
+interface CallOptions {
+  /** The longest this call may take, in milliseconds; past it the call fails `transient`. */
+  deadlineMs?: number;
+}
+";
+
+/// `ToolErrorKind` and `ToolError`.
+fn tool_error(out: &mut String) {
+    out.push_str("\n/** How a tool call failed:\n");
+    for row in wire::FAILURE_KINDS.iter() {
+        let _ = writeln!(
+            out,
+            " * - `{}`{}: {}",
+            row.name,
+            if row.retryable { " (retryable)" } else { "" },
+            row.description
+        );
+    }
+    out.push_str(" */\ntype ToolErrorKind =");
+    for row in wire::FAILURE_KINDS.iter() {
+        let _ = write!(out, "\n  | {:?}", row.name);
+    }
+    out.push_str(";\n");
+    out.push_str(
+        "\n/** What a failed tool call rejects with. */\n\
+         declare class ToolError extends Error {\n\
+         \x20 private constructor();\n\
+         \x20 /** The failure class. */\n\
+         \x20 readonly kind: ToolErrorKind;\n\
+         \x20 /** Whether trying again may succeed (`transient`, `rate_limited`). */\n\
+         \x20 readonly retryable: boolean;\n\
+         \x20 /** The tool that failed. */\n\
+         \x20 readonly tool: string;\n\
+         }\n",
+    );
+}
+
+/// One tool's `declare function`.
+fn function(out: &mut String, tool: &Tool) {
+    let params = tool.params_schema();
+    let result = result_type(tool, 0);
+    let mut doc = Vec::new();
+    if !tool.description_text().is_empty() {
+        doc.extend(tool.description_text().lines().map(str::to_string));
+    }
+    let list = match tool.parameters() {
+        Some(names) => {
+            let properties = params.and_then(|p| p.get("properties"));
+            let required = required(params);
+            // A required parameter cannot follow an optional one in
+            // TypeScript: an optional one before a required one takes
+            // `undefined` instead.
+            let last_required = names.iter().rposition(|n| required.contains(n));
+            let mut list = Vec::new();
+            for (i, name) in names.iter().enumerate() {
+                let schema = properties.and_then(|p| p.get(*name));
+                let ty = match (params, schema) {
+                    (Some(root), Some(schema)) => ts_type(schema, root, &mut Vec::new(), 0),
+                    _ => "unknown".to_string(),
+                };
+                if let Some(d) = schema.and_then(description) {
+                    doc.push(format!("@param {name} {}", one_line(d)));
+                }
+                let optional = params.is_some() && !required.contains(name);
+                list.push(match (optional, last_required.is_some_and(|l| i < l)) {
+                    (false, _) => format!("{name}: {ty}"),
+                    (true, false) => format!("{name}?: {ty}"),
+                    (true, true) => format!("{name}: {ty} | undefined"),
+                });
+            }
+            list.join(", ")
+        }
+        None => {
+            let ty = params_type(tool, 0);
+            let optional = params.is_none() || required(params).is_empty();
+            if params.is_some() {
+                doc.push("@param args The params, as one object.".into());
+            }
+            format!("args{}: {ty}", if optional { "?" } else { "" })
+        }
+    };
+    if let Some(d) = tool.result_schema().and_then(description) {
+        doc.push(format!("@returns {}", one_line(d)));
+    }
+    doc.push("@throws {ToolError} when the call fails; `kind` says how.".into());
+    jsdoc(out, &doc, 0);
+    let _ = writeln!(
+        out,
+        "declare function {}({list}): Promise<{result}>;",
+        tool.name()
+    );
+}
+
+/// `host`: `call` once per tool, and each tool as a property.
+fn host(out: &mut String, tools: &Tools) {
+    out.push_str("/** Every tool by name, and `host.call`. */\ndeclare const host: {\n");
+    if tools.is_empty() {
+        out.push_str("  /** There are no tools. */\n");
+        out.push_str(
+            "  call(name: never, args?: unknown, options?: CallOptions): Promise<never>;\n",
+        );
+    }
+    for tool in tools.iter() {
+        let name = serde_json::Value::String(tool.name().to_string()).to_string();
+        let optional = tool.params_schema().is_none() || required(tool.params_schema()).is_empty();
+        let _ = writeln!(
+            out,
+            "  /** Calls `{}` with its params as one object. */",
+            tool.name()
+        );
+        let _ = writeln!(
+            out,
+            "  call(name: {name}, args{}: {}, options?: CallOptions): Promise<{}>;",
+            if optional { "?" } else { "" },
+            params_type(tool, 1),
+            result_type(tool, 1)
+        );
+    }
+    for tool in tools.iter() {
+        if tool.is_call_only() {
+            let name = property_name(tool.name());
+            let optional =
+                tool.params_schema().is_none() || required(tool.params_schema()).is_empty();
+            if !tool.description_text().is_empty() {
+                jsdoc(out, &[one_line(tool.description_text())], 1);
+            }
+            let _ = writeln!(
+                out,
+                "  readonly {name}: (args{}: {}) => Promise<{}>;",
+                if optional { "?" } else { "" },
+                params_type(tool, 1),
+                result_type(tool, 1)
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "  readonly {}: typeof {};",
+                property_name(tool.name()),
+                tool.name()
+            );
+        }
+    }
+    out.push_str("};\n");
+}
+
+fn params_type(tool: &Tool, indent: usize) -> String {
+    match tool.params_schema() {
+        Some(schema) => ts_type(schema, schema, &mut Vec::new(), indent),
+        None => "unknown".into(),
+    }
+}
+
+fn result_type(tool: &Tool, indent: usize) -> String {
+    match tool.result_schema() {
+        Some(schema) => ts_type(schema, schema, &mut Vec::new(), indent),
+        None => "unknown".into(),
+    }
+}
+
+fn required(schema: Option<&Value>) -> Vec<&str> {
+    schema
+        .and_then(|s| s.get("required"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+fn description(schema: &Value) -> Option<&str> {
+    schema
+        .get("description")
+        .and_then(Value::as_str)
+        .filter(|d| !d.trim().is_empty())
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A JSDoc block of `lines` at `indent` levels; `*/` in a line cannot end
+/// it early.
+fn jsdoc(out: &mut String, lines: &[String], indent: usize) {
+    let pad = "  ".repeat(indent);
+    let lines: Vec<String> = lines.iter().map(|l| l.replace("*/", "*\\/")).collect();
+    if lines.is_empty() {
+        return;
+    }
+    if let [line] = lines.as_slice() {
+        let _ = writeln!(out, "{pad}/** {line} */");
+        return;
+    }
+    let _ = writeln!(out, "{pad}/**");
+    for line in lines {
+        if line.is_empty() {
+            let _ = writeln!(out, "{pad} *");
+        } else {
+            let _ = writeln!(out, "{pad} * {line}");
+        }
+    }
+    let _ = writeln!(out, "{pad} */");
+}
+
+/// `name` as a property key: bare when it is an identifier, else quoted.
+fn property_name(name: &str) -> String {
+    let mut chars = name.chars();
+    let plain = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    if plain {
+        name.to_string()
+    } else {
+        Value::String(name.to_string()).to_string()
+    }
+}
+
+/// The TypeScript type of `schema`, whose `$ref`s point into `root`.
+/// `refs` holds the references being written (a reference back into one
+/// is `unknown`); `indent` is the nesting level of the text around.
+fn ts_type(schema: &Value, root: &Value, refs: &mut Vec<String>, indent: usize) -> String {
+    let object = match schema {
+        Value::Bool(true) => return "unknown".into(),
+        Value::Bool(false) => return "never".into(),
+        Value::Object(object) => object,
+        _ => return "unknown".into(),
+    };
+    let mut ty = if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+        resolve(reference, root, refs, indent)
+    } else if let Some(value) = object.get("const") {
+        literal(value)
+    } else if let Some(values) = object.get("enum").and_then(Value::as_array) {
+        union(values.iter().map(literal).collect())
+    } else if let Some(any) = object
+        .get("oneOf")
+        .or_else(|| object.get("anyOf"))
+        .and_then(Value::as_array)
+    {
+        union(any.iter().map(|s| ts_type(s, root, refs, indent)).collect())
+    } else if let Some(all) = object.get("allOf").and_then(Value::as_array) {
+        let parts: Vec<String> = all
+            .iter()
+            .map(|s| ts_type(s, root, refs, indent))
+            .filter(|t| t != "unknown")
+            .map(|t| wrap(&t))
+            .collect();
+        if parts.is_empty() {
+            "unknown".into()
+        } else {
+            parts.join(" & ")
+        }
+    } else {
+        match object.get("type") {
+            Some(Value::String(name)) => of_type(name, object, root, refs, indent),
+            Some(Value::Array(names)) => union(
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|name| of_type(name, object, root, refs, indent))
+                    .collect(),
+            ),
+            _ if object.contains_key("properties") => of_type("object", object, root, refs, indent),
+            _ if object.contains_key("items") => of_type("array", object, root, refs, indent),
+            _ => "unknown".into(),
+        }
+    };
+    if object.get("nullable") == Some(&Value::Bool(true)) {
+        ty = union(vec![ty, "null".into()]);
+    }
+    ty
+}
+
+/// A `$ref` inside the schema, inlined.
+fn resolve(reference: &str, root: &Value, refs: &mut Vec<String>, indent: usize) -> String {
+    let Some(pointer) = reference.strip_prefix('#') else {
+        return "unknown".into();
+    };
+    if refs.iter().any(|r| r == reference) {
+        return "unknown".into();
+    }
+    let Some(target) = root.pointer(pointer) else {
+        return "unknown".into();
+    };
+    refs.push(reference.to_string());
+    let ty = ts_type(target, root, refs, indent);
+    refs.pop();
+    ty
+}
+
+fn of_type(
+    name: &str,
+    schema: &serde_json::Map<String, Value>,
+    root: &Value,
+    refs: &mut Vec<String>,
+    indent: usize,
+) -> String {
+    match name {
+        "string" => "string".into(),
+        "integer" | "number" => "number".into(),
+        "boolean" => "boolean".into(),
+        "null" => "null".into(),
+        "array" => {
+            if let Some(prefix) = schema.get("prefixItems").and_then(Value::as_array) {
+                let items: Vec<String> = prefix
+                    .iter()
+                    .map(|s| ts_type(s, root, refs, indent))
+                    .collect();
+                return format!("[{}]", items.join(", "));
+            }
+            match schema.get("items") {
+                Some(items) => format!("{}[]", wrap(&ts_type(items, root, refs, indent))),
+                None => "unknown[]".into(),
+            }
+        }
+        "object" => object_type(schema, root, refs, indent),
+        _ => "unknown".into(),
+    }
+}
+
+fn object_type(
+    schema: &serde_json::Map<String, Value>,
+    root: &Value,
+    refs: &mut Vec<String>,
+    indent: usize,
+) -> String {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let extra = match schema.get("additionalProperties") {
+        None => properties.is_none().then(|| "unknown".to_string()),
+        Some(Value::Bool(false)) => None,
+        Some(Value::Bool(true)) => Some("unknown".into()),
+        Some(extra) => Some(if properties.is_some_and(|p| !p.is_empty()) {
+            // Every property must fit the index signature's type.
+            "unknown".into()
+        } else {
+            ts_type(extra, root, refs, indent + 1)
+        }),
+    };
+    let properties: Vec<(&String, &Value)> = properties.into_iter().flatten().collect();
+    if properties.is_empty() {
+        return match extra {
+            Some(extra) => format!("{{ [key: string]: {extra} }}"),
+            None => "{}".into(),
+        };
+    }
+    let pad = "  ".repeat(indent + 1);
+    let mut out = String::from("{\n");
+    for (name, property) in properties {
+        if let Some(d) = description(property) {
+            jsdoc(&mut out, &[one_line(d)], indent + 1);
+        }
+        let ty = ts_type(property, root, refs, indent + 1);
+        let optional = if required.contains(&name.as_str()) {
+            ""
+        } else {
+            "?"
+        };
+        let _ = writeln!(out, "{pad}{}{optional}: {ty};", property_name(name));
+    }
+    if let Some(extra) = extra {
+        let _ = writeln!(out, "{pad}[key: string]: {extra};");
+    }
+    let _ = write!(out, "{}}}", "  ".repeat(indent));
+    out
+}
+
+/// A JSON value as a literal type.
+fn literal(value: &Value) -> String {
+    match value {
+        Value::String(_) | Value::Number(_) | Value::Bool(_) | Value::Null => value.to_string(),
+        _ => "unknown".into(),
+    }
+}
+
+/// `a | b`, without repeats; `unknown` swallows the rest.
+fn union(types: Vec<String>) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for ty in types {
+        if ty == "unknown" {
+            return ty;
+        }
+        if !parts.contains(&ty) {
+            parts.push(ty);
+        }
+    }
+    match parts.len() {
+        0 => "never".into(),
+        1 => parts.remove(0),
+        _ => parts
+            .iter()
+            .map(|t| wrap(t))
+            .collect::<Vec<_>>()
+            .join(" | "),
+    }
+}
+
+/// `ty` in parentheses when it is a union or an intersection that an
+/// outer `[]`, `|` or `&` would otherwise split.
+fn wrap(ty: &str) -> String {
+    let mut depth = 0i32;
+    for c in ty.chars() {
+        match c {
+            '{' | '[' | '(' | '<' => depth += 1,
+            '}' | ']' | ')' | '>' => depth -= 1,
+            '|' | '&' if depth == 0 => return format!("({ty})"),
+            _ => {}
+        }
+    }
+    ty.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ty(schema: Value) -> String {
+        ts_type(&schema, &schema, &mut Vec::new(), 0)
+    }
+
+    #[test]
+    fn scalars_enums_and_unions() {
+        assert_eq!(ty(json!({"type": "string"})), "string");
+        assert_eq!(ty(json!({"type": "integer"})), "number");
+        assert_eq!(ty(json!({"type": ["string", "null"]})), "string | null");
+        assert_eq!(
+            ty(json!({"type": "string", "nullable": true})),
+            "string | null"
+        );
+        assert_eq!(
+            ty(json!({"enum": ["a", "b", 1, null]})),
+            "\"a\" | \"b\" | 1 | null"
+        );
+        assert_eq!(ty(json!({"const": "x"})), "\"x\"");
+        assert_eq!(
+            ty(
+                json!({"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "number"}}]})
+            ),
+            "string | number[]"
+        );
+        assert_eq!(
+            ty(json!({"type": "array", "items": {"type": ["string", "number"]}})),
+            "(string | number)[]"
+        );
+        assert_eq!(ty(json!({})), "unknown");
+        assert_eq!(ty(json!(true)), "unknown");
+        assert_eq!(ty(json!({"anyOf": [{"type": "string"}, {}]})), "unknown");
+        assert_eq!(
+            ty(json!({"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]})),
+            "[string, number]"
+        );
+    }
+
+    #[test]
+    fn objects_optional_fields_and_additional_properties() {
+        let t = ty(json!({
+            "type": "object",
+            "properties": {
+                "host": {"type": "string", "description": "The host."},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "a-b": {"type": "boolean"},
+            },
+            "required": ["host"],
+            "additionalProperties": false,
+        }));
+        assert!(t.contains("  /** The host. */\n  host: string;"), "{t}");
+        assert!(t.contains("  host: string;"), "{t}");
+        assert!(t.contains("  tags?: string[];"), "{t}");
+        assert!(t.contains("  \"a-b\"?: boolean;"), "{t}");
+        assert!(!t.contains("[key: string]"), "{t}");
+        assert_eq!(
+            ty(json!({"type": "object", "additionalProperties": {"type": "integer"}})),
+            "{ [key: string]: number }"
+        );
+        assert_eq!(ty(json!({"type": "object"})), "{ [key: string]: unknown }");
+        let open = ty(
+            json!({"type": "object", "properties": {"a": {"type": "string"}},
+            "additionalProperties": true}),
+        );
+        assert!(open.contains("[key: string]: unknown;"), "{open}");
+    }
+
+    #[test]
+    fn references_are_inlined_and_recursion_stops_at_unknown() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"root": {"$ref": "#/$defs/Node"}},
+            "required": ["root"],
+            "$defs": {"Node": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+                },
+                "required": ["name"],
+            }},
+        });
+        let t = ty(schema);
+        assert!(t.contains("root: {"), "{t}");
+        assert!(t.contains("name: string;"), "{t}");
+        assert!(t.contains("children?: unknown[];"), "{t}");
+        assert_eq!(ty(json!({"$ref": "#/nowhere"})), "unknown");
+        assert_eq!(ty(json!({"$ref": "https://example.invalid/x"})), "unknown");
+    }
+
+    #[test]
+    fn jsdoc_cannot_be_closed_by_a_description() {
+        let mut out = String::new();
+        jsdoc(&mut out, &["a */ declare var x: 1; /*".to_string()], 0);
+        assert!(!out.contains("a */"), "{out}");
+    }
+}

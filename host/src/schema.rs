@@ -1,0 +1,230 @@
+//! A tool's params schema: checked once when the tool is registered, and
+//! every call's args checked against it before the handler runs.
+//!
+//! The params are one JSON object (a params schema must say
+//! `"type": "object"`); its properties are the tool's parameters. A call
+//! whose args do not fit is answered `invalid` with every rule it broke
+//! (up to [`MAX_REPORTED`]), each naming the field as the program wrote it
+//! (`args.items[0].name`) and the schema's keyword (`type`, `required`,
+//! `additionalProperties`, ...). The handler never sees such a call.
+//!
+//! Schemas are compiled by the `jsonschema` crate without its remote
+//! resolvers: a `$ref` must point inside the schema itself (`#/$defs/..`);
+//! one that reaches for a file or a URL is refused at registration.
+
+use serde_json::Value;
+use wire::{FailureKind, ToolFailure};
+
+/// The most broken rules one `invalid` answer lists; a model fixes the
+/// first few and tries again, and the answer stays short.
+pub const MAX_REPORTED: usize = 8;
+
+/// A compiled params schema.
+pub(crate) struct ParamsSchema {
+    validator: jsonschema::Validator,
+}
+
+impl std::fmt::Debug for ParamsSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParamsSchema").finish_non_exhaustive()
+    }
+}
+
+impl ParamsSchema {
+    /// Compiles `schema`, or says why it cannot be a params schema.
+    pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
+        if schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(
+                "the params schema must be an object schema (\"type\": \"object\"): \
+                 a tool's params are one object whose properties are its parameters"
+                    .into(),
+            );
+        }
+        let validator = jsonschema::validator_for(schema)
+            .map_err(|e| format!("the params schema is not a usable JSON Schema: {e}"))?;
+        Ok(ParamsSchema { validator })
+    }
+
+    /// The call's args as JSON if they fit the schema; otherwise the
+    /// `invalid` failure that lists what is wrong. No args at all (a
+    /// `host.call(name)` without any) are the empty object.
+    pub(crate) fn check(&self, tool: &str, args: &str) -> Result<Value, ToolFailure> {
+        let invalid = |why: String| ToolFailure::new(FailureKind::Invalid, why);
+        let value: Value = if args.trim().is_empty() {
+            Value::Object(Default::default())
+        } else {
+            serde_json::from_str(args).map_err(|e| {
+                invalid(format!(
+                    "{tool}: the args are not JSON ({e}); pass one object, as the declaration says"
+                ))
+            })?
+        };
+        let mut broken = Vec::new();
+        let mut more = 0usize;
+        for error in self.validator.iter_errors(&value) {
+            if broken.len() == MAX_REPORTED {
+                more += 1;
+                continue;
+            }
+            broken.push(format!(
+                "{}: {} (rule `{}`)",
+                field(error.instance_path().as_str()),
+                error,
+                error.kind().keyword()
+            ));
+        }
+        if broken.is_empty() {
+            return Ok(value);
+        }
+        let mut why = format!("{tool}: invalid args: {}", broken.join("; "));
+        if more > 0 {
+            why.push_str(&format!("; and {more} more"));
+        }
+        Err(invalid(why))
+    }
+}
+
+/// A JSON pointer into the args as the program would write the field:
+/// `/items/0/name` is `args.items[0].name`, the root is `args`.
+fn field(pointer: &str) -> String {
+    let mut out = String::from("args");
+    for segment in pointer.split('/').skip(1) {
+        let segment = segment.replace("~1", "/").replace("~0", "~");
+        if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) {
+            out.push_str(&format!("[{segment}]"));
+        } else if is_plain_identifier(&segment) {
+            out.push('.');
+            out.push_str(&segment);
+        } else {
+            out.push_str(&format!("[{}]", Value::String(segment)));
+        }
+    }
+    out
+}
+
+fn is_plain_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+/// Why `signature`'s parameters do not fit `params`, if they do not: each
+/// parameter must be one of its properties (when it lists any), and each
+/// required property must be a parameter, or no positional call could
+/// ever pass.
+pub(crate) fn signature_mismatch(parameters: &[&str], params: &Value) -> Option<String> {
+    let properties = params.get("properties").and_then(Value::as_object);
+    if let Some(properties) = properties
+        && let Some(p) = parameters.iter().find(|p| !properties.contains_key(**p))
+    {
+        return Some(format!(
+            "parameter {p:?} of the signature is not a property of the params schema"
+        ));
+    }
+    let required = params.get("required").and_then(Value::as_array);
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        if !parameters.contains(&name) {
+            return Some(format!(
+                "the params schema requires {name:?}, which the signature does not take"
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> ParamsSchema {
+        ParamsSchema::compile(&json!({
+            "type": "object",
+            "properties": {
+                "host": {"type": "string"},
+                "count": {"type": "integer", "minimum": 1},
+                "items": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}},
+                }},
+            },
+            "required": ["host"],
+            "additionalProperties": false,
+        }))
+        .unwrap()
+    }
+
+    fn why(args: &str) -> String {
+        let failure = schema().check("t", args).unwrap_err();
+        assert_eq!(failure.kind, FailureKind::Invalid);
+        failure.message
+    }
+
+    #[test]
+    fn args_that_fit_pass_and_no_args_are_the_empty_object() {
+        let ok = schema().check("t", r#"{"host":"db1","count":2}"#).unwrap();
+        assert_eq!(ok, json!({"host":"db1","count":2}));
+        assert!(why("").contains("\"host\" is a required property"));
+    }
+
+    #[test]
+    fn each_broken_rule_names_the_field_and_the_keyword() {
+        let m = why(r#"{"host":5}"#);
+        assert!(
+            m.contains("args.host: 5 is not of type \"string\" (rule `type`)"),
+            "{m}"
+        );
+        let m = why(r#"{}"#);
+        assert!(
+            m.contains("args: \"host\" is a required property (rule `required`)"),
+            "{m}"
+        );
+        let m = why(r#"{"host":"a","extra":1}"#);
+        assert!(m.contains("'extra' was unexpected"), "{m}");
+        assert!(m.contains("(rule `additionalProperties`)"), "{m}");
+        let m = why(r#"{"host":"a","items":[{"name":"x"},{"name":3}]}"#);
+        assert!(m.contains("args.items[1].name: 3 is not of type"), "{m}");
+        let m = why(r#"{"host":"a","count":0}"#);
+        assert!(
+            m.contains("args.count:") && m.contains("(rule `minimum`)"),
+            "{m}"
+        );
+        let m = why("db1");
+        assert!(m.contains("not JSON"), "{m}");
+    }
+
+    #[test]
+    fn a_params_schema_must_be_an_object_schema_without_remote_refs() {
+        let err = ParamsSchema::compile(&json!({"type": "string"})).unwrap_err();
+        assert!(err.contains("must be an object schema"), "{err}");
+        let remote = json!({"type": "object", "properties": {
+            "a": {"$ref": "https://example.invalid/schema.json"}}});
+        assert!(ParamsSchema::compile(&remote).is_err());
+    }
+
+    #[test]
+    fn fields_are_written_as_the_program_writes_them() {
+        assert_eq!(field(""), "args");
+        assert_eq!(field("/a/0/b"), "args.a[0].b");
+        assert_eq!(field("/a b/c~1d"), "args[\"a b\"][\"c/d\"]");
+    }
+
+    #[test]
+    fn a_signature_must_fit_the_params_schema() {
+        let params = json!({"type":"object","properties":{"a":{},"b":{}},"required":["a"]});
+        assert_eq!(signature_mismatch(&["a", "b"], &params), None);
+        assert_eq!(signature_mismatch(&["a"], &params), None);
+        assert!(
+            signature_mismatch(&["a", "c"], &params)
+                .unwrap()
+                .contains("\"c\"")
+        );
+        assert!(
+            signature_mismatch(&["b"], &params)
+                .unwrap()
+                .contains("requires \"a\"")
+        );
+    }
+}

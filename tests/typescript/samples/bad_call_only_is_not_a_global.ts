@@ -1,0 +1,2 @@
+// expect: Cannot find name 'search'.
+return await search({ q: "x" });

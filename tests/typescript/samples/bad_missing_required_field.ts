@@ -1,0 +1,2 @@
+// expect: Property 'name' is missing
+return await move_shape({ corners: [], motion: "still" });
