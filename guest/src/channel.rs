@@ -13,7 +13,7 @@
 //! while a Request is on its way is decoded into frames and kept, matched
 //! by id when the evaluator asks for answers. How the two directions are
 //! served at once is a [`Link`]'s business: WASI preview-2 streams and
-//! `poll` in the component ([`WasiLink`], wasm only), a reader thread in a
+//! `poll` in the component (`WasiLink`, wasm only), a reader thread in a
 //! native process child ([`ThreadLink`]).
 //!
 //! It paces as [`wire::InFlight`] does: at most the Start's `max_inflight`
