@@ -42,7 +42,7 @@ pub use position::PositionMap;
 
 /// The largest program the parser reads (64 KiB). swc's parser and its
 /// visitors recurse, about 3 KiB of stack for each level of brackets: a
-/// program of 64 KiB nests at most 32 Ki levels, which [`PARSER_STACK`]
+/// program of 64 KiB nests at most 32 Ki levels, which the parser thread's stack
 /// holds (measured). A larger JavaScript program is sent as it is; a
 /// larger TypeScript program is refused.
 pub const MAX_PARSED_BYTES: usize = 64 << 10;

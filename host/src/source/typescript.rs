@@ -239,8 +239,11 @@ impl SwcRun {
     }
 }
 
+/// swc's diagnostics as they are reported: message and position, if any.
+type Diagnostics = Arc<Mutex<Vec<(String, Option<BytePos>)>>>;
+
 /// Keeps swc's diagnostics, where its own emitter would print them.
-struct Collect(Arc<Mutex<Vec<(String, Option<BytePos>)>>>);
+struct Collect(Diagnostics);
 
 impl Emitter for Collect {
     fn emit(&mut self, diagnostic: &mut DiagnosticBuilder<'_>) {
@@ -255,7 +258,7 @@ impl Emitter for Collect {
 /// Runs swc's stripper over `input`.
 fn run_swc(input: String, mode: Mode, module: Option<bool>) -> SwcRun {
     let files: Lrc<SourceMap> = Lrc::default();
-    let collected = Arc::new(Mutex::new(Vec::new()));
+    let collected = Diagnostics::default();
     let handler = Handler::with_emitter(true, false, Box::new(Collect(collected.clone())));
     let options = Options {
         module,
