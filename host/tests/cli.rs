@@ -831,3 +831,160 @@ fn the_console_streams_to_stderr_while_the_program_runs() {
     assert_eq!(result["value"], json!(r#""went""#), "{result}");
     let _ = std::fs::remove_file(&go);
 }
+
+/// A `--tools` manifest whose one tool has a strict params schema; its
+/// command counts its calls in a file (one line each) and echoes its args.
+fn counted_manifest(toml: bool) -> (PathBuf, PathBuf) {
+    let counter = temp_path("calls");
+    let _ = std::fs::remove_file(&counter);
+    let command = format!("echo call >> {}; cat", counter.display());
+    let path = temp_path("tools").with_extension(if toml { "toml" } else { "json" });
+    let text = if toml {
+        format!(
+            r#"
+[[tools]]
+name = "get_logs"
+description = "The newest log lines of one host."
+command = {command:?}
+output = "json"
+timeout = "5s"
+params = {{ type = "object", required = ["host"], additionalProperties = false, properties = {{ host = {{ type = "string" }}, count = {{ type = "integer" }} }} }}
+"#
+        )
+    } else {
+        json!({"tools": [{
+            "name": "get_logs",
+            "description": "The newest log lines of one host.",
+            "command": command,
+            "output": "json",
+            "timeout": "5s",
+            "params": {
+                "type": "object",
+                "properties": {"host": {"type": "string"}, "count": {"type": "integer"}},
+                "required": ["host"],
+                "additionalProperties": false,
+            },
+        }]})
+        .to_string()
+    };
+    std::fs::write(&path, text).unwrap();
+    (path, counter)
+}
+
+fn calls_made(counter: &Path) -> usize {
+    std::fs::read_to_string(counter).map_or(0, |s| s.lines().count())
+}
+
+/// Through the CLI, a call whose args break the manifest's params schema
+/// (a wrong type, a missing required field, a field it forbids) fails
+/// `invalid` with the field and the rule, and the command never runs; a
+/// call that fits runs it. The same for a JSON and a TOML manifest.
+#[test]
+fn tools_manifest_args_are_checked_before_the_command_runs() {
+    for toml in [false, true] {
+        let (manifest, counter) = counted_manifest(toml);
+        let manifest = manifest.to_str().unwrap();
+        for (args, needle) in [
+            (
+                r#"{host: "db1", count: "ten"}"#,
+                r#"get_logs: invalid args: args.count: \"ten\" is not of type \"integer\" (rule `type`)"#,
+            ),
+            (
+                r#"{count: 5}"#,
+                r#"get_logs: invalid args: args: \"host\" is a required property (rule `required`)"#,
+            ),
+            (
+                r#"{host: "db1", verbose: true}"#,
+                "Additional properties are not allowed ('verbose' was unexpected) (rule `additionalProperties`)",
+            ),
+        ] {
+            let program = format!("return await get_logs({args});");
+            let (code, result, stderr) = run(&["--tools", manifest], &program);
+            assert_eq!(code, 1, "{result} {stderr}");
+            assert_eq!(result["kind"], "invalid", "{result}");
+            let error = result["error"].as_str().unwrap();
+            let needle = needle.replace("\\\"", "\"");
+            assert!(error.contains(&needle), "{needle:?} not in {error:?}");
+        }
+        assert_eq!(calls_made(&counter), 0, "the command ran for a bad call");
+        let (code, result, stderr) = run(
+            &["--tools", manifest],
+            r#"return await get_logs({host: "db1", count: 2});"#,
+        );
+        assert_eq!(code, 0, "{result} {stderr}");
+        assert_eq!(result["value"], json!(r#"{"host":"db1","count":2}"#));
+        assert_eq!(calls_made(&counter), 1);
+        let _ = std::fs::remove_file(&counter);
+        let _ = std::fs::remove_file(manifest);
+    }
+}
+
+/// A manifest that is not valid is a usage error that says why.
+#[test]
+fn a_bad_tools_manifest_is_a_usage_error() {
+    let path = temp_path("bad.json");
+    std::fs::write(&path, r#"{"tools": [{"name": "t", "comand": "true"}]}"#).unwrap();
+    let out = wasmwire(&["run", "--tools", path.to_str().unwrap(), "-"], "return 1");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown field `comand`"), "{stderr}");
+    assert!(out.stdout.is_empty());
+    let _ = std::fs::remove_file(&path);
+}
+
+/// `wasmwire describe` prints the declarations of the same tools `run`
+/// takes, and with `--prompt` the rules and limits before them.
+#[test]
+fn describe_prints_the_declarations_or_the_prompt() {
+    let (manifest, _) = counted_manifest(false);
+    let manifest = manifest.to_str().unwrap();
+    let out = wasmwire(
+        &[
+            "describe",
+            "--tools",
+            manifest,
+            "--tool",
+            "ping=echo pong",
+            "--json-tool",
+            "add(a, b)=true",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let dts = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "/**\n * The newest log lines of one host.",
+        "declare function get_logs(args: {\n  count?: number;\n  host: string;\n}): Promise<unknown>;",
+        "declare function ping(args?: unknown): Promise<unknown>;",
+        "declare function add(a: unknown, b: unknown): Promise<unknown>;",
+        "declare class ToolError extends Error",
+        "| \"rate_limited\"",
+    ] {
+        assert!(dts.contains(needle), "{needle:?} not in:\n{dts}");
+    }
+    let out = wasmwire(
+        &[
+            "describe",
+            "--tools",
+            manifest,
+            "--prompt",
+            "--wall-clock",
+            "30s",
+            "--max-calls",
+            "7",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let prompt = String::from_utf8(out.stdout).unwrap();
+    for needle in [
+        "body of an async function",
+        "wall clock: 30s",
+        "tool calls: 7",
+        "```ts\n",
+    ] {
+        assert!(prompt.contains(needle), "{needle:?} not in:\n{prompt}");
+    }
+    assert!(prompt.contains("declare function get_logs("), "{prompt}");
+    let _ = std::fs::remove_file(manifest);
+}

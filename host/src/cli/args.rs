@@ -21,6 +21,9 @@ pub struct Cli {
 pub enum Command {
     /// Run PROGRAM (a file, or - for stdin) and print its Result as one JSON line.
     Run(RunArgs),
+    /// Print the tools' TypeScript declarations, or the prompt that tells a
+    /// model the sandbox's rules, its limits and the declarations.
+    Describe(super::describe::DescribeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -39,6 +42,13 @@ pub struct RunArgs {
     /// JSON fails the call. Repeatable.
     #[arg(long = "json-tool", value_name = "SPEC", value_parser = ToolSpec::parse_json)]
     pub json_tools: Vec<ToolSpec>,
+
+    /// A manifest of tools (JSON, or TOML for a .toml file): each with its
+    /// name, description, params and result JSON Schemas, command, output
+    /// (json or text) and timeout. The args of every call are checked
+    /// against its params schema before the command runs.
+    #[arg(long = "tools", value_name = "FILE")]
+    pub tools_file: Option<PathBuf>,
 
     /// The longest one call to tool NAME may take (e.g. search=5s); past it
     /// the call fails `transient`. Repeatable.
@@ -101,7 +111,7 @@ pub enum Output {
 }
 
 /// `NAME=DURATION`.
-fn parse_tool_timeout(text: &str) -> Result<(String, Duration), String> {
+pub(super) fn parse_tool_timeout(text: &str) -> Result<(String, Duration), String> {
     let (name, duration) = text
         .split_once('=')
         .ok_or_else(|| format!("{text:?} is not NAME=DURATION (e.g. search=5s)"))?;

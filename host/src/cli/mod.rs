@@ -1,6 +1,8 @@
 //! The command line: arguments, shell tools, and the one Result line.
 
 mod args;
+mod describe;
+mod manifest;
 mod output;
 mod shell_tool;
 mod units;
@@ -32,6 +34,13 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => match run(args) {
             Ok(code) => ExitCode::from(code),
+            Err(e) => {
+                eprintln!("wasmwire: {e:#}");
+                ExitCode::from(EXIT_USAGE)
+            }
+        },
+        Command::Describe(args) => match describe::run(&args) {
+            Ok(()) => ExitCode::from(EXIT_OK),
             Err(e) => {
                 eprintln!("wasmwire: {e:#}");
                 ExitCode::from(EXIT_USAGE)
@@ -100,34 +109,16 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
 /// How long the console's last lines may take to reach stderr.
 const CONSOLE_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// The tools of `--tool` and `--json-tool`, with their timeouts and
-/// call-only names applied; a timeout or call-only for no tool is an error.
+/// The tools of `--tool`, `--json-tool` and `--tools`, with their
+/// timeouts and call-only names applied; a timeout or call-only for no
+/// tool is an error.
 fn tools(args: &RunArgs) -> anyhow::Result<Tools> {
-    let specs: Vec<_> = args.tools.iter().chain(&args.json_tools).collect();
-    for name in args
-        .tool_timeouts
-        .iter()
-        .map(|(name, _)| name)
-        .chain(&args.call_only)
-    {
-        if !specs.iter().any(|spec| &spec.name == name) {
-            anyhow::bail!(
-                "no tool named {name:?} (--tool-timeout and --call-only name a --tool or --json-tool)"
-            );
-        }
-    }
-    let mut tools = Tools::new();
-    for spec in specs {
-        let mut tool = shell_tool::tool(spec);
-        if let Some((_, timeout)) = args.tool_timeouts.iter().rfind(|(n, _)| *n == spec.name) {
-            tool = tool.timeout(*timeout);
-        }
-        if args.call_only.contains(&spec.name) {
-            tool = tool.call_only();
-        }
-        tools.register(tool)?;
-    }
-    Ok(tools)
+    manifest::tools(&manifest::ToolSources {
+        specs: args.tools.iter().chain(&args.json_tools).collect(),
+        timeouts: &args.tool_timeouts,
+        call_only: &args.call_only,
+        manifest: args.tools_file.as_deref(),
+    })
 }
 
 /// A channel whose lines a thread writes to stderr, and a receiver that

@@ -1,0 +1,266 @@
+//! `--tools FILE`: a manifest of shell tools that describe themselves, in
+//! JSON or (for a file ending `.toml`) TOML, and the one place where the
+//! command line's tools are put together (`--tool`, `--json-tool` and the
+//! manifest, with `--tool-timeout` and `--call-only` applied).
+//!
+//! ```json
+//! {"tools": [{
+//!   "name": "get_load",
+//!   "description": "The load of one host.",
+//!   "params": {"type": "object", "properties": {"host": {"type": "string"}},
+//!              "required": ["host"], "additionalProperties": false},
+//!   "result": {"type": "object", "properties": {"load": {"type": "number"}}},
+//!   "command": "./get_load.sh",
+//!   "output": "json",
+//!   "timeout": "5s"
+//! }]}
+//! ```
+//!
+//! `name` and `command` are required. `output` is `text` (the default: the
+//! program gets what the command prints as a string) or `json`.
+//! `parameters` (`["host", "count"]`) makes the positional form
+//! `get_load(host, count)`; without it the program passes the params as
+//! one object. `call_only: true` is `--call-only`. An unknown key is an
+//! error, so a misspelt one is not silently ignored.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde::Deserialize;
+use serde_json::Value;
+use wasmwire::Tools;
+
+use super::shell_tool::{self, ToolSpec};
+use super::units::parse_duration;
+
+/// A manifest file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Manifest {
+    tools: Vec<Entry>,
+}
+
+/// One tool of a manifest.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    name: String,
+    command: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    parameters: Option<Vec<String>>,
+    #[serde(default)]
+    params: Option<Value>,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    output: Output,
+    #[serde(default)]
+    timeout: Option<String>,
+    #[serde(default)]
+    call_only: bool,
+}
+
+/// What a manifest tool's command prints.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Output {
+    /// Text: the program gets a string.
+    #[default]
+    Text,
+    /// JSON: the program gets the value.
+    Json,
+}
+
+/// Where a command line's tools come from.
+#[derive(Debug)]
+pub struct ToolSources<'a> {
+    /// `--tool` and `--json-tool`.
+    pub specs: Vec<&'a ToolSpec>,
+    /// `--tool-timeout`.
+    pub timeouts: &'a [(String, Duration)],
+    /// `--call-only`.
+    pub call_only: &'a [String],
+    /// `--tools FILE`.
+    pub manifest: Option<&'a Path>,
+}
+
+/// The tools of the command line. A `--tool-timeout` or `--call-only` for
+/// no tool, or a name given twice, is an error.
+pub fn tools(sources: &ToolSources<'_>) -> anyhow::Result<Tools> {
+    let mut tools = Vec::new();
+    for spec in &sources.specs {
+        tools.push(shell_tool::tool(spec));
+    }
+    if let Some(path) = sources.manifest {
+        tools.extend(read(path)?);
+    }
+    for name in sources
+        .timeouts
+        .iter()
+        .map(|(name, _)| name)
+        .chain(sources.call_only)
+    {
+        if !tools.iter().any(|tool| tool.name() == name) {
+            anyhow::bail!(
+                "no tool named {name:?} (--tool-timeout and --call-only name a --tool, a --json-tool or a tool of --tools)"
+            );
+        }
+    }
+    let mut registered = Tools::new();
+    for mut tool in tools {
+        let name = tool.name().to_string();
+        if let Some((_, timeout)) = sources.timeouts.iter().rfind(|(n, _)| *n == name) {
+            tool = tool.timeout(*timeout);
+        }
+        if sources.call_only.contains(&name) {
+            tool = tool.call_only();
+        }
+        registered.register(tool)?;
+    }
+    Ok(registered)
+}
+
+/// The tools of the manifest at `path`.
+fn read(path: &Path) -> anyhow::Result<Vec<wasmwire::Tool>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the tool manifest {}", path.display()))?;
+    let toml = path.extension().is_some_and(|e| e == "toml");
+    let manifest: Manifest = if toml {
+        toml::from_str(&text).map_err(anyhow::Error::msg)
+    } else {
+        serde_json::from_str(&text).map_err(anyhow::Error::from)
+    }
+    .with_context(|| format!("the tool manifest {} is not valid", path.display()))?;
+    manifest
+        .tools
+        .into_iter()
+        .map(|entry| {
+            let name = entry.name.clone();
+            tool(entry).with_context(|| format!("{}: tool {name:?}", path.display()))
+        })
+        .collect()
+}
+
+/// The tool an entry describes.
+fn tool(entry: Entry) -> anyhow::Result<wasmwire::Tool> {
+    if entry.command.trim().is_empty() {
+        anyhow::bail!("the tool has no command");
+    }
+    let signature = match &entry.parameters {
+        Some(names) => format!("{}({})", entry.name, names.join(", ")),
+        None => String::new(),
+    };
+    let spec = ToolSpec {
+        name: entry.name,
+        signature,
+        command: entry.command,
+        json: entry.output == Output::Json,
+    };
+    let mut tool = shell_tool::tool(&spec).description(entry.description);
+    if let Some(params) = entry.params {
+        tool = tool.params(params);
+    }
+    if let Some(result) = entry.result {
+        tool = tool.result(result);
+    }
+    if let Some(timeout) = entry.timeout {
+        let timeout = parse_duration(&timeout).map_err(anyhow::Error::msg)?;
+        if timeout.is_zero() {
+            anyhow::bail!("a timeout of 0 would fail every call");
+        }
+        tool = tool.timeout(timeout);
+    }
+    if entry.call_only {
+        tool = tool.call_only();
+    }
+    Ok(tool)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn load(name: &str, text: &str) -> anyhow::Result<Tools> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        tools(&ToolSources {
+            specs: Vec::new(),
+            timeouts: &[],
+            call_only: &[],
+            manifest: Some(&path),
+        })
+    }
+
+    #[test]
+    fn json_and_toml_manifests_describe_the_same_tool() {
+        let json = load(
+            "tools.json",
+            r#"{"tools": [{"name": "get_load", "description": "The load.",
+                "parameters": ["host"],
+                "params": {"type": "object", "properties": {"host": {"type": "string"}}},
+                "result": {"type": "number"},
+                "command": "echo 1", "output": "json", "timeout": "5s"}]}"#,
+        )
+        .unwrap();
+        let toml = load(
+            "tools.toml",
+            r#"
+[[tools]]
+name = "get_load"
+description = "The load."
+parameters = ["host"]
+params = { type = "object", properties = { host = { type = "string" } } }
+result = { type = "number" }
+command = "echo 1"
+output = "json"
+timeout = "5s"
+"#,
+        )
+        .unwrap();
+        for tools in [json, toml] {
+            let tool = tools.get("get_load").unwrap();
+            assert_eq!(tool.description_text(), "The load.");
+            assert_eq!(tool.signature_text(), "get_load(host)");
+            assert_eq!(
+                tool.result_schema(),
+                Some(&serde_json::json!({"type": "number"}))
+            );
+            assert_eq!(tool.timeout_limit(), Some(Duration::from_secs(5)));
+        }
+    }
+
+    #[test]
+    fn a_bad_manifest_is_refused_with_the_reason() {
+        for (text, why) in [
+            (r#"{"tools": [{"name": "t"}]}"#, "missing field `command`"),
+            (
+                r#"{"tools": [{"name": "t", "command": "x", "outptu": "json"}]}"#,
+                "unknown field `outptu`",
+            ),
+            (
+                r#"{"tools": [{"name": "t", "command": "x", "output": "xml"}]}"#,
+                "unknown variant `xml`",
+            ),
+            (
+                r#"{"tools": [{"name": "t", "command": "x", "timeout": "5"}]}"#,
+                "unit",
+            ),
+            (
+                r#"{"tools": [{"name": "t", "command": "x", "params": {"type": "string"}}]}"#,
+                "must be an object schema",
+            ),
+            (
+                r#"{"tools": [{"name": "t-1", "command": "x"}]}"#,
+                "call_only",
+            ),
+        ] {
+            let err = format!("{:#}", load("tools.json", text).unwrap_err());
+            assert!(err.contains(why), "{text}: {err}");
+        }
+    }
+}
