@@ -512,3 +512,60 @@ fn the_prompt_has_the_rules_the_limits_and_the_declarations() {
     }
     assert!(prompt.contains(&tools.typescript()));
 }
+
+/// Which host.
+#[derive(Deserialize, JsonSchema)]
+struct LoadQuery {
+    /// The host's name, e.g. "db1".
+    host: String,
+}
+
+/// One host's load.
+#[derive(Serialize, JsonSchema)]
+struct Load {
+    host: String,
+    /// The 1-minute load average per core.
+    load: f64,
+}
+
+/// The README's typed tool: the same code as its example.
+fn readme_tools() -> Tools {
+    let mut tools = Tools::new();
+    tools
+        .register(
+            Tool::typed("get_load", |q: LoadQuery| async move {
+                match q.host.as_str() {
+                    "db1" => Ok(Load {
+                        host: q.host,
+                        load: 0.91,
+                    }),
+                    _ => {
+                        let why = format!("no host {}", q.host);
+                        Err(ToolFailure::new(FailureKind::NotFound, why).into())
+                    }
+                }
+            })
+            .description("The current load of one host."),
+        )
+        .unwrap();
+    tools
+}
+
+/// The README shows the declarations of its typed tool as they are
+/// generated: its `.d.ts` block is a part of `Tools::typescript()`.
+#[test]
+fn the_readme_shows_the_generated_declarations() {
+    let dts = readme_tools().typescript();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let shown = readme
+        .split("<!-- get_load.d.ts begins -->\n```ts\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```\n<!-- get_load.d.ts ends -->").next())
+        .unwrap_or_else(|| panic!("the README has no get_load.d.ts block; it would be:\n{dts}"));
+    assert!(
+        dts.contains(shown),
+        "the README's block is not generated text; now:\n{dts}"
+    );
+    assert!(shown.contains("declare function get_load("), "{shown}");
+}
