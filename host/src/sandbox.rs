@@ -61,9 +61,13 @@ pub struct Execution {
     pub budget: Budget,
     /// Where the program's console lines go as they happen, if anywhere.
     pub console_sink: Option<ConsoleSink>,
-    /// What the program is written in: TypeScript has its types stripped
-    /// before it is sent (see [`crate::source`]).
-    pub language: Language,
+    /// What the program is written in, and so how it is prepared before
+    /// it is sent (see [`crate::source`]): TypeScript has its types
+    /// stripped, and in both languages a last expression is returned.
+    /// `None` (the default) is JavaScript for a wasm child; a process child
+    /// gets the program exactly as written, as it may evaluate another
+    /// language (say `Some(Language::JavaScript)` to prepare it anyway).
+    pub language: Option<Language>,
 }
 
 impl Execution {
@@ -73,14 +77,14 @@ impl Execution {
             program: program.into(),
             budget: Budget::default(),
             console_sink: None,
-            language: Language::JavaScript,
+            language: None,
         }
     }
 
     /// `program`, written in TypeScript, with the default budget.
     pub fn typescript(program: impl Into<String>) -> Self {
         Execution {
-            language: Language::TypeScript,
+            language: Some(Language::TypeScript),
             ..Self::new(program)
         }
     }
@@ -249,9 +253,15 @@ impl Sandbox {
         // TypeScript stripped, a last expression returned; a TypeScript
         // program that does not parse ends like any program with a syntax
         // error: one Result, kind `invalid`, at its own line and column.
-        let prepared = match source::prepare(&execution.program, execution.language) {
-            Ok(prepared) => prepared,
-            Err(e) => {
+        let language = match (execution.language, &self.backend) {
+            (Some(language), _) => Some(language),
+            (None, Backend::Wasm(_)) => Some(Language::JavaScript),
+            (None, Backend::Process(_)) => None,
+        };
+        let prepared = match language.map(|l| source::prepare(&execution.program, l)) {
+            None => source::Prepared::as_written(&execution.program),
+            Some(Ok(prepared)) => prepared,
+            Some(Err(e)) => {
                 let failure = WireResult::failure(&result_id, FailureKind::Invalid, e.to_string());
                 return Ok(Outcome::new(failure));
             }

@@ -71,6 +71,12 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// `program` exactly as written, with the identity map (for a child
+    /// that is not given JavaScript to prepare).
+    pub fn as_written(program: &str) -> Self {
+        Self::unchanged(program)
+    }
+
     /// `program` as it is, with the identity map.
     fn unchanged(program: &str) -> Self {
         Self {
