@@ -99,6 +99,45 @@ pub struct RunArgs {
     /// stderr). The exit codes are the same either way.
     #[arg(long, value_enum, default_value_t = Output::Result)]
     pub output: Output,
+
+    /// The program's language: TypeScript has its types stripped before it
+    /// runs. By default, TypeScript for a file ending in .ts, .mts or
+    /// .cts, else JavaScript (for a --child, the program as written).
+    #[arg(long, value_enum)]
+    pub lang: Option<Lang>,
+}
+
+/// `--lang`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Lang {
+    /// JavaScript.
+    Js,
+    /// TypeScript.
+    Ts,
+}
+
+impl RunArgs {
+    /// The program's language: `--lang`, else TypeScript by its file's
+    /// extension, else the backend's default (see `Execution::language`).
+    pub fn language(&self) -> Option<wasmwire::source::Language> {
+        use wasmwire::source::Language;
+        let typescript = match self.lang {
+            Some(lang) => lang == Lang::Ts,
+            None if self
+                .program
+                .extension()
+                .is_some_and(|e| e == "ts" || e == "mts" || e == "cts") =>
+            {
+                true
+            }
+            None => return None,
+        };
+        Some(if typescript {
+            Language::TypeScript
+        } else {
+            Language::JavaScript
+        })
+    }
 }
 
 /// What `wasmwire run` prints on stdout.

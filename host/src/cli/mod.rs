@@ -62,11 +62,14 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
     // of their own: the sink is called on the child's thread and must never
     // wait on our stderr.
     let (lines, console) = console_to_stderr();
-    let execution = Execution::new(program)
-        .budget(args.budget())
-        .console_sink(move |line| {
-            let _ = lines.send(line.to_string());
-        });
+    let execution = Execution {
+        language: args.language(),
+        ..Execution::new(program)
+    }
+    .budget(args.budget())
+    .console_sink(move |line| {
+        let _ = lines.send(line.to_string());
+    });
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
