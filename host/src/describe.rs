@@ -85,10 +85,7 @@ impl Tools {
         let _ = writeln!(
             out,
             "- memory: {}",
-            none(
-                budget.max_memory,
-                format!("{} MiB", budget.max_memory >> 20)
-            )
+            none(budget.max_memory, size(budget.max_memory))
         );
         let _ = writeln!(
             out,
@@ -98,7 +95,7 @@ impl Tools {
         let _ = writeln!(
             out,
             "- bytes of tool values: {}",
-            none(budget.max_bytes, budget.max_bytes.to_string())
+            none(budget.max_bytes, size(budget.max_bytes))
         );
         let _ = writeln!(out, "- calls in flight at once: {}", options.max_in_flight);
         if let Some(deadline) = options.max_call_deadline {
@@ -108,6 +105,15 @@ impl Tools {
         out.push_str(&self.typescript());
         out.push_str("```\n");
         out
+    }
+}
+
+/// `bytes` in the largest unit that writes it whole: `64 MiB`, `512 KiB`, `100 B`.
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} B"),
     }
 }
 
@@ -639,6 +645,13 @@ mod tests {
         assert!(t.contains("children?: unknown[];"), "{t}");
         assert_eq!(ty(json!({"$ref": "#/nowhere"})), "unknown");
         assert_eq!(ty(json!({"$ref": "https://example.invalid/x"})), "unknown");
+    }
+
+    #[test]
+    fn sizes_are_written_whole() {
+        assert_eq!(size(64 << 20), "64 MiB");
+        assert_eq!(size(512 << 10), "512 KiB");
+        assert_eq!(size(1500), "1500 B");
     }
 
     #[test]
