@@ -83,11 +83,17 @@ async fn an_awaited_call_alone_returns_its_value() {
 
 #[tokio::test]
 async fn an_error_after_the_returned_expression_is_on_its_own_column() {
-    // `return ` is put before `missing(1)`; the ReferenceError's place is
-    // the program's column 3, not seven to the right.
+    // `__wasmwire_last = ` is put before `missing(a)`; the ReferenceError's
+    // place is the program's column 3, not eighteen to the right.
     let (outcome, prepared) =
         run_prepared("const a = 1;\n  missing(a)", Language::JavaScript).await;
-    assert_eq!(prepared.text, "const a = 1;\n  return missing(a)");
+    assert!(
+        prepared
+            .text
+            .starts_with("const a = 1;\n  __wasmwire_last = missing(a)\n"),
+        "{}",
+        prepared.text
+    );
     assert_failed(&outcome, FailureKind::Invalid, "missing");
     assert!(
         outcome.result.error.contains("line 2, column 3"),
@@ -105,4 +111,17 @@ async fn a_typescript_syntax_error_is_refused_with_the_programs_place() {
             .starts_with("TypeScript syntax error at line 2, column 10: "),
         "{error}"
     );
+}
+
+/// An error in the returned last expression is placed on its own line
+/// through `Sandbox::run`: QuickJS places errors by statement and keeps no
+/// place for a `return` statement (an error in `return null.boom` would
+/// be put at line 1, column 1), so the value is kept by an assignment.
+#[tokio::test]
+async fn an_error_in_the_returned_last_expression_is_on_its_own_line() {
+    let outcome = wasmwire_tests::run("const x = 1;\nnull.boom").await;
+    assert_failed(&outcome, FailureKind::Invalid, "line 2, column 1");
+    // After a call, QuickJS places it at the last call in the statement.
+    let outcome = wasmwire_tests::run("const x = 1;\n  (await echo(null)).boom").await;
+    assert_failed(&outcome, FailureKind::Invalid, "line 2, column 15");
 }

@@ -3,24 +3,44 @@
 //! A model writes `await search("x")` and expects the answer, as a REPL or
 //! a notebook cell would give it; the body of an async function returns
 //! `undefined` instead. When the program's last top-level statement is an
-//! expression statement `E;`, it becomes `return E;`. Nothing else changes:
-//! not an expression inside a block (`if`, `for`, `{}`), not a program that
+//! expression statement `E;`, it becomes `__wasmwire_last = E;`, and
+//! `;return __wasmwire_last;` (with the `var` that declares it) is added on
+//! lines of its own after the program. Nothing else changes: not an
+//! expression inside a block (`if`, `for`, `{}`), not a program that
 //! already ends with `return`, not a directive such as `"use strict"`.
 //! Empty statements after the expression (`E;;`, and the `;` the TypeScript
 //! stripper leaves where an `interface` was) do not count as the last.
 //!
-//! The seven inserted characters move the rest of that one line to the
-//! right; the [`Step`] says so, for the position map.
+//! Why an assignment and not `return E;`: QuickJS names the place of an
+//! error by the statement it was in, and it records places for expression
+//! statements but not for `return` (an error in `return null.boom` is put
+//! at the program's line 1, column 1). The assignment is an expression
+//! statement, so an error in `E` is still put at `E`. A sequence
+//! expression (`a, b`) would bind looser than `=`, so it gets `return `.
+//!
+//! The inserted characters move the rest of that one line to the right;
+//! the [`Step`] says so, for the position map. What is added after the
+//! program is on lines of its own, after every place of the program.
 
 use swc_ecma_ast::{Expr, Lit, Stmt};
 
 use super::body::{HEAD, offset, parse_program};
 use super::position::{Lines, Step};
 
-/// What is put before the expression.
+/// What is put before the expression: an assignment to a variable the
+/// program is not expected to use.
+const ASSIGN: &str = "__wasmwire_last = ";
+
+/// What is added after the program: the return of that variable, and its
+/// declaration (a `var`, hoisted, so it is declared before the assignment
+/// runs, in sloppy and strict mode alike).
+const RETURN_IT: &str = "\n;return __wasmwire_last;\nvar __wasmwire_last;";
+
+/// What is put before a sequence expression, which cannot be assigned
+/// without parentheses.
 const RETURN: &str = "return ";
 
-/// `program` with `return ` before its last statement, when that is an
+/// `program` returning its last statement's value, when that is an
 /// expression statement; `None` when it is not, or when the program does
 /// not parse (the guest then reports its own syntax error).
 pub(crate) fn return_last_expression(program: &str) -> Option<(String, Step)> {
@@ -40,14 +60,21 @@ pub(crate) fn return_last_expression(program: &str) -> Option<(String, Step)> {
         return None;
     }
     let (line, column) = Lines::new(program).position(at);
-    let mut text = String::with_capacity(program.len() + RETURN.len());
+    let sequence = matches!(&*expression.expr, Expr::Seq(_));
+    let (before, after) = if sequence {
+        (RETURN, "")
+    } else {
+        (ASSIGN, RETURN_IT)
+    };
+    let mut text = String::with_capacity(program.len() + before.len() + after.len());
     text.push_str(&program[..at]);
-    text.push_str(RETURN);
+    text.push_str(before);
     text.push_str(&program[at..]);
+    text.push_str(after);
     let step = Step::Inserted {
         line,
         column,
-        width: RETURN.len(),
+        width: before.len(),
     };
     Some((text, step))
 }
@@ -71,23 +98,29 @@ mod tests {
         return_last_expression(program).map_or_else(|| program.to_owned(), |(text, _)| text)
     }
 
+    /// `program` as the rewrite should make it: `head`, the assignment,
+    /// `rest`, and the return after it.
+    fn assigned(head: &str, rest: &str) -> String {
+        format!("{head}{ASSIGN}{rest}{RETURN_IT}")
+    }
+
     #[test]
     fn an_awaited_call_alone_is_returned() {
-        assert_eq!(rewritten("await f()"), "return await f()");
-        assert_eq!(rewritten("await f();"), "return await f();");
+        assert_eq!(rewritten("await f()"), assigned("", "await f()"));
+        assert_eq!(rewritten("await f();"), assigned("", "await f();"));
     }
 
     #[test]
     fn an_arithmetic_expression_is_returned() {
         assert_eq!(
             rewritten("const a = 1;\na + 2\n"),
-            "const a = 1;\nreturn a + 2\n"
+            assigned("const a = 1;\n", "a + 2\n")
         );
     }
 
     #[test]
     fn a_parenthesised_object_literal_is_returned() {
-        assert_eq!(rewritten("({a: 1})"), "return ({a: 1})");
+        assert_eq!(rewritten("({a: 1})"), assigned("", "({a: 1})"));
     }
 
     #[test]
@@ -135,25 +168,30 @@ mod tests {
             return_last_expression("\"use strict\";\n'x'").map(|r| r.0),
             None
         );
-        assert_eq!(rewritten("f();\n'done'"), "f();\nreturn 'done'");
+        assert_eq!(rewritten("f();\n'done'"), assigned("f();\n", "'done'"));
     }
 
     #[test]
     fn a_trailing_comment_stays_after_the_expression() {
         assert_eq!(
             rewritten("x = 1\nawait f(x) // the answer"),
-            "x = 1\nreturn await f(x) // the answer"
+            assigned("x = 1\n", "await f(x) // the answer")
         );
         assert_eq!(
             rewritten("await f() /* done */"),
-            "return await f() /* done */"
+            assigned("", "await f() /* done */")
         );
     }
 
     #[test]
     fn a_semicolon_and_whitespace_after_the_expression_stay() {
-        assert_eq!(rewritten("  f(1) ;  \n\n"), "  return f(1) ;  \n\n");
-        assert_eq!(rewritten("f(1);;\n"), "return f(1);;\n");
+        assert_eq!(rewritten("  f(1) ;  \n\n"), assigned("  ", "f(1) ;  \n\n"));
+        assert_eq!(rewritten("f(1);;\n"), assigned("", "f(1);;\n"));
+    }
+
+    #[test]
+    fn a_sequence_expression_is_returned_whole() {
+        assert_eq!(rewritten("f(), g()"), "return f(), g()");
     }
 
     #[test]
@@ -165,10 +203,12 @@ mod tests {
     #[test]
     fn places_after_the_insertion_map_back_to_the_program() {
         let (text, step) = return_last_expression("let a = 1;\n  a.b.c").unwrap();
-        assert_eq!(text, "let a = 1;\n  return a.b.c");
+        assert_eq!(text, assigned("let a = 1;\n  ", "a.b.c"));
         let map = PositionMap::new(vec![step]);
-        // `.c` is at column 13 in the text sent, column 6 in the program.
-        assert_eq!(map.original(2, 13), (2, 6));
+        // `.c` is at column 24 in the text sent, column 6 in the program;
+        // the assignment itself is put where the expression starts.
+        assert_eq!(map.original(2, 24), (2, 6));
+        assert_eq!(map.original(2, 5), (2, 3));
         assert_eq!(map.original(2, 3), (2, 3));
         assert_eq!(map.original(1, 5), (1, 5));
     }

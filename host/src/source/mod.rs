@@ -242,7 +242,7 @@ mod tests {
         for program in ["return (1 +", "const x: number = 1; x", "with (o) { p }\nq"] {
             let prepared = prepare(program, Language::JavaScript).unwrap();
             let expected = if program.starts_with("with") {
-                "with (o) { p }\nreturn q"
+                "with (o) { p }\n__wasmwire_last = q\n;return __wasmwire_last;\nvar __wasmwire_last;"
             } else {
                 program
             };
@@ -253,14 +253,21 @@ mod tests {
     #[test]
     fn a_last_expression_is_returned_in_both_languages() {
         let js = prepare("await search('x')", Language::JavaScript).unwrap();
-        assert_eq!(js.text, "return await search('x')");
+        assert_eq!(
+            js.text,
+            "__wasmwire_last = await search('x')\n;return __wasmwire_last;\nvar __wasmwire_last;"
+        );
         let ts = prepare(
             "const q: string = 'x';\nawait search(q)",
             Language::TypeScript,
         )
         .unwrap();
-        assert_eq!(ts.text, "const q         = 'x';\nreturn await search(q)");
-        assert_eq!(ts.map.original(2, 14), (2, 7));
+        assert_eq!(
+            ts.text,
+            "const q         = 'x';\n__wasmwire_last = await search(q)\n;return __wasmwire_last;\nvar __wasmwire_last;"
+        );
+        // `search` is at column 25 in the text sent, column 7 in the program.
+        assert_eq!(ts.map.original(2, 25), (2, 7));
     }
 
     #[test]
@@ -279,13 +286,13 @@ mod tests {
         let depth = MAX_PARSED_BYTES / 2 - 8;
         let program = format!("{}1{}", "(".repeat(depth), ")".repeat(depth));
         let js = prepare(&program, Language::JavaScript).unwrap();
-        assert_eq!(js.text, format!("return {program}"));
+        assert!(js.text.starts_with(&format!("__wasmwire_last = {program}")));
         let ts = prepare(
             &format!("{}1{}", "[".repeat(depth), "]".repeat(depth)),
             Language::TypeScript,
         )
         .unwrap();
-        assert!(ts.text.starts_with("return [[["));
+        assert!(ts.text.starts_with("__wasmwire_last = [[["));
     }
 
     #[test]
