@@ -167,8 +167,8 @@ async fn run(name: &str, command: &str, call: Call) -> Result<String, wire::Hand
         drop(stdin);
     };
     let holdings = call.holdings.clone();
-    let reading_out = read_held(stdout.as_mut(), &holdings, &command, "stdout");
-    let reading_err = read_held(stderr.as_mut(), &holdings, &command, "stderr");
+    let reading_out = read_held(stdout.as_mut(), &holdings, command, "stdout");
+    let reading_err = read_held(stderr.as_mut(), &holdings, command, "stderr");
     tokio::pin!(feed, reading_out, reading_err);
     let (mut fed, mut out, mut err, mut status) = (false, None, None, None);
     while out.is_none() || err.is_none() || status.is_none() {
@@ -376,8 +376,8 @@ mod tests {
             holdings: wire::Holdings::new(usize::MAX),
         };
         let out = run(
-            "t".into(),
-            "printf '%s|' \"$WASMWIRE_TOOL\"; cat".into(),
+            "t",
+            "printf '%s|' \"$WASMWIRE_TOOL\"; cat",
             call,
         )
         .await
@@ -395,7 +395,7 @@ mod tests {
             holdings: wire::Holdings::new(usize::MAX),
         };
         assert_eq!(
-            run("t".into(), "printf 'x\\n\\n'".into(), call)
+            run("t", "printf 'x\\n\\n'", call)
                 .await
                 .unwrap(),
             "x\n"
