@@ -988,3 +988,47 @@ fn describe_prints_the_declarations_or_the_prompt() {
     assert!(prompt.contains("declare function get_logs("), "{prompt}");
     let _ = std::fs::remove_file(manifest);
 }
+
+/// A model's TypeScript program through the CLI: types stripped (a .ts
+/// file is TypeScript), calls paced past the in-flight cap, a backoff
+/// with setTimeout, and a last expression as the value.
+#[test]
+fn a_typescript_program_with_paced_calls_and_timers_runs_from_a_ts_file() {
+    let program = temp_path("model").with_extension("ts");
+    std::fs::write(
+        &program,
+        r#"interface Doc { id: number }
+const ids: number[] = Array.from({ length: 200 }, (_, i) => i);
+const docs = await Promise.all(ids.map((id) => fetch_doc(id))) as Doc[];
+await new Promise<void>((r) => setTimeout(r, 20));
+docs.length satisfies number
+"#,
+    )
+    .unwrap();
+    let out = wasmwire(
+        &[
+            "run",
+            "--max-inflight",
+            "8",
+            "--output",
+            "value",
+            "--json-tool",
+            "fetch_doc(id)=cat",
+            program.to_str().unwrap(),
+        ],
+        "",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "200\n", "{stderr}");
+    // A TypeScript syntax error names the program's own place.
+    let (code, result, _) = run(&["--lang", "ts"], "const a = 1;\nconst b: = 2;\n");
+    assert_eq!(code, 1);
+    assert_eq!(result["kind"], json!("invalid"));
+    let error = result["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("TypeScript syntax error at line 2, column 10"),
+        "{error}"
+    );
+    let _ = std::fs::remove_file(&program);
+}

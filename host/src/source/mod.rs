@@ -9,8 +9,9 @@
 //!   transform's source map. A TypeScript syntax error is a [`SourceError`]
 //!   with the program's line and column.
 //! - **A last expression is returned.** When the program's last top-level
-//!   statement is an expression statement, it becomes `return E;`, so that
-//!   `await search("x")` alone gives search's value.
+//!   statement is an expression statement, its value is returned (see
+//!   `completion.rs` for how), so that `await search("x")` alone gives
+//!   search's value.
 //!
 //! What is sent comes with a [`PositionMap`]: the child names places in the
 //! text it was sent (`line L, column C` in a Result's error), and
@@ -23,9 +24,12 @@
 //! use wasmwire::source::{Language, prepare};
 //!
 //! let prepared = prepare("const n: number = await f();\nn * 2", Language::TypeScript)?;
-//! assert_eq!(prepared.text, "const n         = await f();\nreturn n * 2");
-//! // The child's `line 2, column 8` is the program's `line 2, column 1`.
-//! assert_eq!(prepared.map.rewrite_positions("at line 2, column 8"), "at line 2, column 1");
+//! assert_eq!(
+//!     prepared.text,
+//!     "const n         = await f();\n__wasmwire_last = n * 2\n;return __wasmwire_last;\nvar __wasmwire_last;"
+//! );
+//! // The child's `line 2, column 19` (`n`) is the program's `line 2, column 1`.
+//! assert_eq!(prepared.map.rewrite_positions("at line 2, column 19"), "at line 2, column 1");
 //! # Ok::<(), wasmwire::source::SourceError>(())
 //! ```
 
