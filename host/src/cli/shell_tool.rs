@@ -375,13 +375,9 @@ mod tests {
             deadline: None,
             holdings: wire::Holdings::new(usize::MAX),
         };
-        let out = run(
-            "t",
-            "printf '%s|' \"$WASMWIRE_TOOL\"; cat",
-            call,
-        )
-        .await
-        .unwrap();
+        let out = run("t", "printf '%s|' \"$WASMWIRE_TOOL\"; cat", call)
+            .await
+            .unwrap();
         assert_eq!(out, "t|{\"a\":1}");
     }
 
@@ -394,11 +390,6 @@ mod tests {
             deadline: None,
             holdings: wire::Holdings::new(usize::MAX),
         };
-        assert_eq!(
-            run("t", "printf 'x\\n\\n'", call)
-                .await
-                .unwrap(),
-            "x\n"
-        );
+        assert_eq!(run("t", "printf 'x\\n\\n'", call).await.unwrap(), "x\n");
     }
 }
