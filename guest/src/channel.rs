@@ -189,14 +189,15 @@ impl<L: Link> Channel<L> {
 }
 
 impl<L: Link> Channel<L> {
-    /// Writes every waiting Request that has a slot on the wire.
+    /// Writes every waiting Request that has a slot on the wire; none once
+    /// the channel broke (those calls then fail, uncounted).
     fn write_ready(&mut self) {
-        while let Some(frame) = self.calls.next_to_send() {
-            if self.broken.is_none()
-                && let Err(e) = self.link.send(&frame, &mut self.inbox)
-            {
-                self.broken = Some(format!("the call channel broke: {e}"));
-            }
+        if self.broken.is_some() {
+            return;
+        }
+        let (link, inbox) = (&mut self.link, &mut self.inbox);
+        if let Err(e) = self.calls.send_ready(|frame| link.send(frame, inbox)) {
+            self.broken = Some(format!("the call channel broke: {e}"));
         }
     }
 

@@ -41,24 +41,29 @@ pub struct Reply {
 /// **Pacing.** At most [`max_in_flight`](InFlight::max_in_flight) calls are
 /// on the wire at once, the parent's cap (the Start's `max_inflight`).
 /// A call made while they are all taken waits here, in order, and
-/// [`next_to_send`](InFlight::next_to_send) hands out its frame once an
-/// answer frees a slot: a program that makes a thousand calls at once sees
-/// them paced, not refused. A waiting call is not counted in
-/// [`calls`](InFlight::calls) until it is handed out, as the parent counts
-/// only the calls it gets.
+/// [`send_ready`](InFlight::send_ready) writes it once an answer frees a
+/// slot: a program that makes a thousand calls at once sees them paced, not
+/// refused. A call is counted in [`calls`](InFlight::calls) only once its
+/// Request was written, as the parent counts only the calls it gets.
 ///
 /// ```
 /// use wire::{InFlight, Response};
 ///
 /// let mut calls = InFlight::new(1);
+/// let mut wire = Vec::new();
 /// let first = calls.request("t", "", 0)?;
 /// let second = calls.request("t", "", 0)?;
-/// assert!(calls.next_to_send().is_some()); // the first goes out
-/// assert!(calls.next_to_send().is_none()); // the second waits for its slot
+/// calls.send_ready(|frame| Ok::<_, ()>(wire.push(frame.to_vec()))).unwrap();
+/// assert_eq!(wire.len(), 1); // the first went out; the second waits for its slot
 /// calls.answer(&wire::encode(&Response::success(&first, "1"))?[4..])?;
-/// assert!(calls.next_to_send().is_some()); // ... which the answer freed
+/// calls.send_ready(|frame| Ok::<_, ()>(wire.push(frame.to_vec()))).unwrap();
+/// assert_eq!(wire.len(), 2); // ... which the answer freed
 /// assert_eq!((calls.calls(), calls.len()), (2, 1));
-/// # let _ = second;
+/// // A write that fails leaves its call uncounted, waiting to be failed.
+/// calls.request("t", "", 0)?;
+/// calls.answer(&wire::encode(&Response::success(&second, "2"))?[4..])?;
+/// assert_eq!(calls.send_ready(|_| Err("broken")), Err("broken"));
+/// assert_eq!((calls.calls(), calls.len()), (2, 1));
 /// # Ok::<(), wire::ProtocolError>(())
 /// ```
 #[derive(Debug)]
@@ -106,7 +111,7 @@ impl InFlight {
     }
 
     /// Makes a new call and returns its id; its framed Request waits for
-    /// [`next_to_send`](InFlight::next_to_send). A Request too large for a
+    /// [`send_ready`](InFlight::send_ready). A Request too large for a
     /// frame is refused before it takes an id.
     pub fn request(
         &mut self,
@@ -123,18 +128,29 @@ impl InFlight {
         Ok(request.id)
     }
 
-    /// The framed Request of the oldest waiting call, if a slot is free for
-    /// it: the caller writes it now. From here on the call is on the wire
-    /// and counted. Call it until it returns `None` after every
+    /// Writes the waiting Requests, oldest first, for as long as a slot is
+    /// free, with `write`. A call is on the wire, and counted, once `write`
+    /// took its frame. The first error stops it and is returned: that call
+    /// stays waiting, uncounted (its frame may be half written, so the
+    /// connection is done for), and [`fail_one`](InFlight::fail_one) hands
+    /// it out with the rest. Call it after every
     /// [`request`](InFlight::request) and every [`answer`](InFlight::answer).
-    pub fn next_to_send(&mut self) -> Option<Vec<u8>> {
-        if self.sent.len() >= self.max_in_flight {
-            return None;
+    pub fn send_ready<E>(
+        &mut self,
+        mut write: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        while self.sent.len() < self.max_in_flight {
+            let Some((id, frame)) = self.waiting.pop_front() else {
+                break;
+            };
+            if let Err(e) = write(&frame) {
+                self.waiting.push_front((id, frame));
+                return Err(e);
+            }
+            self.sent.insert(id);
+            self.calls += 1;
         }
-        let (id, frame) = self.waiting.pop_front()?;
-        self.sent.insert(id);
-        self.calls += 1;
-        Some(frame)
+        Ok(())
     }
 
     /// The Reply a Response frame makes: it must answer a call on the wire.
@@ -188,8 +204,9 @@ impl InFlight {
         self.sent.len()
     }
 
-    /// Requests handed out for sending so far (the child's count, for
-    /// reconciliation; a call still waiting for a slot is not counted).
+    /// Requests written so far (the child's count, for reconciliation; a
+    /// call still waiting for a slot, or whose write failed, is not
+    /// counted).
     pub fn calls(&self) -> u64 {
         self.calls
     }
@@ -258,19 +275,18 @@ impl<R: Read, W: Write> Client<R, W> {
         Ok(id)
     }
 
-    /// Writes every waiting Request that has a slot.
+    /// Writes every waiting Request that has a slot; none once the
+    /// connection is gone (those calls then fail, uncounted).
     fn write_ready(&mut self) {
-        while let Some(frame) = self.calls.next_to_send() {
-            if self.closed.is_some() {
-                continue;
-            }
-            let sent = self
-                .writer
-                .write_all(&frame)
-                .and_then(|()| self.writer.flush());
-            if let Err(e) = sent {
-                self.closed = Some(format!("the call channel broke: {e}"));
-            }
+        if self.closed.is_some() {
+            return;
+        }
+        let writer = &mut self.writer;
+        let sent = self
+            .calls
+            .send_ready(|frame| writer.write_all(frame).and_then(|()| writer.flush()));
+        if let Err(e) = sent {
+            self.closed = Some(format!("the call channel broke: {e}"));
         }
     }
 

@@ -500,3 +500,39 @@ async fn a_client_paced_to_the_servers_cap_is_never_refused() {
     assert_eq!(tally.calls(), 100);
     assert!(most.load(std::sync::atomic::Ordering::SeqCst) <= CAP);
 }
+
+/// A writer that takes `left` writes, then fails every one after.
+struct BreaksAfter {
+    left: usize,
+}
+
+impl Write for BreaksAfter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            return Err(std::io::ErrorKind::BrokenPipe.into());
+        }
+        self.left -= 1;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The child counts only the Requests it wrote: calls made after the
+/// channel broke fail `cancelled`, and are not counted.
+#[test]
+fn a_client_counts_only_the_calls_it_wrote() {
+    let mut client = Client::new(std::io::empty(), BreaksAfter { left: 1 });
+    for _ in 0..3 {
+        client.send("t", "{}", 0).unwrap();
+    }
+    let mut failed = 0;
+    while let Ok(reply) = client.recv() {
+        assert_eq!(reply.outcome.unwrap_err().kind, FailureKind::Cancelled);
+        failed += 1;
+    }
+    assert_eq!(failed, 3);
+    assert_eq!(client.calls(), 1, "only the first Request was written");
+}
