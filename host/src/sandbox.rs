@@ -1,7 +1,7 @@
 //! [`Sandbox`]: built once, runs many executions, each ending in one Result.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
@@ -105,7 +105,7 @@ impl Execution {
 }
 
 /// How an execution ended: always exactly one Result.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Outcome {
     /// The Result as it travels on the wire. Its `calls` and `bytes` are the
     /// parent's own counts. [`Outcome::value`] reads it for you.
@@ -122,13 +122,13 @@ pub struct Outcome {
     /// behalf (never more than [`SandboxOptions::max_held`] plus failure
     /// answers, whose size and number are bounded).
     pub held_peak: usize,
-    /// The value, parsed once, or the failure.
-    ended: Result<serde_json::Value, ExecutionError>,
+    /// `result` read as a value or a failure: parsed on first ask, not by
+    /// every execution (a value can be 16 MiB of JSON nobody reads).
+    ended: OnceLock<Result<serde_json::Value, ExecutionError>>,
 }
 
 impl Outcome {
     fn new(result: WireResult) -> Self {
-        let ended = ended(&result);
         Outcome {
             result,
             console: String::new(),
@@ -136,19 +136,24 @@ impl Outcome {
             counts_disagree: false,
             elapsed: Duration::ZERO,
             held_peak: 0,
-            ended,
+            ended: OnceLock::new(),
         }
     }
 
     /// What the program returned (`null` for nothing or `undefined`), or
-    /// why it has no value.
+    /// why it has no value: the Result read once, on the first call.
     pub fn value(&self) -> Result<&serde_json::Value, &ExecutionError> {
-        self.ended.as_ref()
+        self.ended.get_or_init(|| ended(&self.result)).as_ref()
     }
 
     /// [`Outcome::value`], owned.
     pub fn into_value(self) -> Result<serde_json::Value, ExecutionError> {
-        self.ended
+        let Outcome {
+            result,
+            ended: read,
+            ..
+        } = self;
+        read.into_inner().unwrap_or_else(|| ended(&result))
     }
 
     /// Whether the execution ended because the child broke the protocol.
@@ -156,6 +161,40 @@ impl Outcome {
         !self.result.ok && self.result.kind.is_none()
     }
 }
+
+/// Equal when everything but the cached reading of `result` is (the
+/// reading is `result`'s, whether or not it was made yet).
+impl PartialEq for Outcome {
+    fn eq(&self, other: &Self) -> bool {
+        // Every field named, so that a new one cannot be left out.
+        let Outcome {
+            result,
+            console,
+            child_counts,
+            counts_disagree,
+            elapsed,
+            held_peak,
+            ended: _,
+        } = self;
+        (
+            result,
+            console,
+            child_counts,
+            counts_disagree,
+            elapsed,
+            held_peak,
+        ) == (
+            &other.result,
+            &other.console,
+            &other.child_counts,
+            &other.counts_disagree,
+            &other.elapsed,
+            &other.held_peak,
+        )
+    }
+}
+
+impl Eq for Outcome {}
 
 /// The program's value from a Result, or its failure. A Result's value is
 /// JSON by the time it gets here (the parent checks every Result it reads),

@@ -84,8 +84,7 @@ pub struct Text(pub String);
 
 impl ToolValue for Text {
     fn into_json(self) -> Result<String, HandlerError> {
-        // A String always encodes.
-        Ok(serde_json::Value::String(self.0).to_string())
+        JsonText::from(self).into_json()
     }
 }
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use wasmwire::Budget;
+use wasmwire::{Budget, SandboxOptions};
 
 use super::shell_tool::ToolSpec;
 use super::units::{parse_duration, parse_memory, parse_size};
@@ -31,59 +31,11 @@ pub struct RunArgs {
     /// The program: the body of an async function (top-level await and return work).
     pub program: PathBuf,
 
-    /// A tool: NAME=COMMAND or NAME(PARAM, ...)=COMMAND. COMMAND runs with `sh -c`,
-    /// the call's args on stdin and WASMWIRE_TOOL=NAME in its environment. Repeatable.
-    /// The program receives what it prints as a string.
-    #[arg(long = "tool", value_name = "SPEC", value_parser = ToolSpec::parse)]
-    pub tools: Vec<ToolSpec>,
+    #[command(flatten)]
+    pub tools: ToolArgs,
 
-    /// A tool whose stdout is JSON: the same SPEC as --tool, and the program
-    /// receives the JSON value (a number, an object, ...). Text that is not
-    /// JSON fails the call. Repeatable.
-    #[arg(long = "json-tool", value_name = "SPEC", value_parser = ToolSpec::parse_json)]
-    pub json_tools: Vec<ToolSpec>,
-
-    /// A manifest of tools (JSON, or TOML for a .toml file): each with its
-    /// name, description, params and result JSON Schemas, command, output
-    /// (json or text) and timeout. The args of every call are checked
-    /// against its params schema before the command runs.
-    #[arg(long = "tools", value_name = "FILE")]
-    pub tools_file: Option<PathBuf>,
-
-    /// The longest one call to tool NAME may take (e.g. search=5s); past it
-    /// the call fails `transient`. Repeatable.
-    #[arg(long = "tool-timeout", value_name = "NAME=DURATION", value_parser = parse_tool_timeout)]
-    pub tool_timeouts: Vec<(String, Duration)>,
-
-    /// Let tool NAME have a name that cannot be a global function
-    /// (`search-docs`, `delete`): the program reaches it only as
-    /// host.call(NAME, args). Repeatable.
-    #[arg(long = "call-only", value_name = "NAME")]
-    pub call_only: Vec<String>,
-
-    /// Wall clock for the whole execution (e.g. 250ms, 5s; 0 = none).
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
-    pub wall_clock: Duration,
-
-    /// Memory cap of the child (e.g. 64MiB, at least 1MiB; 0 = none).
-    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_memory)]
-    pub max_memory: u64,
-
-    /// Most tool calls the program may make (0 = unlimited).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub max_calls: u64,
-
-    /// Most bytes of tool values the program may receive (e.g. 10MiB, 500B; 0 = unlimited).
-    #[arg(long, value_name = "SIZE", default_value = "0", value_parser = parse_size)]
-    pub max_bytes: u64,
-
-    /// Most calls in flight at once; one more is refused with kind `limit`.
-    #[arg(long, value_name = "N", default_value_t = wire::DEFAULT_MAX_INFLIGHT, value_parser = clap::value_parser!(usize))]
-    pub max_inflight: usize,
-
-    /// Longest any one call may take (the program's own deadline can only be shorter).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub max_call_deadline: Option<Duration>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 
     /// Use the process backend: run COMMAND with `sh -c` as the child
     /// (call channel on stdin/stdout, Start on fd 3, Result on fd 4).
@@ -149,25 +101,94 @@ pub enum Output {
     Value,
 }
 
-/// `NAME=DURATION`.
-pub(super) fn parse_tool_timeout(text: &str) -> Result<(String, Duration), String> {
+/// `NAME=DURATION` (a zero timeout is refused where the tool is registered).
+fn parse_tool_timeout(text: &str) -> Result<(String, Duration), String> {
     let (name, duration) = text
         .split_once('=')
         .ok_or_else(|| format!("{text:?} is not NAME=DURATION (e.g. search=5s)"))?;
-    let duration = parse_duration(duration)?;
-    if duration.is_zero() {
-        return Err(format!("{text:?}: a timeout of 0 would fail every call"));
-    }
-    Ok((name.trim().to_string(), duration))
+    Ok((name.trim().to_string(), parse_duration(duration)?))
 }
 
-impl RunArgs {
+/// The tools of the command line, the same for `run` and `describe`.
+#[derive(Debug, Default, Args)]
+pub struct ToolArgs {
+    /// A tool: NAME=COMMAND or NAME(PARAM, ...)=COMMAND. COMMAND runs with `sh -c`,
+    /// the call's args on stdin and WASMWIRE_TOOL=NAME in its environment. Repeatable.
+    /// The program receives what it prints as a string.
+    #[arg(long = "tool", value_name = "SPEC", value_parser = ToolSpec::parse)]
+    pub tools: Vec<ToolSpec>,
+
+    /// A tool whose stdout is JSON: the same SPEC as --tool, and the program
+    /// receives the JSON value (a number, an object, ...). Text that is not
+    /// JSON fails the call. Repeatable.
+    #[arg(long = "json-tool", value_name = "SPEC", value_parser = ToolSpec::parse_json)]
+    pub json_tools: Vec<ToolSpec>,
+
+    /// A manifest of tools (JSON, or TOML for a .toml file): each with its
+    /// name, description, params and result JSON Schemas, command, output
+    /// (json or text) and timeout. The args of every call are checked
+    /// against its params schema before the command runs.
+    #[arg(long = "tools", value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+
+    /// The longest one call to tool NAME may take (e.g. search=5s); past it
+    /// the call fails `transient`. Repeatable.
+    #[arg(long = "tool-timeout", value_name = "NAME=DURATION", value_parser = parse_tool_timeout)]
+    pub timeouts: Vec<(String, Duration)>,
+
+    /// Let tool NAME have a name that cannot be a global function
+    /// (`search-docs`, `delete`): the program reaches it only as
+    /// host.call(NAME, args). Repeatable.
+    #[arg(long = "call-only", value_name = "NAME")]
+    pub call_only: Vec<String>,
+}
+
+/// An execution's limits, the same for `run` and for the prompt of
+/// `describe`.
+#[derive(Debug, Args)]
+pub struct LimitArgs {
+    /// Wall clock for the whole execution (e.g. 250ms, 5s; 0 = none).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub wall_clock: Duration,
+
+    /// Memory cap of the child (e.g. 64MiB, at least 1MiB; 0 = none).
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_memory)]
+    pub max_memory: u64,
+
+    /// Most tool calls the program may make (0 = unlimited).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub max_calls: u64,
+
+    /// Most bytes of tool values the program may receive (e.g. 10MiB, 500B; 0 = unlimited).
+    #[arg(long, value_name = "SIZE", default_value = "0", value_parser = parse_size)]
+    pub max_bytes: u64,
+
+    /// Most calls on the wire at once; the program's calls are paced to it.
+    #[arg(long, value_name = "N", default_value_t = wire::DEFAULT_MAX_INFLIGHT, value_parser = clap::value_parser!(usize))]
+    pub max_inflight: usize,
+
+    /// Longest any one call may take (the program's own deadline can only be shorter).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub max_call_deadline: Option<Duration>,
+}
+
+impl LimitArgs {
+    /// The execution's budget.
     pub fn budget(&self) -> Budget {
         Budget {
             wall_clock: self.wall_clock,
             max_calls: self.max_calls,
             max_bytes: self.max_bytes,
             max_memory: self.max_memory,
+        }
+    }
+
+    /// The sandbox's settings these limits name.
+    pub fn sandbox_options(&self) -> SandboxOptions {
+        SandboxOptions {
+            max_in_flight: self.max_inflight,
+            max_call_deadline: self.max_call_deadline,
+            ..SandboxOptions::default()
         }
     }
 }

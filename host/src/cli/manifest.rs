@@ -24,13 +24,13 @@
 //! error, so a misspelt one is not silently ignored.
 
 use std::path::Path;
-use std::time::Duration;
 
 use anyhow::Context;
 use serde::Deserialize;
 use serde_json::Value;
 use wasmwire::Tools;
 
+use super::args::ToolArgs;
 use super::shell_tool::{self, ToolSpec};
 use super::units::parse_duration;
 
@@ -74,34 +74,23 @@ enum Output {
     Json,
 }
 
-/// Where a command line's tools come from.
-#[derive(Debug)]
-pub struct ToolSources<'a> {
-    /// `--tool` and `--json-tool`.
-    pub specs: Vec<&'a ToolSpec>,
-    /// `--tool-timeout`.
-    pub timeouts: &'a [(String, Duration)],
-    /// `--call-only`.
-    pub call_only: &'a [String],
-    /// `--tools FILE`.
-    pub manifest: Option<&'a Path>,
-}
-
 /// The tools of the command line. A `--tool-timeout` or `--call-only` for
 /// no tool, or a name given twice, is an error.
-pub fn tools(sources: &ToolSources<'_>) -> anyhow::Result<Tools> {
-    let mut tools = Vec::new();
-    for spec in &sources.specs {
-        tools.push(shell_tool::tool(spec));
-    }
-    if let Some(path) = sources.manifest {
+pub fn tools(args: &ToolArgs) -> anyhow::Result<Tools> {
+    let mut tools: Vec<_> = args
+        .tools
+        .iter()
+        .chain(&args.json_tools)
+        .map(shell_tool::tool)
+        .collect();
+    if let Some(path) = &args.manifest {
         tools.extend(read(path)?);
     }
-    for name in sources
+    for name in args
         .timeouts
         .iter()
         .map(|(name, _)| name)
-        .chain(sources.call_only)
+        .chain(&args.call_only)
     {
         if !tools.iter().any(|tool| tool.name() == name) {
             anyhow::bail!(
@@ -112,10 +101,10 @@ pub fn tools(sources: &ToolSources<'_>) -> anyhow::Result<Tools> {
     let mut registered = Tools::new();
     for mut tool in tools {
         let name = tool.name().to_string();
-        if let Some((_, timeout)) = sources.timeouts.iter().rfind(|(n, _)| *n == name) {
+        if let Some((_, timeout)) = args.timeouts.iter().rfind(|(n, _)| *n == name) {
             tool = tool.timeout(*timeout);
         }
-        if sources.call_only.contains(&name) {
+        if args.call_only.contains(&name) {
             tool = tool.call_only();
         }
         registered.register(tool)?;
@@ -167,11 +156,7 @@ fn tool(entry: Entry) -> anyhow::Result<wasmwire::Tool> {
         tool = tool.result(result);
     }
     if let Some(timeout) = entry.timeout {
-        let timeout = parse_duration(&timeout).map_err(anyhow::Error::msg)?;
-        if timeout.is_zero() {
-            anyhow::bail!("a timeout of 0 would fail every call");
-        }
-        tool = tool.timeout(timeout);
+        tool = tool.timeout(parse_duration(&timeout).map_err(anyhow::Error::msg)?);
     }
     if entry.call_only {
         tool = tool.call_only();
@@ -182,17 +167,17 @@ fn tool(entry: Entry) -> anyhow::Result<wasmwire::Tool> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use std::time::Duration;
+
     use super::*;
 
     fn load(name: &str, text: &str) -> anyhow::Result<Tools> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
-        tools(&ToolSources {
-            specs: Vec::new(),
-            timeouts: &[],
-            call_only: &[],
-            manifest: Some(&path),
+        tools(&ToolArgs {
+            manifest: Some(path),
+            ..ToolArgs::default()
         })
     }
 

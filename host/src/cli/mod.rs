@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use wasmwire::{Execution, ProcessChild, Sandbox, SandboxError, SandboxOptions, Tools};
+use wasmwire::{Execution, ProcessChild, Sandbox, SandboxError};
 
 use args::{Cli, Command, Output, RunArgs};
 
@@ -52,12 +52,8 @@ pub fn main() -> ExitCode {
 /// Runs one program; `Err` is a usage or set-up error (exit 2).
 fn run(args: RunArgs) -> anyhow::Result<u8> {
     let program = read_program(&args.program)?;
-    let tools = tools(&args)?;
-    let options = SandboxOptions {
-        max_in_flight: args.max_inflight,
-        max_call_deadline: args.max_call_deadline,
-        ..SandboxOptions::default()
-    };
+    let tools = manifest::tools(&args.tools)?;
+    let options = args.limits.sandbox_options();
     // Console lines go to stderr as the program writes them, from a thread
     // of their own: the sink is called on the child's thread and must never
     // wait on our stderr.
@@ -66,7 +62,7 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
         language: args.language(),
         ..Execution::new(program)
     }
-    .budget(args.budget())
+    .budget(args.limits.budget())
     .console_sink(move |line| {
         let _ = lines.send(line.to_string());
     });
@@ -95,14 +91,14 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
             Err(e) => Err(anyhow::Error::new(e).context("could not start the execution")),
         }
     });
-    // Every process of the execution was sent SIGKILL before `run`
-    // returned; the Result goes out now, and then, before this process
-    // exits, whatever is left is reaped and its cgroups removed. Nothing
-    // this process started may outlive it.
     // The sink goes with the execution: the console thread then writes what
     // is left and ends (it is not waited on forever: stderr may be stuck).
     drop(execution);
     let _ = console.recv_timeout(CONSOLE_DRAIN);
+    // Every process of the execution was sent SIGKILL before `run`
+    // returned; the Result goes out now, and then, before this process
+    // exits, whatever is left is reaped and its cgroups removed. Nothing
+    // this process started may outlive it.
     let code = outcome.and_then(|outcome| print(&outcome, args.output));
     wasmwire::containment::kill_adopted();
     wasmwire::containment::settle(std::time::Duration::from_secs(2));
@@ -111,18 +107,6 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
 
 /// How long the console's last lines may take to reach stderr.
 const CONSOLE_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// The tools of `--tool`, `--json-tool` and `--tools`, with their
-/// timeouts and call-only names applied; a timeout or call-only for no
-/// tool is an error.
-fn tools(args: &RunArgs) -> anyhow::Result<Tools> {
-    manifest::tools(&manifest::ToolSources {
-        specs: args.tools.iter().chain(&args.json_tools).collect(),
-        timeouts: &args.tool_timeouts,
-        call_only: &args.call_only,
-        manifest: args.tools_file.as_deref(),
-    })
-}
 
 /// A channel whose lines a thread writes to stderr, and a receiver that
 /// hears once the channel is closed and everything is written.

@@ -178,7 +178,7 @@ impl Parser {
                     .spawn(move || {
                         for (program, language, answer) in incoming {
                             let prepared = panic::catch_unwind(AssertUnwindSafe(|| {
-                                prepare_here(&program, language)
+                                prepare_here(program, language)
                             }))
                             .map_err(|_| Panicked);
                             let _ = answer.send(prepared);
@@ -205,12 +205,13 @@ impl Parser {
     }
 }
 
-/// [`prepare`], on the calling thread.
-fn prepare_here(program: &str, language: Language) -> Result<Prepared, SourceError> {
+/// [`prepare`], on the calling thread, with the copy of the program the
+/// job brought (sent on as it is when nothing changes).
+fn prepare_here(program: String, language: Language) -> Result<Prepared, SourceError> {
     let (mut text, mut steps) = match language {
-        Language::JavaScript => (program.to_owned(), Vec::new()),
+        Language::JavaScript => (program, Vec::new()),
         Language::TypeScript => {
-            let stripped = typescript::strip(program)?;
+            let stripped = typescript::strip(&program)?;
             (stripped.text, stripped.steps)
         }
     };
