@@ -341,12 +341,7 @@ fn jsdoc(out: &mut String, lines: &[String], indent: usize) {
 
 /// `name` as a property key: bare when it is an identifier, else quoted.
 fn property_name(name: &str) -> String {
-    let mut chars = name.chars();
-    let plain = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
-    if plain {
+    if crate::tools::is_ascii_identifier(name) {
         name.to_string()
     } else {
         Value::String(name.to_string()).to_string()

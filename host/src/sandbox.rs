@@ -15,7 +15,7 @@ use crate::console::{Console, ConsoleSink, DEFAULT_CONSOLE_CAP};
 use crate::process::ProcessChild;
 use crate::source::{self, Language};
 use crate::tools::Tools;
-use crate::wasm::{ChildEnd, ChildFailure, EngineOptions, Refusal, WasmChild};
+use crate::wasm::{ChildEnd, ChildFailure, EngineOptions, WasmChild};
 use crate::{Budget, SandboxError, WireResult};
 
 /// How long the parent waits for a child to wind down after its Result
@@ -425,16 +425,8 @@ impl Sandbox {
         }
         // A process tree the kernel cut for memory went over its cap, even
         // if what was left of it wrote a Result before the cut was seen.
-        let end = match (end, &exited) {
-            (
-                End::Result(_),
-                Some(
-                    over @ ChildEnd::Failed(ChildFailure::MemoryLimit {
-                        refusal: Refusal::ProcessTree { .. },
-                        ..
-                    }),
-                ),
-            ) => End::Child(over.clone()),
+        let end = match (end, exited) {
+            (End::Result(_), Some(over)) if over.voids_result() => End::Child(over),
             (end, _) => end,
         };
         if !serving_done {

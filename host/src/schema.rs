@@ -92,7 +92,7 @@ fn field(pointer: &str) -> String {
         let segment = segment.replace("~1", "/").replace("~0", "~");
         if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) {
             out.push_str(&format!("[{segment}]"));
-        } else if is_plain_identifier(&segment) {
+        } else if crate::tools::is_ascii_identifier(&segment) {
             out.push('.');
             out.push_str(&segment);
         } else {
@@ -100,14 +100,6 @@ fn field(pointer: &str) -> String {
         }
     }
     out
-}
-
-fn is_plain_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
 /// Why `signature`'s parameters do not fit `params`, if they do not: each

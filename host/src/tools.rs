@@ -396,12 +396,7 @@ fn typed_args<A: DeserializeOwned>(tool: &str, args: &str) -> Result<A, HandlerE
 
 /// Why `name` cannot be a global function of the program, if it cannot.
 fn not_a_global_name(name: &str) -> Option<String> {
-    let mut chars = name.chars();
-    let plain = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
-    if !plain {
+    if !is_ascii_identifier(name) {
         Some("the name is not a plain ASCII JavaScript identifier".into())
     } else if RESERVED_WORDS.contains(&name) {
         Some("the name is a JavaScript reserved word".into())
@@ -454,6 +449,18 @@ pub const CHILD_GLOBALS: &[&str] = &[
     "setTimeout",
 ];
 
+/// Whether `s` is an identifier of plain ASCII: what a global binding, a
+/// field written `args.name` and a bare TypeScript property key may be.
+pub(crate) fn is_ascii_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+/// Whether `s` is an identifier (any letters): what a signature's
+/// parameter may be called.
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     chars

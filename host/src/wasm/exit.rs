@@ -52,6 +52,23 @@ pub enum ChildEnd {
     Failed(ChildFailure),
 }
 
+impl ChildEnd {
+    /// Whether this end makes the child's Result void: the kernel cut the
+    /// child's process tree for going over its memory cap, so whatever
+    /// was left of the tree answered after the execution had already
+    /// failed. (A wasm child's memory refusal happens inside the program,
+    /// which sees it before it answers: its Result stands.)
+    pub fn voids_result(&self) -> bool {
+        matches!(
+            self,
+            ChildEnd::Failed(ChildFailure::MemoryLimit {
+                refusal: Refusal::ProcessTree { .. },
+                ..
+            })
+        )
+    }
+}
+
 /// Why a child was stopped. Each is one failure a parent reports; the
 /// display text names the limit so it can go into a Result's `error`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
