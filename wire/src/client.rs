@@ -234,7 +234,12 @@ pub struct Client<R, W> {
 impl<R: Read, W: Write> Client<R, W> {
     /// A client reading Responses from `reader` and writing Requests to `writer`.
     pub fn new(reader: R, writer: W) -> Self {
-        Client::paced(reader, writer, DEFAULT_MAX_INFLIGHT)
+        Client {
+            reader: FrameReader::new(reader),
+            writer,
+            calls: InFlight::default(),
+            closed: None,
+        }
     }
 
     /// A client that keeps at most `max_in_flight` calls on the wire (the
@@ -242,12 +247,14 @@ impl<R: Read, W: Write> Client<R, W> {
     /// wait in order and go as answers free their slots. [`Client::new`]
     /// paces to [`DEFAULT_MAX_INFLIGHT`].
     pub fn paced(reader: R, writer: W, max_in_flight: usize) -> Self {
-        Client {
-            reader: FrameReader::new(reader),
-            writer,
-            calls: InFlight::new(max_in_flight),
-            closed: None,
-        }
+        let mut client = Client::new(reader, writer);
+        client.calls.set_max_in_flight(max_in_flight);
+        client
+    }
+
+    /// Sets the cap on calls on the wire (see [`Client::paced`]).
+    pub fn set_max_in_flight(&mut self, max_in_flight: usize) {
+        self.calls.set_max_in_flight(max_in_flight);
     }
 
     /// Makes one call and returns its id (unique within this client). The
