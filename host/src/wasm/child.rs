@@ -163,9 +163,15 @@ impl WasmChild {
         });
         let deadline = store.data().deadline;
 
+        // The pool slot's permit, held for as long as the Store that holds
+        // the instance: dropped after it, at the end, so that a run waiting
+        // for a slot never instantiates into a pool whose slot is still
+        // taken (the permit used to go when the run returned, before the
+        // Store did, and a run at the pool's limit could be refused).
+        let mut slot = None;
         let ended = {
             let execution = async {
-                let _slot = match &self.slots {
+                slot = match &self.slots {
                     // The semaphore is never closed.
                     Some(slots) => slots.acquire().await.ok(),
                     None => None,
@@ -210,11 +216,14 @@ impl WasmChild {
             Err(Stop::Run(error)) => exit::classify(&error, store.data(), &limits),
         };
         let limiter = &store.data().limiter;
-        ChildExit {
+        let exit = ChildExit {
             end,
             peak_memory: limiter.peak(),
             refused: limiter.refused(),
             elapsed: started.elapsed(),
-        }
+        };
+        drop(store);
+        drop(slot);
+        exit
     }
 }
