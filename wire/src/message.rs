@@ -35,6 +35,54 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
+/// `T` read only from a JSON object. serde's derive also reads a struct
+/// from a list (its fields by position), which no encoder of this protocol
+/// writes and which would make field order a contract: `"budget": []`
+/// would read as no budget.
+struct ObjectOnly<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Fields<T>(std::marker::PhantomData<T>);
+
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Fields<T> {
+            type Value = T;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> std::result::Result<T, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+
+        d.deserialize_map(Fields(std::marker::PhantomData))
+            .map(ObjectOnly)
+    }
+}
+
+/// The Start's `budget`: an object, or `null` or absent for none.
+fn budget_object<'de, D>(d: D) -> std::result::Result<StartBudget, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    Ok(Option::<ObjectOnly<StartBudget>>::deserialize(d)?
+        .map_or_else(StartBudget::default, |b| b.0))
+}
+
+/// The Start's `bindings`: a list of objects, or `null` or absent for none.
+fn binding_objects<'de, D>(d: D) -> std::result::Result<Vec<StartBinding>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let bindings = Option::<Vec<ObjectOnly<StartBinding>>>::deserialize(d)?.unwrap_or_default();
+    Ok(bindings.into_iter().map(|b| b.0).collect())
+}
+
 /// A message that travels in a frame: it carries `"v"`.
 pub trait Message: Serialize + for<'de> Deserialize<'de> {
     /// The message's name, for errors ("Request", "Result", ...).
@@ -222,12 +270,12 @@ pub struct Start {
     #[serde(
         default,
         skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
+        deserialize_with = "binding_objects"
     )]
     pub bindings: Vec<StartBinding>,
     /// The budget (always sent; its zero items are omitted). `null` reads
     /// as no budget, as a Go parent writes a nil `*Budget`.
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "budget_object")]
     pub budget: StartBudget,
     /// The parent's cap on calls in flight, which the child paces its calls
     /// to: it keeps at most this many on the wire and queues the rest in

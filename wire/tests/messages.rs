@@ -428,3 +428,25 @@ fn a_negative_budget_item_or_cap_is_refused() {
         assert!(decode::<Start>(payload.as_bytes()).is_err(), "{payload}");
     }
 }
+
+/// serde's derive would read a struct from a list, by position: the
+/// budget and each binding are objects or nothing.
+#[test]
+fn a_budget_or_binding_written_as_a_list_is_refused() {
+    for field in [
+        r#""budget":[]"#,
+        r#""budget":[1000,1,2,3]"#,
+        r#""bindings":[["t","t(a)"]]"#,
+        r#""bindings":[[]]"#,
+    ] {
+        let payload = format!(r#"{{"v":1,"program":"x",{field},"result_id":"r"}}"#);
+        assert!(decode::<Start>(payload.as_bytes()).is_err(), "{payload}");
+    }
+    // A repeated item inside the budget is still caught.
+    assert!(
+        decode::<Start>(
+            br#"{"v":1,"program":"x","budget":{"max_calls":1,"max_calls":2},"result_id":"r"}"#
+        )
+        .is_err()
+    );
+}

@@ -311,6 +311,10 @@ one("start_budget_items_null_are_absent", "Start",
 one("start_binding_signature_null_is_absent", "Start",
     '{"v":1,"program":"p","bindings":[{"name":"f","signature":null}],"result_id":"r"}',
     start("p", "r", [binding("f")]))
+one("start_budget_as_list", "Start", '{"v":1,"program":"p","budget":[1000,1,2,3],"result_id":"r"}',
+    error="malformed", note="the budget is an object: its items are never read by position")
+one("start_binding_as_list", "Start", '{"v":1,"program":"p","bindings":[["f","f(a)"]],"result_id":"r"}',
+    error="malformed", note="each binding is an object: its fields are never read by position")
 one("start_program_null", "Start", '{"v":1,"program":null,"result_id":"r"}', error="malformed",
     note="null is absent only in optional fields: program, result_id, id, ok, v and a binding's name are required")
 one("start_bindings_null", "Start", '{"v":1,"program":"p","bindings":null,"result_id":"r"}',
