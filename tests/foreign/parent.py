@@ -392,6 +392,25 @@ def a_successful_response_with_a_kind_is_a_protocol_error(child):
 
 
 @case
+def a_failed_response_without_a_kind_is_a_protocol_error(child):
+    child.start(start_msg("try { await t() } catch (e) { return e.kind }", [{"name": "t"}]))
+    req = child.request()
+    child.respond({"v": 1, "id": req["id"], "ok": False, "error": "no kind"})
+    result = child.result()
+    check(result["ok"] is False and "kind" not in result, f"{result}")
+    child.finish()
+
+
+@case
+def a_start_split_across_writes_is_one_start(child):
+    payload = frame(start_msg("return 'whole'"))
+    for part in (payload[:2], payload[2:7], payload[7:]):
+        os.write(child.w3, part)
+    expect_ok(child.result(), "whole")
+    child.finish()
+
+
+@case
 def a_response_frame_over_the_cap_is_a_protocol_error(child):
     child.start(start_msg("return await t()", [{"name": "t"}]))
     child.request()
@@ -520,7 +539,6 @@ def a_start_without_a_result_id_gets_no_result_and_a_failed_exit(child):
     check(child.results.at_eof(), "a Result with no result_id to answer")
     code = child.exited()
     check(code == 1, f"exit status {code}")
-    child.finish = lambda: None
 
 
 @case
@@ -625,6 +643,39 @@ def closing_every_channel_mid_run_makes_the_child_exit(child):
     child.close_calls()
     code = child.exited()
     check(code != 0, f"exit status {code}: it could not have sent a Result")
+
+
+@case
+def no_longer_reading_requests_cancels_at_the_next_call(child):
+    program = "await t(); try { await t(); return 'answered' } catch (e) { return e.kind }"
+    child.start(start_msg(program, [{"name": "t"}]))
+    req = child.request()
+    # The parent stops reading the call channel, then answers: the child's
+    # next Request finds no reader.
+    child.proc.stdout.close()
+    child.respond(ok(req, "1"))
+    expect_fail(child.result(), "cancelled", "call channel")
+    child.close_start()
+    child.close_calls()
+    child.exited()
+
+
+@case
+def closing_the_start_channel_before_a_start_makes_the_child_exit_1(child):
+    child.close_start()
+    check(child.results.at_eof(), "a Result with no Start")
+    code = child.exited()
+    check(code == 1, f"exit status {code}")
+
+
+@case
+def a_start_cut_short_makes_the_child_exit_1_without_a_result(child):
+    payload = frame(start_msg("return 1"))
+    os.write(child.w3, payload[:-3])
+    child.close_start()
+    check(child.results.at_eof(), "a Result for a Start that never arrived whole")
+    code = child.exited()
+    check(code == 1, f"exit status {code}")
 
 
 @case
