@@ -579,6 +579,21 @@ def wall_clock_stops_a_wait_for_a_timer_past_it(child):
     child.finish()
 
 
+@case
+def max_memory_holds_the_programs_heap(child):
+    program = "const keep = []; for (;;) keep.push(new Array(100000).fill(1.5))"
+    child.start(start_msg(program, budget={"max_memory": 64 << 20, "wall_clock": 30_000_000_000}))
+    expect_fail(child.result(), "limit", "memory")
+    child.finish()
+
+
+@case
+def deep_recursion_is_a_limit(child):
+    child.start(start_msg("const f = (n) => f(n + 1) + 1; return f(0)"))
+    expect_fail(child.result(), "limit", "stack")
+    child.finish()
+
+
 # ------------------------------------------- a parent ending the run
 
 
