@@ -233,6 +233,7 @@ mod start_channel {
 
     use std::fs::{File, OpenOptions};
     use std::io::{self, Read};
+    use std::os::unix::fs::FileTypeExt;
 
     use wasmwire_guest::{Reason, Stop};
 
@@ -257,8 +258,15 @@ mod start_channel {
     /// (already read, `unread` bytes, or arriving later) breaks the
     /// protocol. `None` when fd 3 cannot be duplicated (the run then goes
     /// on unwatched, as before).
+    ///
+    /// Only a pipe or a socket is watched: a Start handed over in a regular
+    /// file (`3<start.bin`) ends where the file does, which is no cancel.
     #[allow(clippy::type_complexity)] // called once, right away
     pub(super) fn watcher(start_in: &File) -> Option<Box<dyn FnOnce(usize, Stop)>> {
+        let kind = start_in.metadata().ok()?.file_type();
+        if !(kind.is_fifo() || kind.is_socket()) {
+            return None;
+        }
         let mut watched = start_in.try_clone().ok()?;
         Some(Box::new(move |unread: usize, stop: Stop| {
             let more = |n: usize| {

@@ -112,8 +112,13 @@ class FrameIn:
 class Child:
     """One native child with its four channels."""
 
-    def __init__(self, binary):
-        r3, self.w3 = os.pipe()
+    def __init__(self, binary, start_file=None):
+        # fd 3 is a pipe the parent writes the Start into, or, given
+        # start_file, that file opened for reading.
+        if start_file is None:
+            r3, self.w3 = os.pipe()
+        else:
+            r3, self.w3 = os.open(start_file, os.O_RDONLY), None
         self.r4, w4 = os.pipe()
 
         def fds_3_and_4():
@@ -684,6 +689,22 @@ def closing_the_start_channel_before_a_start_makes_the_child_exit_1(child):
 
 
 @case
+def a_start_handed_over_in_a_regular_file_runs_to_its_end(child_factory):
+    # The end of a file is not a parent closing the start channel.
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(suffix=".start") as f:
+        f.write(frame(start_msg("await null; let n = 0; for (let i = 0; i < 1e6; i++) n++; return n")))
+        f.flush()
+        child = child_factory(f.name)
+        try:
+            expect_ok(child.result(), 1000000)
+            child.finish()
+        finally:
+            child.kill()
+
+
+@case
 def a_start_cut_short_makes_the_child_exit_1_without_a_result(child):
     payload = frame(start_msg("return 1"))
     os.write(child.w3, payload[:-3])
@@ -718,7 +739,7 @@ def main():
         child = None if takes_factory else Child(binary)
         began = time.monotonic()
         try:
-            check_fn((lambda: Child(binary)) if takes_factory else child)
+            check_fn((lambda *a: Child(binary, *a)) if takes_factory else child)
             print(f"ok   {name} ({(time.monotonic() - began) * 1000:.0f} ms)")
         except Exception as e:  # noqa: BLE001 - any error fails this check only
             failed.append(name)
