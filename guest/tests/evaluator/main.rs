@@ -15,4 +15,5 @@ mod fake;
 mod limits;
 mod program;
 mod samples;
+mod stop;
 mod timers;
