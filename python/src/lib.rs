@@ -7,7 +7,7 @@
 //!
 //! - **Threads.** One tokio runtime per process runs every execution. A
 //!   synchronous `run` blocks its Python thread without the GIL (and wakes
-//!   every [`sandbox::SIGNAL_POLL`] to let a Ctrl-C cancel the execution);
+//!   every 50 ms to let a Ctrl-C cancel the execution);
 //!   `run_async` spawns the execution and hands its result to the caller's
 //!   asyncio loop with `call_soon_threadsafe`.
 //! - **Tools.** A Python tool is a [`wasmwire::Tool`] whose handler never

@@ -180,7 +180,7 @@ impl Target {
         self.tool
             .bind(py)
             .call_method1("_invoke", (args,))
-            .and_then(|answer| answer.extract::<Answered>().map_err(PyErr::from))
+            .and_then(|answer| answer.extract::<Answered>())
             .unwrap_or_else(|e| escaped(py, &e))
     }
 
