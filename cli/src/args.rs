@@ -24,6 +24,9 @@ pub enum Command {
     /// Print the tools' TypeScript declarations, or the prompt that tells a
     /// model the sandbox's rules, its limits and the declarations.
     Describe(super::describe::DescribeArgs),
+    /// Serve code mode over MCP: one tool, run_javascript, whose programs
+    /// call the tools of the MCP servers in --config (docs/mcp.md).
+    Mcp(wasmwire_mcp::cli::McpArgs),
 }
 
 #[derive(Debug, Args)]

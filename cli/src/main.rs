@@ -51,6 +51,7 @@ fn main() -> ExitCode {
                 ExitCode::from(EXIT_USAGE)
             }
         },
+        Command::Mcp(args) => ExitCode::from(wasmwire_mcp::cli::run(&args)),
     }
 }
 
