@@ -15,7 +15,7 @@
 //!   error rule);
 //! - [`server`]: the `run_javascript` and `describe_tools` tools, with
 //!   cancellation and console lines as progress notifications;
-//! - [`serve`]: serving on stdio or on streamable HTTP;
+//! - [`serve`](mod@serve): serving on stdio or on streamable HTTP;
 //! - [`cli`]: `wasmwire mcp`'s arguments and run, for the CLI to call.
 //!
 //! What it leaves to `wasmwire`: running the program, every limit (wall
