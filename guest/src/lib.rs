@@ -42,6 +42,7 @@
 //!     bindings: vec![StartBinding { name: "get_logs".into(), signature: "get_logs(host, count)".into() }],
 //!     budget: StartBudget::default(),
 //!     max_inflight: None,
+//!     withdraw: false,
 //!     result_id: "r1".into(),
 //! };
 //! // The parent's answer to call "1", and a buffer for the child's Requests.
