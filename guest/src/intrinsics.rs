@@ -35,11 +35,15 @@ pub(crate) struct Intrinsics<'js> {
     /// `String.prototype.toWellFormed`: JS strings may hold lone surrogates,
     /// Rust strings may not.
     to_well_formed: Function<'js>,
+    /// What the web surface's files share (see `web`): `watchSignal`
+    /// for `host.call`'s `{signal}`, `adoptTimers`.
+    web: Object<'js>,
 }
 
 impl<'js> Intrinsics<'js> {
     /// Captures the originals and defines the global `ToolError`.
-    pub(crate) fn capture(ctx: &Ctx<'js>) -> rquickjs::Result<Self> {
+    pub(crate) fn capture(ctx: &Ctx<'js>, web: &crate::web::Web) -> rquickjs::Result<Self> {
+        let web = web.shared(ctx)?;
         let mut options = rquickjs::context::EvalOptions::default();
         options.filename = Some(PRELUDE_FILE.into());
         let captured: rquickjs::Array = ctx.eval_with_options(PRELUDE, options)?;
@@ -56,7 +60,34 @@ impl<'js> Intrinsics<'js> {
             error,
             tool_error_prototype,
             to_well_formed,
+            web,
         })
+    }
+
+    /// Hands the run's timers (defined after [`capture`](Intrinsics::capture),
+    /// before the program) to `AbortSignal.timeout`.
+    pub(crate) fn adopt_timers(&self, ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+        let globals = ctx.globals();
+        let set_timeout: Value = globals.get("setTimeout")?;
+        let clear_timeout: Value = globals.get("clearTimeout")?;
+        let adopt: Function = self.web.get("adoptTimers")?;
+        adopt.call((set_timeout, clear_timeout))
+    }
+
+    /// Watches `signal` for a call: `Ok(Some(reason))` when it is already
+    /// aborted, else `on_abort(reason)` is called once when it aborts. A
+    /// value that is not an AbortSignal is a TypeError.
+    pub(crate) fn watch_signal(
+        &self,
+        signal: Value<'js>,
+        on_abort: Function<'js>,
+    ) -> rquickjs::Result<Option<Value<'js>>> {
+        let watch: Function = self.web.get("watchSignal")?;
+        let watched: Value = watch.call((signal, on_abort))?;
+        match watched.as_object() {
+            Some(aborted) => Ok(Some(aborted.get("reason")?)),
+            None => Ok(None),
+        }
     }
 
     /// A new error object whose stack is the current call stack, with

@@ -72,6 +72,7 @@ mod throw_site;
 mod timers;
 mod tool_error;
 mod transport;
+mod web;
 
 use std::io::Write;
 
@@ -84,6 +85,7 @@ use crate::limits::StackGuard;
 use crate::outcome::{Ending, Judge};
 use crate::random::Random;
 use crate::session::Session;
+use crate::web::Web;
 
 pub use crate::channel::{Channel, Inbox, Link, ThreadLink};
 pub use crate::transport::Transport;
@@ -104,6 +106,8 @@ pub struct SetupError(#[from] rquickjs::Error);
 pub struct Evaluator {
     /// First, so that it is dropped before the runtime it lives in.
     random: Random,
+    /// The web surface's internals; dropped before the runtime too.
+    web: Web,
     runtime: Runtime,
     context: Context,
     guard: StackGuard,
@@ -128,9 +132,11 @@ impl Evaluator {
         let memory = limits::MemoryWatch::install(&runtime);
         limits::install_interrupt_handler(&runtime, &guard, &memory);
         let context = Context::full(&runtime)?;
-        let random = context.with(|ctx| Random::install(&ctx))?;
+        let (random, web) = context
+            .with(|ctx| Ok::<_, rquickjs::Error>((Random::install(&ctx)?, Web::install(&ctx)?)))?;
         Ok(Evaluator {
             random,
+            web,
             runtime,
             context,
             guard,
@@ -184,6 +190,7 @@ impl Evaluator {
         let guard = self.guard.clone();
         let memory = self.memory.clone();
         let random = &self.random;
+        let web = &self.web;
         self.context.with(|ctx| {
             if let Some(limit) = memory_limit {
                 memory.watch(&ctx, limit);
@@ -195,7 +202,7 @@ impl Evaluator {
                     "memory limit: no room to seed Math.random",
                 );
             }
-            let intrinsics = match Intrinsics::capture(&ctx) {
+            let intrinsics = match Intrinsics::capture(&ctx, web) {
                 Ok(intrinsics) => intrinsics,
                 Err(e) => {
                     // Only a heap too small for a few objects gets here.
@@ -242,6 +249,7 @@ fn run_program<'js, T: Transport + ?Sized>(
     transport.pace(start.max_in_flight());
     let installed = console::install(ctx, session)
         .and_then(|()| timers::install(ctx, session))
+        .and_then(|()| session.intrinsics().map_or(Ok(()), |i| i.adopt_timers(ctx)))
         .and_then(|()| bindings::install(ctx, session, &bindings));
     if let Err(e) = installed {
         return judge.error(ctx, e);
@@ -268,7 +276,7 @@ fn run_program<'js, T: Transport + ?Sized>(
     let settled = match returned.into_promise() {
         Some(promise) => {
             event_loop::note_throw(ctx, session, &promise);
-            event_loop::drive(ctx, session, &promise, transport, guard)
+            event_loop::drive(ctx, session, &promise, transport, guard, start.withdraw)
         }
         // Only a program that broke out of its wrapper returns a non-promise.
         None => {
