@@ -9,7 +9,7 @@
 // allows is cloned without running out of stack.
 (function (native, shared) {
   "use strict";
-  const { classOf } = native;
+  const { classId } = native;
   const DOMExceptionCtor = shared.DOMException;
   const apply = Reflect.apply;
   const { getOwnPropertyDescriptor: gopd, getPrototypeOf, keys, defineProperty } = Object;
@@ -20,14 +20,10 @@
   const mapForEach = Map.prototype.forEach, setForEach = Set.prototype.forEach;
   const mapSetFn = Map.prototype.set, setAddFn = Set.prototype.add;
   const arrayPush = Array.prototype.push, arrayPop = Array.prototype.pop;
-  const mapSize = gopd(Map.prototype, "size").get;
-  const setSize = gopd(Set.prototype, "size").get;
   const dateValue = Date.prototype.getTime;
   const regexpSource = gopd(RegExp.prototype, "source").get;
   const regexpFlags = gopd(RegExp.prototype, "flags").get;
-  const abByteLength = gopd(ArrayBuffer.prototype, "byteLength").get;
   const abSlice = ArrayBuffer.prototype.slice;
-  const typedArrayTag = gopd(getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
   const taBuffer = gopd(getPrototypeOf(Uint8Array.prototype), "buffer").get;
   const taOffset = gopd(getPrototypeOf(Uint8Array.prototype), "byteOffset").get;
   const taLength = gopd(getPrototypeOf(Uint8Array.prototype), "length").get;
@@ -36,9 +32,6 @@
   const dvLength = gopd(DataView.prototype, "byteLength").get;
   const booleanValue = Boolean.prototype.valueOf, numberValue = Number.prototype.valueOf;
   const stringValue = String.prototype.valueOf, bigintValue = BigInt.prototype.valueOf;
-  const symbolValue = Symbol.prototype.valueOf;
-  const weakMapHas = WeakMap.prototype.has, weakSetHas = WeakSet.prototype.has;
-  const weakRefDeref = WeakRef.prototype.deref;
   const typedArrays = {
     Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
     Float32Array, Float64Array, BigInt64Array, BigUint64Array,
@@ -46,14 +39,41 @@
   if (typeof Float16Array === "function") typedArrays.Float16Array = Float16Array;
   const errorCtors = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
 
+  // Which QuickJS class id is which class: learnt from one object of
+  // each. An id not here (a generator, an iterator, a module namespace,
+  // ...) is refused.
+  const classNames = [];
+  const learn = (name, v) => { classNames[classId(v)] = name; };
+  learn("Object", {});
+  learn("Arguments", (function () { return arguments; })());
+  learn("Array", []);
+  learn("Error", new Error());
+  learn("Date", new Date(0));
+  learn("RegExp", /a/);
+  learn("ArrayBuffer", new ArrayBuffer(0));
+  learn("DataView", new DataView(new ArrayBuffer(0)));
+  learn("Map", new Map());
+  learn("Set", new Set());
+  learn("Boolean", new Boolean(false));
+  learn("Number", new Number(0));
+  learn("String", new String(""));
+  learn("BigInt", Object(0n));
+  for (const name of Object.keys(typedArrays)) learn(name, new typedArrays[name](0));
+  // Refused by name.
+  learn("Symbol object", Object(Symbol()));
+  learn("Promise", Promise.resolve());
+  learn("WeakMap", new WeakMap());
+  learn("WeakSet", new WeakSet());
+  learn("WeakRef", new WeakRef({}));
+  learn("FinalizationRegistry", new FinalizationRegistry(() => {}));
+  learn("Proxy", new Proxy({}, {}));
+  learn("SharedArrayBuffer", new SharedArrayBuffer(0));
+  learn("DOMException", new DOMExceptionCtor());
+
   function refuse(what) {
     return new DOMExceptionCtor(`structuredClone: ${what} could not be cloned`, "DataCloneError");
   }
 
-  // Whether `f` accepts `value` as its receiver (a brand check).
-  function has(f, value, args = []) {
-    try { apply(f, value, args); return true; } catch { return false; }
-  }
 
   function structuredClone(value, options = undefined) {
     if (arguments.length === 0) throw new TypeError("structuredClone: 1 argument required, but only 0 present");
@@ -80,46 +100,41 @@
 
     // [target, kind of filling it needs, or null when it is complete].
     function make(v) {
-      const cls = classOf(v);
-      if (cls === "function") throw refuse("a function");
-      if (cls === "promise") throw refuse("a Promise");
-      if (cls === "array") return [new ArrayCtor(v.length), "object"];
-      if (cls === "error") {
-        const name = v.name;
-        const Ctor = typeof name === "string" && Object.hasOwn(errorCtors, name) ? errorCtors[name] : ErrorCtor;
-        const e = new Ctor();
-        const message = gopd(v, "message");
-        if (message !== undefined && "value" in message) defineProperty(e, "message", { value: StringCtor(message.value), writable: true, configurable: true });
-        const stack = gopd(v, "stack");
-        if (stack !== undefined && "value" in stack && typeof stack.value === "string") defineProperty(e, "stack", { value: stack.value, writable: true, configurable: true });
-        return [e, "error"];
+      const cls = classNames[classId(v)];
+      switch (cls) {
+        case "Object": case "Arguments": return [{}, "object"];
+        case "Array": return [new ArrayCtor(v.length), "object"];
+        case "Error": {
+          const name = v.name;
+          const Ctor = typeof name === "string" && Object.hasOwn(errorCtors, name) ? errorCtors[name] : ErrorCtor;
+          const e = new Ctor();
+          const message = gopd(v, "message");
+          if (message !== undefined && "value" in message) defineProperty(e, "message", { value: StringCtor(message.value), writable: true, configurable: true });
+          const stack = gopd(v, "stack");
+          if (stack !== undefined && "value" in stack && typeof stack.value === "string") defineProperty(e, "stack", { value: stack.value, writable: true, configurable: true });
+          return [e, "error"];
+        }
+        case "Date": return [new DateCtor(apply(dateValue, v, [])), null];
+        case "RegExp": return [new RegExpCtor(apply(regexpSource, v, []), apply(regexpFlags, v, [])), null];
+        case "ArrayBuffer": return [apply(abSlice, v, [0]), null];
+        case "DataView": {
+          const buffer = shell(apply(dvBuffer, v, []));
+          return [new DataViewCtor(buffer, apply(dvOffset, v, []), apply(dvLength, v, [])), null];
+        }
+        case "Map": return [new MapCtor(), "map"];
+        case "Set": return [new SetCtor(), "set"];
+        case "Boolean": return [new BooleanCtor(apply(booleanValue, v, [])), null];
+        case "Number": return [new NumberCtor(apply(numberValue, v, [])), null];
+        case "String": return [new StringCtor(apply(stringValue, v, [])), null];
+        case "BigInt": return [ObjectCtor(apply(bigintValue, v, [])), null];
+        case undefined: throw refuse("an object of this kind");
+        default:
+          if (Object.hasOwn(typedArrays, cls)) {
+            const buffer = shell(apply(taBuffer, v, []));
+            return [new typedArrays[cls](buffer, apply(taOffset, v, []), apply(taLength, v, [])), null];
+          }
+          throw refuse(`a ${cls}`);
       }
-      if (has(dateValue, v)) return [new DateCtor(apply(dateValue, v, [])), null];
-      // (The source getter also answers for RegExp.prototype, a plain object.)
-      if (v !== RegExpCtor.prototype && has(regexpSource, v)) {
-        return [new RegExpCtor(apply(regexpSource, v, []), apply(regexpFlags, v, [])), null];
-      }
-      if (has(abByteLength, v)) return [apply(abSlice, v, [0]), null];
-      const tag = apply(typedArrayTag, v, []);
-      if (tag !== undefined) {
-        const buffer = shell(apply(taBuffer, v, []));
-        return [new typedArrays[tag](buffer, apply(taOffset, v, []), apply(taLength, v, [])), null];
-      }
-      if (has(dvLength, v)) {
-        const buffer = shell(apply(dvBuffer, v, []));
-        return [new DataViewCtor(buffer, apply(dvOffset, v, []), apply(dvLength, v, [])), null];
-      }
-      if (has(mapSize, v)) return [new MapCtor(), "map"];
-      if (has(setSize, v)) return [new SetCtor(), "set"];
-      if (has(booleanValue, v)) return [new BooleanCtor(apply(booleanValue, v, [])), null];
-      if (has(numberValue, v)) return [new NumberCtor(apply(numberValue, v, [])), null];
-      if (has(stringValue, v)) return [new StringCtor(apply(stringValue, v, [])), null];
-      if (has(bigintValue, v)) return [ObjectCtor(apply(bigintValue, v, [])), null];
-      if (has(symbolValue, v)) throw refuse("a Symbol object");
-      if (has(weakMapHas, v, [{}])) throw refuse("a WeakMap");
-      if (has(weakSetHas, v, [{}])) throw refuse("a WeakSet");
-      if (has(weakRefDeref, v)) throw refuse("a WeakRef");
-      return [{}, "object"];
     }
 
     const root = shell(value);

@@ -18,7 +18,7 @@ pub(super) fn object<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     native.set("utf8Encode", Function::new(ctx.clone(), utf8_encode)?)?;
     native.set("utf8Decode", Function::new(ctx.clone(), utf8_decode)?)?;
     native.set("randomBytes", Function::new(ctx.clone(), random_bytes)?)?;
-    native.set("classOf", Function::new(ctx.clone(), class_of)?)?;
+    native.set("classId", Function::new(ctx.clone(), class_id)?)?;
     Ok(native)
 }
 
@@ -26,7 +26,7 @@ pub(super) fn object<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
 fn parts(url: &Url) -> Vec<String> {
     vec![
         quirks::href(url).to_owned(),
-        quirks::origin(url),
+        origin(url),
         quirks::protocol(url).to_owned(),
         quirks::username(url).to_owned(),
         quirks::password(url).to_owned(),
@@ -37,6 +37,19 @@ fn parts(url: &Url) -> Vec<String> {
         quirks::search(url).to_owned(),
         quirks::hash(url).to_owned(),
     ]
+}
+
+/// The URL Standard's origin. The crate gives a `blob:` URL the origin of
+/// the URL in its path whatever that URL's scheme; the standard only for
+/// `http`, `https` and `file` (whose origin is opaque), else it is opaque.
+fn origin(url: &Url) -> String {
+    if url.scheme() == "blob" {
+        return match Url::parse(url.path()) {
+            Ok(inner) if matches!(inner.scheme(), "http" | "https") => quirks::origin(&inner),
+            _ => "null".to_owned(),
+        };
+    }
+    quirks::origin(url)
 }
 
 /// `new URL(input, base)`: the parts, or `null` when either does not parse.
@@ -170,20 +183,13 @@ fn random_bytes<'js>(ctx: Ctx<'js>, n: usize) -> rquickjs::Result<TypedArray<'js
     TypedArray::new(ctx, bytes)
 }
 
-/// What QuickJS knows a value to be, for brand checks no program can
-/// spoof: "function", "promise", "error", "array" or "other".
-fn class_of(value: Value<'_>) -> &'static str {
-    if value.is_function() {
-        "function"
-    } else if value.is_promise() {
-        "promise"
-    } else if value.is_error() {
-        "error"
-    } else if value.is_array() {
-        "array"
-    } else {
-        "other"
-    }
+/// QuickJS's class id of a value (0 for a primitive): what it really is,
+/// which no program can spoof. `clone.js` learns which id is which class
+/// by asking about one object of each, so no id is written down here.
+fn class_id(value: Value<'_>) -> u32 {
+    // SAFETY: JS_GetClassID only reads the tag and, for an object, its
+    // class id; the value is alive for the call.
+    unsafe { rquickjs::qjs::JS_GetClassID(value.as_raw()) }
 }
 
 #[cfg(test)]

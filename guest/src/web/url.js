@@ -3,6 +3,7 @@
 // standard's class shape and keeps a URL and its searchParams in step.
 (function (native, shared) {
   "use strict";
+  // urlParse and urlSet answer undefined for what does not parse.
   const { urlParse, urlSet, formParse, formSerialize } = native;
   const toWellFormed = String.prototype.toWellFormed;
   const apply = Reflect.apply;
@@ -143,7 +144,7 @@
       if (arguments.length === 0) throw new TypeError("URL: 1 argument required, but only 0 present");
       const input = usv(url);
       const parts = base === undefined ? urlParse(input) : urlParse(input, usv(base));
-      if (parts === null) {
+      if (parts == null) {
         throw new TypeError(base === undefined
           ? `Invalid URL: ${JSON.stringify(input)}`
           : `Invalid URL: ${JSON.stringify(input)} against base ${JSON.stringify(usv(base))}`);
@@ -155,7 +156,7 @@
     }
     static canParse(url, base = undefined) {
       if (arguments.length === 0) throw new TypeError("URL.canParse: 1 argument required, but only 0 present");
-      return (base === undefined ? urlParse(usv(url)) : urlParse(usv(url), usv(base))) !== null;
+      return (base === undefined ? urlParse(usv(url)) : urlParse(usv(url), usv(base))) != null;
     }
     static parse(url, base = undefined) {
       if (arguments.length === 0) throw new TypeError("URL.parse: 1 argument required, but only 0 present");
@@ -165,7 +166,7 @@
     static revokeObjectURL() {}
     #set(which, value) {
       const parts = urlSet(this.#parts[HREF], which, usv(value));
-      if (parts === null) throw new TypeError(`Invalid URL: ${JSON.stringify(usv(value))}`);
+      if (parts == null) throw new TypeError(`Invalid URL: ${JSON.stringify(usv(value))}`);
       this.#parts = parts;
       if (which === "href" || which === "search") reset(this.#params, parts[SEARCH].slice(1));
     }

@@ -16,3 +16,4 @@ mod limits;
 mod program;
 mod samples;
 mod timers;
+mod web;
