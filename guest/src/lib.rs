@@ -13,7 +13,8 @@
 //!   `return` work, and the Result's value is the JSON text of what it
 //!   returns (`undefined` becomes `null`);
 //! * each binding is a global async function (when its name allows) and
-//!   `host.<name>`; `host.call(name, args, {deadlineMs})` sets a deadline;
+//!   `host.<name>`; `host.call(name, args, {deadlineMs, signal})` sets a
+//!   deadline, or an AbortSignal that withdraws the call;
 //! * a call resolves to its value parsed as JSON (or the raw string) and
 //!   rejects with a `ToolError` carrying `kind`, `retryable`, `message` and
 //!   `tool`;
@@ -23,7 +24,11 @@
 //!   real time; a pending timer keeps the program alive, and timers still
 //!   pending when it settles are dropped;
 //! * `console.log/info/warn/error/debug` write one line each;
-//! * errors name their line and column in the program.
+//! * errors name their line and column in the program;
+//! * the web APIs of a Worker that need no network or filesystem (`web`):
+//!   URL, URLSearchParams, TextEncoder, TextDecoder, structuredClone,
+//!   crypto, AbortController, AbortSignal; no `Intl`, and the locale
+//!   methods throw instead of answering as if there were a locale.
 //!
 //! One module per concern: `bindings` (`host` and the global functions),
 //! `tool_error`, `console`, `timers`, `program` (the wrapper, and places in
@@ -31,7 +36,8 @@
 //! (the call table), `outcome` (endings and their Results), `limits` (memory and
 //! stack), `intrinsics` (what is captured before the program runs),
 //! `session` (what the native functions share), `transport`, `channel`
-//! (the call channel the child itself uses: it reads while it writes).
+//! (the call channel the child itself uses: it reads while it writes),
+//! `web` (the web APIs, set up before the snapshot).
 //!
 //! ```
 //! use wire::{Client, Response, Start, StartBinding, StartBudget};
