@@ -1,4 +1,4 @@
-//! The four messages (docs/protocol.md §3) and their JSON shape.
+//! The five messages (docs/protocol.md §3) and their JSON shape.
 //!
 //! Field names and omission rules follow the original Go package, so that a
 //! Go parent and a Rust child interoperate: a field marked *omitted when
