@@ -136,12 +136,33 @@ impl<'js> Intrinsics<'js> {
                     .unwrap_or_else(|| "(anonymous)".to_owned())
             )),
             Type::Exception => Some(self.error_headline(value)),
+            // A DOMException is not one of QuickJS's errors, but reads as one.
+            Type::Object if self.inherits_from_error(value) => Some(self.error_headline(value)),
             _ => self.json(value).or_else(|| self.coerce(value)),
         };
         text.unwrap_or_else(|| {
             let _ = ctx.catch();
             format!("[{}]", value.type_name())
         })
+    }
+
+    /// Whether `Error.prototype` (the original's) is on the value's
+    /// prototype chain, as it is for a DOMException.
+    fn inherits_from_error(&self, value: &Value<'js>) -> bool {
+        let Ok(error_prototype) = self.error.get::<_, Object>("prototype") else {
+            let _ = value.ctx().catch();
+            return false;
+        };
+        let mut object = value.as_object().cloned();
+        // Bounded: a chain longer than this is nobody's error.
+        for _ in 0..64 {
+            match object.and_then(|o| o.get_prototype()) {
+                Some(prototype) if prototype == error_prototype => return true,
+                Some(prototype) => object = Some(prototype),
+                None => return false,
+            }
+        }
+        false
     }
 
     /// `Name: message` of an error object, each read as the program left it.

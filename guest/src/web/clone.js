@@ -152,10 +152,10 @@
         const cause = gopd(source, "cause");
         if (cause !== undefined && "value" in cause) defineProperty(target, "cause", { value: shell(cause.value), writable: true, configurable: true });
       } else {
+        // Own enumerable string keys, each read with [[Get]], as the
+        // standard's serialisation does.
         const names = keys(source);
         for (let i = 0; i < names.length; i++) {
-          const d = gopd(source, names[i]);
-          if (d === undefined || !d.enumerable) continue;
           defineProperty(target, names[i], { value: shell(source[names[i]]), writable: true, enumerable: true, configurable: true });
         }
       }
