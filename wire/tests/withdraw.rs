@@ -123,7 +123,10 @@ fn a_waiting_call_is_dropped_unsent_and_one_on_the_wire_yields_a_withdraw_frame(
     let second = calls.request("t", "", 0).unwrap();
     let mut wire = Vec::new();
     calls
-        .send_ready(|frame| Ok::<_, ()>(wire.push(frame.to_vec())))
+        .send_ready(|frame| {
+            wire.push(frame.to_vec());
+            Ok::<_, ()>(())
+        })
         .unwrap();
     assert_eq!(wire.len(), 1);
     assert_eq!(calls.withdraw(&second).unwrap(), Withdrawal::Unsent);
