@@ -93,7 +93,7 @@ impl Default for Pooling {
 /// the kernel when its child ends. Measured with the QuickJS guest: without
 /// it (every dirty page returned) a run of `return 1` costs 3x as much;
 /// 256 KiB is as fast as 4 MiB, and bounds what an idle slot keeps.
-pub const KEEP_RESIDENT: usize = 256 << 10;
+pub const KEEP_RESIDENT: usize = 1 << 20;
 
 /// Bytes of a pooled stack zeroed in place (the rest is returned to the
 /// kernel) when its child ends: a small program's native stack.
