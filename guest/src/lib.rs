@@ -142,19 +142,11 @@ impl Evaluator {
         let context = Context::full(&runtime)?;
         let (random, web) = context
             .with(|ctx| Ok::<_, rquickjs::Error>((Random::install(&ctx)?, Web::install(&ctx)?)))?;
-        // Collect what set-up left behind, and set the next collection
-        // where QuickJS itself would after one (at half as much again): a
-        // run then does not open with a collection over the whole heap,
-        // which writes every object and so costs a snapshotted instance a
-        // copy of every heap page.
-        runtime.run_gc();
-        let in_use = usize::try_from(runtime.memory_usage().malloc_size).unwrap_or(0);
-        runtime.set_gc_threshold(in_use + in_use / 2);
         // What QuickJS holds when the run starts: nothing runs in between.
         // Measured here, ahead of time, because measuring walks every
         // object of the heap, and in a snapshotted instance that touches
         // every heap page.
-        let quickjs_in_use = u64::try_from(in_use).unwrap_or(0);
+        let quickjs_in_use = u64::try_from(runtime.memory_usage().malloc_size).unwrap_or(0);
         Ok(Evaluator {
             random,
             web,
