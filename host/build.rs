@@ -1,16 +1,22 @@
-//! Builds the guest component (`guest/`, package `wasmwire-guest`) for
-//! `wasm32-wasip2` and hands its path to the library as the compile-time
-//! environment variable `WASMWIRE_GUEST_WASM`, for `include_bytes!`.
+//! Hands the library the guest component (package `wasmwire-guest`, built
+//! for `wasm32-wasip2`) as the compile-time environment variable
+//! `WASMWIRE_GUEST_WASM`, for `include_bytes!`. Three sources, first match:
 //!
-//! The guest is built by a nested `cargo build` with its own target directory
-//! (`<target>/guest-wasm`): sharing the outer one would wait forever on the
-//! outer cargo's lock. QuickJS is C, so it needs a wasi-sdk; this script makes
-//! a wasi-sdk-shaped directory of symlinks to Debian's clang-19 and wasi-libc
-//! (as `scripts/setup` installs them) unless `WASI_SDK` already names one.
-//! When a part is missing it says so and points at `scripts/setup`.
-//!
-//! `WASMWIRE_PREBUILT_GUEST=<file.wasm>` embeds that component instead of
-//! building one (for machines that build the guest elsewhere).
+//! 1. `WASMWIRE_PREBUILT_GUEST=<file.wasm>`: that component (for machines
+//!    that build the guest elsewhere).
+//! 2. `WASMWIRE_GUEST_FROM_SOURCE=1`: the guest built from `guest/` now, by
+//!    a nested `cargo build` with its own target directory
+//!    (`<target>/guest-wasm`; sharing the outer one would wait forever on
+//!    the outer cargo's lock). QuickJS is C, so this needs a wasi-sdk: this
+//!    script makes a wasi-sdk-shaped directory of symlinks to Debian's
+//!    clang-19 and wasi-libc (as `scripts/setup` installs them) unless
+//!    `WASI_SDK` already names one. The build is reproducible: paths of the
+//!    checkout, the target directory and cargo's home are remapped, so the
+//!    same sources give the same bytes on any machine with the same
+//!    toolchain (the test command checks this against the shipped file).
+//! 3. Otherwise the component that ships with the crate,
+//!    `prebuilt/wasmwire-guest.wasm`, so that building the library needs
+//!    neither clang, nor wasi-libc, nor the wasm32 target.
 
 use std::env;
 use std::ffi::OsString;
@@ -22,6 +28,11 @@ const GUEST_PACKAGE: &str = "wasmwire-guest";
 const GUEST_TARGET: &str = "wasm32-wasip2";
 /// Names a guest component built elsewhere, to embed instead of building one.
 const PREBUILT: &str = "WASMWIRE_PREBUILT_GUEST";
+/// Set to `1`, builds the guest from `guest/` instead of embedding the
+/// shipped component.
+const FROM_SOURCE: &str = "WASMWIRE_GUEST_FROM_SOURCE";
+/// The shipped component, relative to this crate.
+const SHIPPED: &str = "prebuilt/wasmwire-guest.wasm";
 
 /// Debian's parts of a wasi-sdk (packages clang-19, llvm-19, wasi-libc).
 const CLANG: &str = "/usr/bin/clang-19";
@@ -34,7 +45,7 @@ const CLANG_RT: &str = "/usr/lib/llvm-19/lib/clang/19/lib/wasi/libclang_rt.built
 const SETUP_HINT: &str = "run `scripts/setup` once: it installs clang-19, lld-19, wasi-libc and \
      libclang-rt-19-dev-wasm32 with apt-get and runs `rustup target add wasm32-wasip2`";
 
-#[path = "../buildsupport/nested_cargo.rs"]
+#[path = "buildsupport/nested_cargo.rs"]
 mod nested_cargo;
 
 fn main() -> ExitCode {
@@ -49,24 +60,51 @@ fn main() -> ExitCode {
 
 fn build() -> Result<(), String> {
     let manifest_dir = PathBuf::from(var("CARGO_MANIFEST_DIR")?);
+    let out_dir = PathBuf::from(var("OUT_DIR")?);
+    println!("cargo::rerun-if-env-changed={PREBUILT}");
+    println!("cargo::rerun-if-env-changed={FROM_SOURCE}");
+
+    // An escape hatch for machines that build the guest elsewhere.
+    if let Some(prebuilt) = env::var_os(PREBUILT) {
+        let embedded = out_dir.join("wasmwire-guest.wasm");
+        fs::copy(&prebuilt, &embedded)
+            .map_err(|e| format!("{PREBUILT}={}: {e}", Path::new(&prebuilt).display()))?;
+        println!("cargo::rerun-if-changed={}", Path::new(&prebuilt).display());
+        embed(&embedded);
+        return Ok(());
+    }
+    if env::var_os(FROM_SOURCE).is_some_and(|v| v == "1") {
+        return from_source(&manifest_dir, &out_dir);
+    }
+    let shipped = manifest_dir.join(SHIPPED);
+    if !shipped.is_file() {
+        return Err(format!(
+            "{} is missing: build the guest from source with {FROM_SOURCE}=1",
+            shipped.display()
+        ));
+    }
+    println!("cargo::rerun-if-changed={}", shipped.display());
+    embed(&shipped);
+    Ok(())
+}
+
+/// Builds the guest from `guest/` (a checkout of the whole workspace) and
+/// embeds it.
+fn from_source(manifest_dir: &Path, out_dir: &Path) -> Result<(), String> {
     let workspace = manifest_dir
         .parent()
         .ok_or("host/ has no parent directory")?
         .to_path_buf();
-    let out_dir = PathBuf::from(var("OUT_DIR")?);
-    watch(&workspace);
-
-    let embedded = out_dir.join("wasmwire-guest.wasm");
-    // An escape hatch for machines that build the guest elsewhere.
-    if let Some(prebuilt) = env::var_os(PREBUILT) {
-        let size = fs::copy(&prebuilt, &embedded)
-            .map_err(|e| format!("{PREBUILT}={}: {e}", Path::new(&prebuilt).display()))?;
-        println!("cargo::rerun-if-changed={}", Path::new(&prebuilt).display());
-        embed(&embedded, size);
-        return Ok(());
+    if !workspace.join("guest/Cargo.toml").is_file() {
+        return Err(format!(
+            "{FROM_SOURCE}=1 needs the whole wasmwire workspace (guest/ is not next to {})",
+            manifest_dir.display()
+        ));
     }
+    watch(&workspace);
+    let embedded = out_dir.join("wasmwire-guest.wasm");
 
-    let guest_target_dir = nested_cargo::target_dir(&out_dir, &workspace).join("guest-wasm");
+    let guest_target_dir = nested_cargo::target_dir(out_dir, &workspace).join("guest-wasm");
     let wasi_sdk = wasi_sdk(&guest_target_dir)?;
     check_rust_target()?;
 
@@ -94,6 +132,7 @@ fn build() -> Result<(), String> {
         .args(["--config", "profile.release.strip=\"debuginfo\""])
         .env("WASI_SDK", &wasi_sdk);
     nested_cargo::scrub_environment(&mut command);
+    reproducible(&mut command, &workspace, &guest_target_dir);
     let status = command
         .status()
         .map_err(|e| format!("could not run cargo to build the guest: {e}"))?;
@@ -110,20 +149,50 @@ fn build() -> Result<(), String> {
         .join(format!("{GUEST_PACKAGE}.wasm"));
     // A copy per build, so a concurrent nested build cannot change the bytes
     // under this crate's `include_bytes!`.
-    let size = fs::copy(&built, &embedded)
+    fs::copy(&built, &embedded)
         .map_err(|e| format!("the guest build left no {}: {e}", built.display()))?;
-    embed(&embedded, size);
+    embed(&embedded);
     Ok(())
 }
 
-fn embed(embedded: &Path, size: u64) {
+/// Remaps every machine-specific path the guest's build would record (in
+/// panic locations and C `__FILE__`s), so that its bytes depend only on the
+/// sources and the toolchain: the checkout, the nested target directory
+/// (QuickJS is compiled from a copy in `OUT_DIR`) and cargo's home (the
+/// registry's sources).
+fn reproducible(command: &mut Command, workspace: &Path, target_dir: &Path) {
+    let cargo_home = env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
+    let mut maps = vec![
+        (workspace.to_path_buf(), "/wasmwire"),
+        (target_dir.to_path_buf(), "/target"),
+    ];
+    if let Some(home) = cargo_home {
+        maps.push((home, "/cargo"));
+    }
+    // The target directory is usually inside the checkout, so the longer
+    // prefix must win: rustc applies the last flag that matches, so it goes
+    // last (clang tries nested prefixes longest first by itself).
+    maps.sort_by_key(|(from, _)| std::cmp::Reverse(from.as_os_str().len()));
+    let rustflags: Vec<String> = maps
+        .iter()
+        .rev()
+        .map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display()))
+        .collect();
+    let cflags: Vec<String> = maps
+        .iter()
+        .map(|(from, to)| format!("-ffile-prefix-map={}={to}", from.display()))
+        .collect();
+    command
+        .env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\x1f"))
+        .env("CFLAGS_wasm32_wasip2", cflags.join(" "));
+}
+
+fn embed(component: &Path) {
     println!(
         "cargo::rustc-env=WASMWIRE_GUEST_WASM={}",
-        embedded.display()
-    );
-    println!(
-        "cargo::warning=guest component: {} KiB",
-        size.div_ceil(1024)
+        component.display()
     );
 }
 
@@ -143,7 +212,7 @@ fn watch(workspace: &Path) {
         "Cargo.toml",
         "Cargo.lock",
         ".cargo/config.toml",
-        "buildsupport/nested_cargo.rs",
+        "host/buildsupport/nested_cargo.rs",
     ] {
         let path = workspace.join(path);
         // A path that does not exist would make cargo rerun this every time.
@@ -152,7 +221,6 @@ fn watch(workspace: &Path) {
         }
     }
     println!("cargo::rerun-if-env-changed=WASI_SDK");
-    println!("cargo::rerun-if-env-changed={PREBUILT}");
 }
 
 /// `WASI_SDK` if the user set one, else a wasi-sdk-shaped directory of

@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[path = "../buildsupport/nested_cargo.rs"]
+#[path = "../host/buildsupport/nested_cargo.rs"]
 mod nested_cargo;
 #[path = "src/probe_build.rs"]
 mod probe_build;
@@ -34,7 +34,7 @@ fn build() -> Result<(), String> {
     let host = var("HOST")?;
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-changed=src/probe_build.rs");
-    println!("cargo::rerun-if-changed=../buildsupport/nested_cargo.rs");
+    println!("cargo::rerun-if-changed=../host/buildsupport/nested_cargo.rs");
     for source in probe_build::SOURCES {
         println!(
             "cargo::rerun-if-changed={}",

@@ -25,6 +25,12 @@
 //! The rest is [`wire::Client`]'s contract, which [`Transport`] states: ids
 //! unique within the run, answers in any order, and once the channel ends
 //! every call still in flight is answered once as `cancelled`.
+//!
+//! A channel that ends (the parent closed it, or stopped reading it) is the
+//! parent cancelling the run (docs/protocol.md, invariant 5): the channel
+//! tells the run's [`Stop`], so the run ends `cancelled` even if the
+//! program catches its calls' failures. A wait with a timeout
+//! ([`Transport::recv_within`]) also ends when the run is stopped.
 
 use std::collections::VecDeque;
 use std::io;
@@ -32,6 +38,7 @@ use std::time::{Duration, Instant};
 
 use wire::{ClientError, FrameDecoder, FrameError, InFlight, ProtocolError, Reply};
 
+use crate::stop::Stop;
 use crate::transport::Transport;
 
 /// Bytes asked of the parent's stream at a time (wasmtime-wasi hands a
@@ -141,16 +148,25 @@ pub struct Channel<L> {
     calls: InFlight,
     /// Set once a write failed: the parent gets no more Requests.
     broken: Option<String>,
+    /// The run's stop: told when the channel ends, and read while waiting.
+    stop: Stop,
 }
 
 impl<L: Link> Channel<L> {
-    /// A channel over `link`.
+    /// A channel over `link`, with a stop of its own.
     pub fn new(link: L) -> Self {
+        Channel::stopped_by(link, Stop::new())
+    }
+
+    /// A channel over `link` that cancels `stop` when the parent ends the
+    /// channel, and whose timed waits end when `stop` does.
+    pub fn stopped_by(link: L, stop: Stop) -> Self {
         Channel {
             link,
             inbox: Inbox::default(),
             calls: InFlight::default(),
             broken: None,
+            stop,
         }
     }
 
@@ -197,13 +213,31 @@ impl<L: Link> Channel<L> {
         }
         let (link, inbox) = (&mut self.link, &mut self.inbox);
         if let Err(e) = self.calls.send_ready(|frame| link.send(frame, inbox)) {
-            self.broken = Some(format!("the call channel broke: {e}"));
+            let why = format!("the call channel broke: {e}");
+            self.stop.cancel(why.clone());
+            self.broken = Some(why);
+        }
+    }
+
+    /// Tells the stop when the parent ended the channel (closed it, or
+    /// reading it failed): that is the parent cancelling. A framing error
+    /// is not: it is handed out as the protocol violation it is.
+    fn note_end(&self) {
+        if let Some(End::Closed | End::Broken(_)) = &self.inbox.ended
+            && let Some(why) = self.ended()
+        {
+            self.stop.cancel(why);
         }
     }
 
     /// The next answer, waiting for it until `deadline` (`None`: for as
-    /// long as it takes); `Ok(None)` once the deadline has passed.
-    fn next_reply(&mut self, deadline: Option<Instant>) -> Result<Option<Reply>, ClientError> {
+    /// long as it takes); `Ok(None)` once the deadline has passed, or, when
+    /// `stoppable`, once the run's stop has been given a reason.
+    fn next_reply(
+        &mut self,
+        deadline: Option<Instant>,
+        stoppable: bool,
+    ) -> Result<Option<Reply>, ClientError> {
         // Once the deadline has passed the link is still looked at once,
         // without waiting, for what the parent has already sent.
         let mut looked_late = false;
@@ -230,10 +264,14 @@ impl<L: Link> Channel<L> {
                 Some(Err(e)) => return Err(ProtocolError::from(e).into()),
                 None => {}
             }
+            self.note_end();
             if let Some(why) = self.ended()
                 && let Some(reply) = self.calls.fail_one(&why)
             {
                 return Ok(Some(reply));
+            }
+            if stoppable && self.stop.is_stopped() {
+                return Ok(None);
             }
             let timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             if timeout == Some(Duration::ZERO) {
@@ -263,7 +301,7 @@ impl<L: Link> Transport for Channel<L> {
     fn recv(&mut self) -> Result<Reply, ClientError> {
         loop {
             // Without a deadline only an answer or an error ends the wait.
-            if let Some(reply) = self.next_reply(None)? {
+            if let Some(reply) = self.next_reply(None, false)? {
                 return Ok(reply);
             }
         }
@@ -271,7 +309,7 @@ impl<L: Link> Transport for Channel<L> {
 
     fn recv_within(&mut self, timeout: Duration) -> Result<Option<Reply>, ClientError> {
         // A timeout past what an Instant can hold is no timeout.
-        self.next_reply(Instant::now().checked_add(timeout))
+        self.next_reply(Instant::now().checked_add(timeout), true)
     }
 
     fn withdraw(&mut self, id: &str, tell_parent: bool) {
@@ -293,13 +331,30 @@ impl<L: Link> Transport for Channel<L> {
     }
 }
 
+/// What the reader thread of a [`ThreadLink`] hands over.
+#[derive(Debug)]
+enum Arrival {
+    /// Bytes the parent sent.
+    Bytes(Vec<u8>),
+    /// Reading failed.
+    Failed(io::Error),
+    /// The parent closed its end.
+    Closed,
+    /// Nothing arrived: the run was stopped, and a wait should look again.
+    Wake,
+}
+
 /// A [`Link`] for a native child: a thread reads the parent's stream into
 /// memory for as long as it stays open, so a blocking write never keeps
 /// answers unread.
+///
+/// The thread also watches for the parent cancelling: when the stream ends
+/// it cancels the run's [`Stop`] at once, so a program that is computing,
+/// not waiting on a call, is stopped by QuickJS's interrupt handler.
 #[derive(Debug)]
 pub struct ThreadLink<W> {
     writer: W,
-    arrivals: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    arrivals: std::sync::mpsc::Receiver<Arrival>,
 }
 
 impl<W: io::Write> ThreadLink<W> {
@@ -307,35 +362,61 @@ impl<W: io::Write> ThreadLink<W> {
     ///
     /// The thread ends when `reader` does, or when the link is dropped and
     /// its next read returns.
-    pub fn new<R: io::Read + Send + 'static>(mut reader: R, writer: W) -> io::Result<Self> {
+    pub fn new<R: io::Read + Send + 'static>(reader: R, writer: W) -> io::Result<Self> {
+        ThreadLink::stopped_by(reader, writer, Stop::new())
+    }
+
+    /// [`ThreadLink::new`], cancelling `stop` when `reader` ends or fails,
+    /// and woken by `stop` while it waits.
+    pub fn stopped_by<R: io::Read + Send + 'static>(
+        mut reader: R,
+        writer: W,
+        stop: Stop,
+    ) -> io::Result<Self> {
         let (arrived, arrivals) = std::sync::mpsc::channel();
+        let waker = arrived.clone();
+        let stopping = stop.clone();
         std::thread::Builder::new()
             .name("call-channel reader".into())
             .spawn(move || {
                 let mut buf = vec![0; READ_CHUNK];
                 loop {
-                    let chunk = match reader.read(&mut buf) {
-                        // EOF: the sender goes, and the receiver sees the end.
-                        Ok(0) => return,
-                        Ok(n) => Ok(buf[..n].to_vec()),
+                    let arrival = match reader.read(&mut buf) {
+                        Ok(0) => Arrival::Closed,
+                        Ok(n) => Arrival::Bytes(buf[..n].to_vec()),
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        Err(e) => Err(e),
+                        Err(e) => Arrival::Failed(e),
                     };
-                    let failed = chunk.is_err();
-                    if arrived.send(chunk).is_err() || failed {
+                    let last = match &arrival {
+                        Arrival::Closed => Some("the parent closed the call channel".to_owned()),
+                        Arrival::Failed(e) => Some(format!("the call channel broke: {e}")),
+                        _ => None,
+                    };
+                    // The end goes into the channel before the stop is
+                    // told, so a wait the stop wakes finds it there.
+                    let gone = arrived.send(arrival).is_err();
+                    if let Some(why) = last {
+                        stopping.cancel(why);
+                        return;
+                    }
+                    if gone {
                         return;
                     }
                 }
             })?;
+        stop.on_stop(move || {
+            let _ = waker.send(Arrival::Wake);
+        });
         Ok(ThreadLink { writer, arrivals })
     }
 
-    /// Moves one arrival into `inbox`; whether there was one (or the end).
-    fn take(inbox: &mut Inbox, arrival: Result<io::Result<Vec<u8>>, ()>) {
+    /// Moves one arrival into `inbox`.
+    fn take(inbox: &mut Inbox, arrival: Arrival) {
         match arrival {
-            Ok(Ok(bytes)) => inbox.push(&bytes),
-            Ok(Err(e)) => inbox.broken(&e),
-            Err(()) => inbox.close(),
+            Arrival::Bytes(bytes) => inbox.push(&bytes),
+            Arrival::Failed(e) => inbox.broken(&e),
+            Arrival::Closed => inbox.close(),
+            Arrival::Wake => {}
         }
     }
 
@@ -343,9 +424,10 @@ impl<W: io::Write> ThreadLink<W> {
     fn drain(&mut self, inbox: &mut Inbox) {
         while inbox.is_open() {
             match self.arrivals.try_recv() {
-                Ok(arrival) => Self::take(inbox, Ok(arrival)),
+                Ok(arrival) => Self::take(inbox, arrival),
                 Err(std::sync::mpsc::TryRecvError::Empty) => return,
-                Err(std::sync::mpsc::TryRecvError::Disconnected) => Self::take(inbox, Err(())),
+                // Only if the reader thread died without a word.
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => inbox.close(),
             }
         }
     }
@@ -365,11 +447,11 @@ impl<W: io::Write> Link for ThreadLink<W> {
             return;
         }
         let arrival = match timeout {
-            None => self.arrivals.recv().map_err(|_| ()),
+            None => self.arrivals.recv().unwrap_or(Arrival::Closed),
             Some(timeout) => match self.arrivals.recv_timeout(timeout) {
-                Ok(arrival) => Ok(arrival),
+                Ok(arrival) => arrival,
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => return,
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(()),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Arrival::Closed,
             },
         };
         Self::take(inbox, arrival);

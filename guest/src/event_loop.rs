@@ -13,17 +13,21 @@
 //! forever.
 //!
 //! The loop stops as soon as the promise settles: timers still pending are
-//! dropped with the session, and the Result goes at once.
+//! dropped with the session, and the Result goes at once. It also stops as
+//! soon as the run's [`Stop`] says so (the wall clock, or the parent
+//! cancelling): it looks before every turn and after every job, and every
+//! wait ends at the deadline or when another thread stops the run.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rquickjs::function::Rest;
 use rquickjs::promise::PromiseState;
 use rquickjs::{Ctx, Promise, Value};
-use wire::{ClientError, FailureKind, Reply};
+use wire::{ClientError, FailureKind, FrameError, ProtocolError, Reply};
 
 use crate::limits::StackGuard;
 use crate::session::Session;
+use crate::stop::{Reason, Stop};
 use crate::throw_site;
 use crate::tool_error;
 use crate::transport::Transport;
@@ -41,6 +45,8 @@ pub(crate) enum Settled<'js> {
     Stopped,
     /// The parent broke the protocol; the text says how.
     Protocol(String),
+    /// The run was stopped from outside the program.
+    Halted(Reason),
 }
 
 /// Drives `promise` to an end. `tell_parent`: the parent takes Withdraw
@@ -51,16 +57,24 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
     promise: &Promise<'js>,
     transport: &mut T,
     guard: &StackGuard,
+    stop: &Stop,
     tell_parent: bool,
 ) -> Settled<'js> {
     // Set after a timer fired while another may be due: the next turn
     // looks at the channel first.
     let mut channel_first = false;
     loop {
+        if let Some(reason) = stop.reason() {
+            return Settled::Halted(reason);
+        }
         while let Some(job) = run_one_job(ctx) {
             note_throw(ctx, session, promise);
             if guard.tripped() {
                 return Settled::Stopped;
+            }
+            if let Some(reason) = stop.reason() {
+                // An interrupted job threw; the stop says why.
+                return Settled::Halted(reason);
             }
             if let Err(thrown) = job {
                 // A job throws only when QuickJS itself fails (out of memory,
@@ -95,20 +109,28 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
         let timer_due = next_due.is_some_and(|due| due <= now);
         if timer_due && !(channel_first && in_flight > 0) {
             channel_first = true;
-            if let Some(stop) = fire_one(ctx, session, now, guard) {
+            if let Some(stop) = fire_one(ctx, session, now, guard, stop) {
                 return stop;
             }
             continue;
         }
         channel_first = false;
-        let waited = match (in_flight, next_due) {
-            (0, None) => return Settled::Stuck,
-            (0, Some(due)) => {
-                crate::channel::sleep(due.saturating_duration_since(now));
+        // No wait outlasts the wall clock: the turn after it stops the run.
+        let wake = match (next_due, stop.deadline()) {
+            (Some(due), Some(deadline)) => Some(due.min(deadline)),
+            (due, deadline) => due.or(deadline),
+        };
+        let waited = match (in_flight, next_due, wake) {
+            (0, None, _) => return Settled::Stuck,
+            (0, Some(_), wake) => {
+                let wake = wake.unwrap_or(now);
+                stop.sleep(wake.saturating_duration_since(now));
                 continue;
             }
-            (_, None) => transport.recv().map(Some),
-            (_, Some(due)) => transport.recv_within(due.saturating_duration_since(now)),
+            // A transport that can wait with a timeout also returns when
+            // the run is stopped (the child's own channel does).
+            (_, _, None) => transport.recv_within(Duration::MAX),
+            (_, _, Some(wake)) => transport.recv_within(wake.saturating_duration_since(now)),
         };
         match waited {
             Ok(Some(reply)) => answer(ctx, session, reply),
@@ -132,6 +154,7 @@ fn fire_one<'js>(
     session: &Session<'js>,
     now: Instant,
     guard: &StackGuard,
+    stop: &Stop,
 ) -> Option<Settled<'js>> {
     let due = session
         .with_timers(|timers| timers.take_due(now))
@@ -140,6 +163,13 @@ fn fire_one<'js>(
     let called = due.callback.call::<_, ()>((Rest(due.args),));
     if guard.tripped() {
         return Some(Settled::Stopped);
+    }
+    if called.is_err()
+        && let Some(reason) = stop.reason()
+    {
+        // Interrupted: the stop says why, not what QuickJS threw.
+        let _ = ctx.catch();
+        return Some(Settled::Halted(reason));
     }
     match called {
         Ok(()) => None,
@@ -212,10 +242,24 @@ fn send_queued<'js, T: Transport + ?Sized>(
                 session.with_calls(|calls| calls.sent(id, call));
             }
             Err(e) => {
-                // Nothing was sent (the args do not fit in a frame): the
-                // call's arguments are at fault, not the tool.
+                // Nothing was sent. Args too large for a frame hit a size
+                // cap, as a value over a quota does: `limit`.
                 failed += 1;
-                tool_error::reject(ctx, session, call, FailureKind::Invalid, &e.to_string());
+                let kind = match &e {
+                    ClientError::Protocol(ProtocolError::Frame(FrameError::TooLarge {
+                        ..
+                    })) => FailureKind::Limit,
+                    _ => FailureKind::Invalid,
+                };
+                let why = match kind {
+                    FailureKind::Limit => format!(
+                        "size limit: the call's Request does not fit in a frame ({e}); \
+                         a Request carries at most {} bytes",
+                        wire::MAX_FRAME_BYTES
+                    ),
+                    _ => e.to_string(),
+                };
+                tool_error::reject(ctx, session, call, kind, &why);
             }
         }
     }

@@ -74,13 +74,16 @@ mod outcome;
 mod program;
 mod random;
 mod session;
+pub mod stop;
 mod throw_site;
 mod timers;
 mod tool_error;
 mod transport;
 mod web;
 
+use std::cell::RefCell;
 use std::io::Write;
+use std::rc::Rc;
 
 use rquickjs::{Context, Runtime};
 use wire::{FailureKind, Start};
@@ -94,6 +97,7 @@ use crate::session::Session;
 use crate::web::Web;
 
 pub use crate::channel::{Channel, Inbox, Link, ThreadLink};
+pub use crate::stop::{Reason, Stop};
 pub use crate::transport::Transport;
 
 /// QuickJS could not be set up (in practice: no memory for a runtime).
@@ -120,6 +124,8 @@ pub struct Evaluator {
     memory: limits::MemoryWatch,
     /// Bytes QuickJS held once set up (see [`Evaluator::new`]).
     quickjs_in_use: u64,
+    /// The run's stop, which the interrupt handler reads.
+    stop: Rc<RefCell<Stop>>,
     used: bool,
 }
 
@@ -138,7 +144,8 @@ impl Evaluator {
         limits::configure_stack(&runtime);
         let guard = StackGuard::new();
         let memory = limits::MemoryWatch::install(&runtime);
-        limits::install_interrupt_handler(&runtime, &guard, &memory);
+        let stop = Rc::new(RefCell::new(Stop::new()));
+        limits::install_interrupt_handler(&runtime, &guard, &memory, &stop);
         let context = Context::full(&runtime)?;
         let (random, web) = context
             .with(|ctx| Ok::<_, rquickjs::Error>((Random::install(&ctx)?, Web::install(&ctx)?)))?;
@@ -155,6 +162,7 @@ impl Evaluator {
             guard,
             memory,
             quickjs_in_use,
+            stop,
             used: false,
         })
     }
@@ -165,19 +173,44 @@ impl Evaluator {
     /// one line per call. Never panics on anything the program or the
     /// transport does: every ending, including a protocol violation, is a
     /// Result. A second call on the same evaluator fails without running.
+    /// The run holds the Start's wall clock natively ([`Stop::for_start`]).
     pub fn run<T, W>(&mut self, start: &Start, transport: &mut T, console: W) -> wire::Result
     where
         T: Transport + ?Sized,
         W: Write + 'static,
     {
-        let ending = if std::mem::replace(&mut self.used, true) {
+        self.run_with(start, transport, console, &Stop::for_start(start))
+    }
+
+    /// [`run`](Evaluator::run), stopped by `stop`: its deadline, or a
+    /// reason another thread gives it (the parent cancelling, say). Once
+    /// stopped, the Result is the stop's ([`Reason`]), whatever the
+    /// program does afterwards.
+    pub fn run_with<T, W>(
+        &mut self,
+        start: &Start,
+        transport: &mut T,
+        console: W,
+        stop: &Stop,
+    ) -> wire::Result
+    where
+        T: Transport + ?Sized,
+        W: Write + 'static,
+    {
+        let mut ending = if std::mem::replace(&mut self.used, true) {
             Ending::failed(
                 FailureKind::Invalid,
                 "this evaluator already ran a program; each run needs a fresh one",
             )
         } else {
-            self.execute(start, transport, Box::new(console))
+            *self.stop.borrow_mut() = stop.clone();
+            self.execute(start, transport, Box::new(console), stop)
         };
+        // A run stopped from outside ends as the stop says: a program that
+        // caught its calls' `cancelled` and returned was still cancelled.
+        if let Some(reason) = stop.reason() {
+            ending = reason.ending();
+        }
         let result = ending.into_result(&start.result_id, transport.calls(), transport.bytes());
         fit_in_frame(result)
     }
@@ -187,6 +220,7 @@ impl Evaluator {
         start: &Start,
         transport: &mut T,
         console: Box<dyn Write>,
+        stop: &Stop,
     ) -> Ending {
         let quickjs_in_use = self.quickjs_in_use;
         let memory_limit = match limits::quickjs_memory_limit(
@@ -236,7 +270,9 @@ impl Evaluator {
                 guard: &guard,
                 memory: &memory,
             };
-            let ending = run_program(&ctx, &session, &judge, start, &source, transport, &guard);
+            let ending = run_program(
+                &ctx, &session, &judge, start, &source, transport, &guard, stop,
+            );
             // Every JS value held on the Rust side goes before the runtime
             // does; QuickJS aborts on objects still alive at teardown.
             session.close();
@@ -247,6 +283,7 @@ impl Evaluator {
 }
 
 /// Installs the surface, compiles and runs the program, and judges its end.
+#[allow(clippy::too_many_arguments)] // one run's parts, each used once
 fn run_program<'js, T: Transport + ?Sized>(
     ctx: &rquickjs::Ctx<'js>,
     session: &Session<'js>,
@@ -255,6 +292,7 @@ fn run_program<'js, T: Transport + ?Sized>(
     source: &str,
     transport: &mut T,
     guard: &StackGuard,
+    stop: &Stop,
 ) -> Ending {
     let bindings = match bindings::plan(&start.bindings) {
         Ok(bindings) => bindings,
@@ -290,7 +328,7 @@ fn run_program<'js, T: Transport + ?Sized>(
     let settled = match returned.into_promise() {
         Some(promise) => {
             event_loop::note_throw(ctx, session, &promise);
-            event_loop::drive(ctx, session, &promise, transport, guard, start.withdraw)
+            event_loop::drive(ctx, session, &promise, transport, guard, stop, start.withdraw)
         }
         // Only a program that broke out of its wrapper returns a non-promise.
         None => {
@@ -318,6 +356,7 @@ fn run_program<'js, T: Transport + ?Sized>(
             "stack limit: the program recursed too deeply",
         ),
         Settled::Protocol(why) => Ending::Protocol(why),
+        Settled::Halted(reason) => reason.ending(),
     }
 }
 

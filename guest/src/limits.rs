@@ -305,14 +305,22 @@ impl MemoryWatch {
     }
 }
 
-/// Installs QuickJS's interrupt handler: the stack guard (on wasm) and the
-/// memory watch's sampling.
+/// Installs QuickJS's interrupt handler: the run's stop (its wall clock,
+/// or a cancel from another thread: see `stop`), the stack guard (on wasm)
+/// and the memory watch's sampling.
+///
+/// QuickJS calls it every 10,000 ticks (`JS_INTERRUPT_COUNTER_INIT`); when
+/// it says yes, QuickJS throws an uncatchable `InternalError: interrupted`,
+/// again at every later check, so neither `catch` nor `finally` can keep a
+/// stopped program going.
 pub(crate) fn install_interrupt_handler(
     runtime: &Runtime,
     guard: &StackGuard,
     watch: &MemoryWatch,
+    stop: &Rc<std::cell::RefCell<crate::stop::Stop>>,
 ) {
     let watch = watch.clone();
+    let stop = stop.clone();
     #[cfg(target_arch = "wasm32")]
     let stack =
         shadow_stack::bounds().map(|(low, high)| (low + (high - low) / 2, guard.tripped.clone()));
@@ -320,6 +328,9 @@ pub(crate) fn install_interrupt_handler(
     let _ = guard;
     runtime.set_interrupt_handler(Some(Box::new(move || {
         watch.probe();
+        if stop.try_borrow().is_ok_and(|stop| stop.is_stopped()) {
+            return true;
+        }
         #[cfg(target_arch = "wasm32")]
         if let Some((floor, tripped)) = &stack {
             if shadow_stack::pointer() < *floor {

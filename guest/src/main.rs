@@ -14,11 +14,19 @@
 //! Either way tool calls go out on stdout and come back on stdin, console
 //! output goes to stderr, and everything between the two ends is the
 //! `wasmwire_guest` library.
+//!
+//! A Start the child cannot take is answered with a Result whenever it
+//! names its `result_id` (`invalid`, naming the field; a protocol error for
+//! another version). The native child also holds the Start's wall clock
+//! itself and watches both channels for the parent cancelling: a closed
+//! call channel (a reader thread) or a closed start channel (a thread
+//! blocked on fd 3 after the Start) stops the program at once, even while
+//! it computes, and the Result says `cancelled` (see `wasmwire_guest::stop`).
 
 use std::cell::RefCell;
 use std::io;
 
-use wasmwire_guest::{Channel, Evaluator};
+use wasmwire_guest::{Channel, Evaluator, Stop};
 use wire::{FailureKind, Runner};
 
 thread_local! {
@@ -54,17 +62,30 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let watch = start_channel::watcher(&start_in);
     let mut runner = Runner::new(start_in, result_out);
     let start = match runner.start() {
         Ok(start) => start,
         Err(e) => {
-            // Without a readable Start there is no result_id to answer
-            // to; the parent sees the channel close and this line.
             eprintln!("wasmwire-guest: {e}");
-            std::process::exit(1);
+            // A Start that names its result_id is answered, saying why it
+            // was refused. Without one there is no one to answer: the
+            // parent sees the channel close and the line above.
+            let Some(result) = e.result() else {
+                std::process::exit(1);
+            };
+            if let Err(e) = runner.finish(&result) {
+                eprintln!("wasmwire-guest: {e}");
+                std::process::exit(1);
+            }
+            return;
         }
     };
-    let mut client = match call_channel() {
+    let stop = Stop::for_start(&start);
+    if let Some(watch) = watch {
+        watch(runner.unread(), stop.clone());
+    }
+    let mut client = match call_channel(&stop) {
         Ok(client) => client,
         Err(e) => {
             let result = wire::Result::failure(
@@ -81,7 +102,7 @@ fn main() {
     let prepared = PREPARED.with(|prepared| prepared.borrow_mut().take());
     let mut evaluator = prepared.map_or_else(Evaluator::new, Ok);
     let result = match &mut evaluator {
-        Ok(evaluator) => evaluator.run(&start, &mut client, io::stderr()),
+        Ok(evaluator) => evaluator.run_with(&start, &mut client, io::stderr(), &stop),
         Err(e) => wire::Result::failure(&start.result_id, FailureKind::Limit, e.to_string()),
     };
     if let Err(e) = runner.finish(&result) {
@@ -97,18 +118,19 @@ fn main() {
 /// The call channel: reads the parent's Responses while it writes Requests
 /// (see `wasmwire_guest::channel`).
 #[cfg(target_arch = "wasm32")]
-fn call_channel() -> io::Result<Channel<wasmwire_guest::channel::WasiLink>> {
-    Ok(Channel::new(wasmwire_guest::channel::WasiLink::new()))
+fn call_channel(stop: &Stop) -> io::Result<Channel<wasmwire_guest::channel::WasiLink>> {
+    Ok(Channel::stopped_by(
+        wasmwire_guest::channel::WasiLink::new(),
+        stop.clone(),
+    ))
 }
 
 /// The call channel: a thread reads the parent's Responses from stdin while
-/// Requests are written to stdout.
+/// Requests are written to stdout, and cancels the run when stdin ends.
 #[cfg(not(target_arch = "wasm32"))]
-fn call_channel() -> io::Result<Channel<wasmwire_guest::ThreadLink<io::Stdout>>> {
-    Ok(Channel::new(wasmwire_guest::ThreadLink::new(
-        io::stdin(),
-        io::stdout(),
-    )?))
+fn call_channel(stop: &Stop) -> io::Result<Channel<wasmwire_guest::ThreadLink<io::Stdout>>> {
+    let link = wasmwire_guest::ThreadLink::stopped_by(io::stdin(), io::stdout(), stop.clone())?;
+    Ok(Channel::stopped_by(link, stop.clone()))
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -192,6 +214,16 @@ mod start_channel {
     pub(super) fn open() -> io::Result<(StartIn, ResultOut)> {
         Ok((StartIn::default(), ResultOut))
     }
+
+    /// What watches the start channel after the Start: nothing in the
+    /// component, which has one thread; the host stops it by other means
+    /// (epochs, and dropping it).
+    #[allow(clippy::type_complexity)] // the native shape, never built here
+    pub(super) fn watcher(
+        _start_in: &StartIn,
+    ) -> Option<Box<dyn FnOnce(usize, wasmwire_guest::Stop)>> {
+        None
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -200,7 +232,10 @@ mod start_channel {
     //! host's process backend).
 
     use std::fs::{File, OpenOptions};
-    use std::io;
+    use std::io::{self, Read};
+    use std::os::unix::fs::FileTypeExt;
+
+    use wasmwire_guest::{Reason, Stop};
 
     /// The fd the Start is read from.
     const START_FD: u32 = 3;
@@ -215,5 +250,52 @@ mod start_channel {
             .write(true)
             .open(format!("/dev/fd/{RESULT_FD}"))?;
         Ok((start, result))
+    }
+
+    /// What watches the start channel once the Start is in: a thread
+    /// blocked on a second handle of fd 3. The parent closing it is the
+    /// parent cancelling the run; anything it sends there after its Start
+    /// (already read, `unread` bytes, or arriving later) breaks the
+    /// protocol. `None` when fd 3 cannot be duplicated (the run then goes
+    /// on unwatched, as before).
+    ///
+    /// Only a pipe or a socket is watched: a Start handed over in a regular
+    /// file (`3<start.bin`) ends where the file does, which is no cancel.
+    #[allow(clippy::type_complexity)] // called once, right away
+    pub(super) fn watcher(start_in: &File) -> Option<Box<dyn FnOnce(usize, Stop)>> {
+        let kind = start_in.metadata().ok()?.file_type();
+        if !(kind.is_fifo() || kind.is_socket()) {
+            return None;
+        }
+        let mut watched = start_in.try_clone().ok()?;
+        Some(Box::new(move |unread: usize, stop: Stop| {
+            let more = |n: usize| {
+                Reason::Protocol(format!(
+                    "the parent sent {n} more bytes on the start channel after its Start \
+                     (a run takes one Start)"
+                ))
+            };
+            if unread > 0 {
+                stop.request(more(unread));
+                return;
+            }
+            let spawned = std::thread::Builder::new()
+                .name("start-channel watcher".into())
+                .spawn(move || {
+                    let mut buf = [0; 64];
+                    loop {
+                        match watched.read(&mut buf) {
+                            Ok(0) => stop.cancel("the parent closed the start channel"),
+                            Ok(n) => stop.request(more(n)),
+                            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                            Err(e) => stop.cancel(format!("the start channel broke: {e}")),
+                        }
+                        return;
+                    }
+                });
+            if let Err(e) = spawned {
+                eprintln!("wasmwire-guest: the start channel goes unwatched: {e}");
+            }
+        }))
     }
 }

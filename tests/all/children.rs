@@ -683,7 +683,7 @@ async fn without_a_wall_clock_a_closed_result_channel_is_named_not_blamed_on_the
 /// A child that makes the parent hold args for tools that never read them
 /// gets `limit` for every call that does not fit, at once. (What that does
 /// to the parent's memory is measured from outside, as peak RSS, in
-/// host/tests/cli.rs.)
+/// cli/tests/cli.rs.)
 #[tokio::test]
 async fn args_the_parent_cannot_hold_are_refused_at_once() {
     let outcome = run_within(

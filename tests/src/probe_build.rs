@@ -1,7 +1,7 @@
 //! Builds the probe child (tests/probe-child, its own cargo workspace) from
 //! source with a nested `cargo build`, into `<target>/probe-wasm`, the way
 //! host/build.rs builds the guest. Shared by tests/build.rs (at build time)
-//! and host/tests/cli.rs (at run time), so it uses std only.
+//! and cli/tests/cli.rs (at run time), so it uses std only.
 //!
 //! The nested build has its own target directory: the outer cargo holds the
 //! lock on its own. It needs no C compiler, only the `wasm32-wasip2` Rust

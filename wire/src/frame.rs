@@ -237,6 +237,11 @@ impl<R: Read> FrameReader<R> {
         }
     }
 
+    /// Bytes read from the stream and not yet handed out as frames.
+    pub fn buffered(&self) -> usize {
+        self.filled - self.pos
+    }
+
     /// The underlying reader.
     pub fn get_mut(&mut self) -> &mut R {
         &mut self.inner

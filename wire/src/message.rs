@@ -21,13 +21,66 @@ fn is_zero_duration(d: &Duration) -> bool {
     d.is_zero()
 }
 
-/// A list that may arrive as `null`, as a Go parent writes a nil slice.
-fn null_as_empty<'de, D, T>(d: D) -> std::result::Result<Vec<T>, D::Error>
+/// An optional field that may arrive as `null`: read as its zero value,
+/// as if it had been left out. Go's encoding/json writes `null` for a nil
+/// slice, map, pointer or `json.RawMessage` that is not `omitempty`, so a
+/// Go peer may send `null` for any optional field (docs/protocol.md §1).
+/// Required fields (`v`, `id`, `ok`, `program`, `result_id`, a binding's
+/// `name`) are not read this way: `null` there is refused.
+fn null_as_default<'de, D, T>(d: D) -> std::result::Result<T, D::Error>
 where
     D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
+    T: Deserialize<'de> + Default,
 {
-    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// `T` read only from a JSON object. serde's derive also reads a struct
+/// from a list (its fields by position), which no encoder of this protocol
+/// writes and which would make field order a contract: `"budget": []`
+/// would read as no budget.
+struct ObjectOnly<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Fields<T>(std::marker::PhantomData<T>);
+
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Fields<T> {
+            type Value = T;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> std::result::Result<T, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+
+        d.deserialize_map(Fields(std::marker::PhantomData))
+            .map(ObjectOnly)
+    }
+}
+
+/// The Start's `budget`: an object, or `null` or absent for none.
+fn budget_object<'de, D>(d: D) -> std::result::Result<StartBudget, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    Ok(Option::<ObjectOnly<StartBudget>>::deserialize(d)?
+        .map_or_else(StartBudget::default, |b| b.0))
+}
+
+/// The Start's `bindings`: a list of objects, or `null` or absent for none.
+fn binding_objects<'de, D>(d: D) -> std::result::Result<Vec<StartBinding>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let bindings = Option::<Vec<ObjectOnly<StartBinding>>>::deserialize(d)?.unwrap_or_default();
+    Ok(bindings.into_iter().map(|b| b.0).collect())
 }
 
 /// A message that travels in a frame: it carries `"v"`.
@@ -49,11 +102,19 @@ pub struct Request {
     pub tool: String,
     /// The arguments as raw text (usually JSON); the protocol never parses
     /// them. Omitted when empty.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub args: String,
     /// The child's wish for a per-call deadline in milliseconds; 0 (omitted)
     /// means none. The parent enforces `min(wish, host maximum)`.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "null_as_default"
+    )]
     pub deadline_ms: u64,
 }
 
@@ -107,13 +168,21 @@ pub struct Response {
     /// Whether the call succeeded.
     pub ok: bool,
     /// The value as raw text (usually JSON). Omitted when empty.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub value: String,
     /// The failure class; always present when `ok` is false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<FailureKind>,
     /// What went wrong. Omitted when empty.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub error: String,
 }
 
@@ -172,7 +241,11 @@ pub struct StartBinding {
     pub name: String,
     /// e.g. `"get_logs(host, count)"`: the parameter names become the keys of
     /// the args object. Omitted when empty (then the single argument is sent).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub signature: String,
 }
 
@@ -187,13 +260,25 @@ pub struct StartBudget {
     )]
     pub wall_clock: Duration,
     /// Most tool calls the parent accepts.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "null_as_default"
+    )]
     pub max_calls: u64,
     /// Most bytes of tool values the parent sends.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "null_as_default"
+    )]
     pub max_bytes: u64,
     /// Most bytes of memory the child may use.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "null_as_default"
+    )]
     pub max_memory: u64,
 }
 
@@ -212,11 +297,12 @@ pub struct Start {
     #[serde(
         default,
         skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_empty"
+        deserialize_with = "binding_objects"
     )]
     pub bindings: Vec<StartBinding>,
-    /// The budget (always sent; its zero items are omitted).
-    #[serde(default)]
+    /// The budget (always sent; its zero items are omitted). `null` reads
+    /// as no budget, as a Go parent writes a nil `*Budget`.
+    #[serde(default, deserialize_with = "budget_object")]
     pub budget: StartBudget,
     /// The parent's cap on calls in flight, which the child paces its calls
     /// to: it keeps at most this many on the wire and queues the rest in
@@ -258,20 +344,36 @@ pub struct Result {
     /// Whether the program finished and returned a value.
     pub ok: bool,
     /// The JSON text of what the program returned. Omitted when empty.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub value: String,
     /// The failure class. Present whenever `ok` is false, except for a
     /// protocol-level error (which has none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<FailureKind>,
     /// What went wrong. Omitted when empty.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub error: String,
     /// Calls as the child counted them: only for reconciliation.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "null_as_default"
+    )]
     pub calls: u64,
     /// Value bytes as the child counted them: only for reconciliation.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(
+        default,
+        skip_serializing_if = "is_zero",
+        deserialize_with = "null_as_default"
+    )]
     pub bytes: u64,
 }
 
@@ -366,7 +468,9 @@ mod nanoseconds {
         s.serialize_u64(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
     }
 
+    /// A negative duration is refused (it does not fit a `u64`); `null`
+    /// reads as 0, no limit.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        u64::deserialize(d).map(Duration::from_nanos)
+        Option::<u64>::deserialize(d).map(|n| Duration::from_nanos(n.unwrap_or(0)))
     }
 }

@@ -1,18 +1,44 @@
 //! The child's side of the start channel: one Start in, one Result out.
+//!
+//! A Start the child cannot take is answered whenever it can be: if the
+//! frame is a JSON object whose `result_id` is a string, the parent is told
+//! why in a Result for that id ([`RunnerError::result`]), never left to
+//! guess from a closed channel. A Start of another protocol version gets a
+//! protocol-error Result (no kind) naming both versions (invariant 1); any
+//! other malformed Start gets kind `invalid`, naming the field at fault
+//! (`budget.wall_clock is -1: ...`). Only a Start with no readable
+//! `result_id` (not a frame, not JSON, not an object, no string
+//! `result_id`) goes unanswered: there is no id to answer to.
 
 use std::io::{Read, Write};
 
-use crate::codec::{decode, encode};
+use serde_json::{Map, Value};
+
+use crate::codec::{DecodeError, decode, encode};
 use crate::error::ProtocolError;
 use crate::frame::FrameReader;
 use crate::message::{Result as ResultMsg, Start};
+use crate::{FailureKind, VERSION};
 
 /// Why the runner could not take its Start or deliver its Result.
 #[derive(Debug, thiserror::Error)]
 pub enum RunnerError {
-    /// The parent broke the protocol.
+    /// The parent broke the protocol, and the Start named no `result_id`
+    /// to answer to.
     #[error("protocol error on the start channel: {0}")]
     Protocol(#[from] ProtocolError),
+    /// The Start was refused, but it named its `result_id`: the child
+    /// answers with [`RunnerError::result`].
+    #[error("the Start for {result_id:?} was refused: {why}")]
+    Refused {
+        /// The Start's `result_id`.
+        result_id: String,
+        /// `None` for another protocol version (a protocol error, no kind);
+        /// else the failure class, `invalid`.
+        kind: Option<FailureKind>,
+        /// What is wrong with it, naming the field.
+        why: String,
+    },
     /// The start channel closed before a Start arrived.
     #[error("the start channel closed before a Start arrived")]
     NoStart,
@@ -22,6 +48,26 @@ pub enum RunnerError {
     /// The Result could not be written.
     #[error("could not write the Result: {0}")]
     Write(#[source] std::io::Error),
+}
+
+impl RunnerError {
+    /// The Result that answers a refused Start, when it named its
+    /// `result_id`; `None` when there is no one to answer.
+    pub fn result(&self) -> Option<ResultMsg> {
+        match self {
+            RunnerError::Refused {
+                result_id,
+                kind: Some(kind),
+                why,
+            } => Some(ResultMsg::failure(result_id, *kind, why)),
+            RunnerError::Refused {
+                result_id,
+                kind: None,
+                why,
+            } => Some(ResultMsg::protocol_error(result_id, why)),
+            _ => None,
+        }
+    }
 }
 
 /// The child's blocking start-channel runner: exactly one Start, exactly one Result.
@@ -43,6 +89,10 @@ impl<R: Read, W: Write> Runner<R, W> {
     }
 
     /// Waits for the one Start.
+    ///
+    /// A Start that is refused but names its `result_id` is
+    /// [`RunnerError::Refused`]: answer it with [`RunnerError::result`]
+    /// through [`finish`](Runner::finish).
     pub fn start(&mut self) -> Result<Start, RunnerError> {
         if self.started {
             return Err(RunnerError::AlreadyStarted);
@@ -53,7 +103,14 @@ impl<R: Read, W: Write> Runner<R, W> {
             .read_frame()
             .map_err(ProtocolError::from)?
             .ok_or(RunnerError::NoStart)?;
-        Ok(decode(&payload).map_err(ProtocolError::from)?)
+        decode(&payload).map_err(|e| refusal(&payload, e))
+    }
+
+    /// Bytes the parent sent after the Start that the runner already read
+    /// (a runner reads its stream in chunks). A parent sends one Start and
+    /// nothing more, so any is a protocol violation.
+    pub fn unread(&self) -> usize {
+        self.reader.buffered()
     }
 
     /// Sends the one Result; consuming the runner makes a second impossible.
@@ -63,5 +120,132 @@ impl<R: Read, W: Write> Runner<R, W> {
             .write_all(&frame)
             .and_then(|()| self.writer.flush())
             .map_err(RunnerError::Write)
+    }
+}
+
+/// What a Start that failed to decode becomes: [`RunnerError::Refused`]
+/// when it names a string `result_id`, else the protocol error.
+fn refusal(payload: &[u8], error: DecodeError) -> RunnerError {
+    // Only a Start that failed gets here: reading it again costs nothing
+    // the normal path pays.
+    let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(payload) else {
+        return ProtocolError::from(error).into();
+    };
+    let Some(Value::String(result_id)) = fields.get("result_id") else {
+        return ProtocolError::from(error).into();
+    };
+    let result_id = result_id.clone();
+    if matches!(error, DecodeError::Version { .. }) {
+        return RunnerError::Refused {
+            result_id,
+            kind: None,
+            why: error.to_string(),
+        };
+    }
+    let why = match explain(&fields) {
+        Some(why) => format!("invalid Start: {why}"),
+        None => error.to_string(),
+    };
+    RunnerError::Refused {
+        result_id,
+        kind: Some(FailureKind::Invalid),
+        why,
+    }
+}
+
+/// The first field of a Start that does not have its shape, named, with
+/// what it should be; `None` when every field looks right (then serde's
+/// own message is the best there is: a duplicate field, say).
+fn explain(fields: &Map<String, Value>) -> Option<String> {
+    match fields.get("v") {
+        None => return Some("`v` is missing (it must be 1)".into()),
+        Some(v) if v.as_u64() != Some(u64::from(VERSION)) => {
+            return Some(format!("`v` is {v} (it must be {VERSION})"));
+        }
+        Some(_) => {}
+    }
+    match fields.get("program") {
+        None => return Some("`program` is missing".into()),
+        Some(Value::String(_)) => {}
+        Some(other) => return Some(format!("`program` is {}, not a string", kind_of(other))),
+    }
+    match fields.get("bindings") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(bindings)) => {
+            for (i, binding) in bindings.iter().enumerate() {
+                let Value::Object(binding) = binding else {
+                    return Some(format!(
+                        "`bindings[{i}]` is {}, not an object",
+                        kind_of(binding)
+                    ));
+                };
+                match binding.get("name") {
+                    Some(Value::String(_)) => {}
+                    None => return Some(format!("`bindings[{i}].name` is missing")),
+                    Some(other) => {
+                        return Some(format!(
+                            "`bindings[{i}].name` is {}, not a string",
+                            kind_of(other)
+                        ));
+                    }
+                }
+                match binding.get("signature") {
+                    None | Some(Value::Null | Value::String(_)) => {}
+                    Some(other) => {
+                        return Some(format!(
+                            "`bindings[{i}].signature` is {}, not a string",
+                            kind_of(other)
+                        ));
+                    }
+                }
+            }
+        }
+        Some(other) => return Some(format!("`bindings` is {}, not a list", kind_of(other))),
+    }
+    match fields.get("budget") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(budget)) => {
+            for item in ["wall_clock", "max_calls", "max_bytes", "max_memory"] {
+                if let Some(why) = count(budget.get(item), u64::MAX) {
+                    return Some(format!("`budget.{item}` {why}"));
+                }
+            }
+        }
+        Some(other) => return Some(format!("`budget` is {}, not an object", kind_of(other))),
+    }
+    if let Some(why) = count(fields.get("max_inflight"), u64::from(u32::MAX)) {
+        return Some(format!("`max_inflight` {why}"));
+    }
+    None
+}
+
+/// What is wrong with a count (absent, `null`, or an integer from 0 to
+/// `max`), if anything.
+fn count(value: Option<&Value>, max: u64) -> Option<String> {
+    match value {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n <= max) => None,
+        // 1.0, 1e3 and numbers past 64 bits: JSON numbers with no integer
+        // form here, which a Go integer never marshals to.
+        Some(Value::Number(n)) if n.is_f64() => Some(format!(
+            "is {n}, not an integer (written without a fraction or an exponent)"
+        )),
+        Some(Value::Number(n)) if n.as_i64().is_some_and(|n| n < 0) => Some(format!(
+            "is {n}: a budget or cap cannot be negative (0, or leaving it out, means none)"
+        )),
+        Some(Value::Number(n)) => Some(format!("is {n}, over the most it can be, {max}")),
+        Some(other) => Some(format!("is {}, not a number", kind_of(other))),
+    }
+}
+
+/// A JSON value's kind, for messages.
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
     }
 }

@@ -356,3 +356,99 @@ fn max_inflight_is_the_childs_pace_and_absent_or_null_means_the_default() {
             .contains_key("max_inflight")
     );
 }
+
+/// Go's encoding/json writes `null` for a nil slice, map, pointer or
+/// `json.RawMessage` that is not `omitempty`: every optional field of every
+/// message reads `null` as if it had been left out.
+#[test]
+fn null_reads_as_absent_in_every_optional_field_of_every_message() {
+    let start: Start = decode(
+        br#"{"v":1,"program":"x","bindings":[{"name":"t","signature":null}],
+             "budget":{"wall_clock":null,"max_calls":null,"max_bytes":null,"max_memory":null},
+             "max_inflight":null,"result_id":"r"}"#,
+    )
+    .unwrap();
+    assert_eq!(start.bindings[0].signature, "");
+    assert_eq!(start.budget, StartBudget::default());
+    assert_eq!(start.max_inflight, None);
+    let start: Start = decode(br#"{"v":1,"program":"x","budget":null,"result_id":"r"}"#).unwrap();
+    assert_eq!(start.budget, StartBudget::default());
+
+    let response: Response =
+        decode(br#"{"v":1,"id":"1","ok":true,"value":null,"kind":null,"error":null}"#).unwrap();
+    assert_eq!(response, Response::success("1", ""));
+    let response: Response =
+        decode(br#"{"v":1,"id":"1","ok":false,"value":null,"kind":"denied","error":null}"#)
+            .unwrap();
+    assert_eq!(response, Response::failure("1", FailureKind::Denied, ""));
+
+    let request: Request =
+        decode(br#"{"v":1,"id":"1","tool":"t","args":null,"deadline_ms":null}"#).unwrap();
+    assert_eq!(request, Request::new("1", "t", ""));
+
+    let result: ResultMsg = decode(
+        br#"{"v":1,"result_id":"r","ok":true,"value":null,"kind":null,"error":null,
+             "calls":null,"bytes":null}"#,
+    )
+    .unwrap();
+    assert_eq!(result, ResultMsg::success("r", ""));
+}
+
+#[test]
+fn null_is_refused_in_a_required_field() {
+    for payload in [
+        &br#"{"v":null,"program":"x","result_id":"r"}"#[..],
+        br#"{"v":1,"program":null,"result_id":"r"}"#,
+        br#"{"v":1,"program":"x","result_id":null}"#,
+        br#"{"v":1,"program":"x","bindings":[{"name":null}],"result_id":"r"}"#,
+        br#"{"v":1,"program":"x","bindings":[null],"result_id":"r"}"#,
+    ] {
+        let text = String::from_utf8_lossy(payload);
+        assert!(decode::<Start>(payload).is_err(), "{text}");
+    }
+    for payload in [
+        &br#"{"v":1,"id":null,"ok":true}"#[..],
+        br#"{"v":1,"id":"1","ok":null}"#,
+    ] {
+        let text = String::from_utf8_lossy(payload);
+        assert!(decode::<Response>(payload).is_err(), "{text}");
+    }
+}
+
+/// Go's integers are signed: a negative budget item or cap does not fit
+/// and is refused, never wrapped or read as "none".
+#[test]
+fn a_negative_budget_item_or_cap_is_refused() {
+    for field in [
+        r#""budget":{"wall_clock":-300000000}"#,
+        r#""budget":{"max_calls":-1}"#,
+        r#""budget":{"max_bytes":-1}"#,
+        r#""budget":{"max_memory":-1}"#,
+        r#""max_inflight":-1"#,
+    ] {
+        let payload = format!(r#"{{"v":1,"program":"x",{field},"result_id":"r"}}"#);
+        assert!(decode::<Start>(payload.as_bytes()).is_err(), "{payload}");
+    }
+}
+
+/// serde's derive would read a struct from a list, by position: the
+/// budget and each binding are objects or nothing.
+#[test]
+fn a_budget_or_binding_written_as_a_list_is_refused() {
+    for field in [
+        r#""budget":[]"#,
+        r#""budget":[1000,1,2,3]"#,
+        r#""bindings":[["t","t(a)"]]"#,
+        r#""bindings":[[]]"#,
+    ] {
+        let payload = format!(r#"{{"v":1,"program":"x",{field},"result_id":"r"}}"#);
+        assert!(decode::<Start>(payload.as_bytes()).is_err(), "{payload}");
+    }
+    // A repeated item inside the budget is still caught.
+    assert!(
+        decode::<Start>(
+            br#"{"v":1,"program":"x","budget":{"max_calls":1,"max_calls":2},"result_id":"r"}"#
+        )
+        .is_err()
+    );
+}

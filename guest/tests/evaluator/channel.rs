@@ -143,6 +143,45 @@ fn a_request_too_large_for_a_frame_is_refused_and_takes_no_id() {
     assert_eq!(channel.calls(), 1);
 }
 
+/// A link whose parent takes one Request, then stops reading: every later
+/// write fails.
+struct TakesOne {
+    taken: usize,
+}
+
+impl Link for TakesOne {
+    fn send(&mut self, _bytes: &[u8], _inbox: &mut Inbox) -> std::io::Result<()> {
+        self.taken += 1;
+        if self.taken > 1 {
+            return Err(std::io::ErrorKind::BrokenPipe.into());
+        }
+        Ok(())
+    }
+
+    fn receive(&mut self, _inbox: &mut Inbox, _timeout: Option<Duration>) {}
+}
+
+#[test]
+fn the_channel_counts_only_the_calls_it_wrote_and_a_broken_write_cancels_the_run() {
+    let stop = wasmwire_guest::Stop::new();
+    let mut channel = Channel::stopped_by(TakesOne { taken: 0 }, stop.clone());
+    for _ in 0..3 {
+        channel.send("t", "{}", 0).unwrap();
+    }
+    assert_eq!(channel.calls(), 1, "only the first Request was written");
+    let mut cancelled = 0;
+    while let Ok(reply) = channel.recv() {
+        assert_eq!(reply.outcome.unwrap_err().kind, FailureKind::Cancelled);
+        cancelled += 1;
+    }
+    assert_eq!((cancelled, channel.calls()), (3, 1));
+    assert!(
+        matches!(stop.reason(), Some(wasmwire_guest::Reason::Cancelled(why)) if why.contains("broke")),
+        "{:?}",
+        stop.reason()
+    );
+}
+
 /// A parent that answers each Request with its args, over a socket, from
 /// one thread with blocking writes: while its answer is unread it reads no
 /// more Requests. Returns how many it answered.

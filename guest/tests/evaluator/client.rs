@@ -55,15 +55,24 @@ fn the_wire_client_at_eof_fails_calls_in_flight_as_cancelled() {
 }
 
 #[test]
-fn args_too_large_for_a_frame_fail_the_call_as_invalid() {
+/// A Request over the frame cap hits a size cap, as a value over a quota
+/// does: `limit`, not `invalid` (the args are not wrong, only too large).
+fn args_too_large_for_a_frame_fail_the_call_as_limit() {
     let mut requests = Vec::new();
     let mut client = Client::new(&[][..], &mut requests);
-    let program =
-        "try { await t('x'.repeat(17 * 1024 * 1024)); } catch (e) { return [e.kind, e.tool]; }";
+    let program = "try { await t('x'.repeat(17 * 1024 * 1024)); } \
+                   catch (e) { return [e.kind, e.retryable, e.tool, e.message]; }";
     let result =
         wasmwire_guest::evaluate(&start(program, &[("t", "")]), &mut client, std::io::sink());
-    assert_eq!(result.value, r#"["invalid","t"]"#);
+    let (kind, retryable, tool, message): (String, bool, String, String) =
+        serde_json::from_str(&result.value).unwrap();
+    assert_eq!(
+        (kind.as_str(), retryable, tool.as_str()),
+        ("limit", false, "t")
+    );
+    assert!(message.contains("size limit"), "{message}");
     assert!(requests.is_empty());
+    assert_eq!(result.calls, 0, "a call never sent is not counted");
 }
 
 #[test]

@@ -15,5 +15,6 @@ mod fake;
 mod limits;
 mod program;
 mod samples;
+mod stop;
 mod timers;
 mod web;

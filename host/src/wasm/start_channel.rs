@@ -7,12 +7,13 @@
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-/// Generated from `wit/child.wit`; private, so its undocumented items stay
+/// Generated from `wit/child.wit` (`host/wit` links to it, so the packaged
+/// crate carries the world); private, so its undocumented items stay
 /// out of the public API.
 #[allow(missing_docs)]
 mod bindings {
     wasmtime::component::bindgen!({
-        path: "../wit",
+        path: "wit",
         world: "child",
         imports: { default: async },
     });

@@ -139,7 +139,8 @@ one("request_args_is_raw_text_not_json", "Request", '{"v":1,"id":"1","tool":"t",
     request("1", "t", "not json {"), note="the protocol never parses args")
 one("request_args_object_is_a_wrong_type", "Request", '{"v":1,"id":"1","tool":"t","args":{"host":"db1"}}',
     error="malformed", note="args carries JSON as a string, never as a nested value")
-one("request_args_null_is_a_wrong_type", "Request", '{"v":1,"id":"1","tool":"t","args":null}', error="malformed")
+one("request_args_null_is_absent", "Request", '{"v":1,"id":"1","tool":"t","args":null,"deadline_ms":null}',
+    request("1", "t"), note="null in an optional field (a Go nil slice, map, pointer or json.RawMessage) reads as absent")
 one("request_id_number_is_a_wrong_type", "Request", '{"v":1,"id":7,"tool":"t"}', error="malformed")
 one("request_tool_array_is_a_wrong_type", "Request", '{"v":1,"id":"1","tool":["t"]}', error="malformed")
 one("request_missing_id", "Request", '{"v":1,"tool":"t"}', error="malformed")
@@ -264,7 +265,8 @@ one("response_missing_ok", "Response", '{"v":1,"id":"1","value":"1"}', error="ma
 one("response_missing_id", "Response", '{"v":1,"ok":true}', error="malformed")
 one("response_value_number", "Response", '{"v":1,"id":"1","ok":true,"value":42}', error="malformed",
     note="value is raw text: the JSON number 42 travels as the string \"42\"")
-one("response_value_null", "Response", '{"v":1,"id":"1","ok":true,"value":null}', error="malformed")
+one("response_value_null_is_absent", "Response", '{"v":1,"id":"1","ok":true,"value":null,"error":null}',
+    response("1", True), note="null in an optional field reads as absent")
 one("response_error_object", "Response", '{"v":1,"id":"1","ok":false,"kind":"invalid","error":{"msg":"x"}}',
     error="malformed")
 one("response_unknown_fields_ignored", "Response", '{"v":1,"id":"1","ok":true,"value":"1","retry_after":3}',
@@ -302,7 +304,20 @@ one("start_budget_max_memory_negative", "Start",
     '{"v":1,"program":"p","budget":{"max_memory":-1},"result_id":"r"}', error="malformed")
 one("start_budget_max_calls_string", "Start",
     '{"v":1,"program":"p","budget":{"max_calls":"10"},"result_id":"r"}', error="malformed")
-one("start_budget_null", "Start", '{"v":1,"program":"p","budget":null,"result_id":"r"}', error="malformed")
+one("start_budget_null_is_absent", "Start", '{"v":1,"program":"p","budget":null,"result_id":"r"}',
+    start("p", "r"), note="a Go nil *Budget: no budget")
+one("start_budget_items_null_are_absent", "Start",
+    '{"v":1,"program":"p","budget":{"wall_clock":null,"max_calls":null,"max_bytes":null,"max_memory":null},'
+    '"result_id":"r"}', start("p", "r"))
+one("start_binding_signature_null_is_absent", "Start",
+    '{"v":1,"program":"p","bindings":[{"name":"f","signature":null}],"result_id":"r"}',
+    start("p", "r", [binding("f")]))
+one("start_budget_as_list", "Start", '{"v":1,"program":"p","budget":[1000,1,2,3],"result_id":"r"}',
+    error="malformed", note="the budget is an object: its items are never read by position")
+one("start_binding_as_list", "Start", '{"v":1,"program":"p","bindings":[["f","f(a)"]],"result_id":"r"}',
+    error="malformed", note="each binding is an object: its fields are never read by position")
+one("start_program_null", "Start", '{"v":1,"program":null,"result_id":"r"}', error="malformed",
+    note="null is absent only in optional fields: program, result_id, id, ok, v and a binding's name are required")
 one("start_bindings_null", "Start", '{"v":1,"program":"p","bindings":null,"result_id":"r"}',
     start("p", "r"), note="Go's encoding/json writes a nil slice as null: it reads as no bindings")
 one("start_bindings_object", "Start", '{"v":1,"program":"p","bindings":{"name":"x"},"result_id":"r"}',

@@ -319,7 +319,7 @@ mod hostile;
 
 // The probe child (tests/probe-child) and its checker, shared likewise.
 #[allow(dead_code)]
-#[path = "../../buildsupport/nested_cargo.rs"]
+#[path = "../../host/buildsupport/nested_cargo.rs"]
 mod nested_cargo;
 #[allow(dead_code)]
 #[path = "../../tests/src/probe.rs"]

@@ -1,5 +1,5 @@
 //! Running a nested `cargo build` from a build script or a test: shared by
-//! host/build.rs (the guest component), tests/build.rs and host/tests/cli.rs
+//! host/build.rs (the guest component), tests/build.rs and cli/tests/cli.rs
 //! (the probe child). Included with `#[path]`, so it uses std only.
 
 use std::path::{Path, PathBuf};

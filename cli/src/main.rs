@@ -1,4 +1,9 @@
-//! The command line: arguments, shell tools, and the one Result line.
+//! `wasmwire`: run a JavaScript program in the sandbox from the command line.
+//!
+//! stdout gets exactly one line, the final Result as JSON; stderr gets the
+//! program's console output and diagnostics. Exit code: 0 when the Result is
+//! ok, 1 when it is not, 2 for usage or set-up errors, 3 when the child broke
+//! the protocol.
 
 mod args;
 mod describe;
@@ -22,7 +27,7 @@ const EXIT_NOT_OK: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 const EXIT_PROTOCOL: u8 = 3;
 
-pub fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -1,0 +1,364 @@
+//! The config file of `wasmwire mcp`: the `mcpServers` map MCP clients
+//! already use, plus the budget of each execution and which upstream tools
+//! a program may call.
+//!
+//! ```json
+//! {
+//!   "mcpServers": {
+//!     "files": { "command": "npx", "args": ["-y", "some-server"], "env": { "ROOT": "/srv" } },
+//!     "search": { "url": "http://127.0.0.1:8931/mcp" }
+//!   },
+//!   "budget": { "wall_clock": "10s", "max_memory": "64MiB", "max_calls": 200, "max_bytes": "8MiB" },
+//!   "tools": { "allow": ["files.*", "search.query"], "deny": ["files.delete_file"] }
+//! }
+//! ```
+//!
+//! An unknown key is an error (a misspelt `"alow"` must not open every
+//! tool). Durations and sizes are written with their unit (`250ms`, `10s`,
+//! `512KiB`, `64MiB`), or `0` for none; a bare number is milliseconds or
+//! bytes.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+use wasmwire::Budget;
+
+use crate::Error;
+
+/// The whole config file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The upstream MCP servers, by the name that prefixes their tools.
+    #[serde(rename = "mcpServers")]
+    pub servers: BTreeMap<String, ServerConfig>,
+    /// The most one execution may spend; a `run_javascript` call may ask
+    /// for less, never more. Items left out keep [`Budget::default`].
+    #[serde(default)]
+    pub budget: BudgetConfig,
+    /// Which upstream tools become bindings.
+    #[serde(default)]
+    pub tools: ToolFilter,
+}
+
+/// One upstream server: a command spoken to on stdio, or a streamable-HTTP URL.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum ServerConfig {
+    /// `{"command": .., "args": [..], "env": {..}}`.
+    Stdio {
+        /// The program to run (looked up on `PATH`).
+        command: String,
+        /// Its arguments.
+        #[serde(default)]
+        args: Vec<String>,
+        /// Variables added to its environment.
+        #[serde(default)]
+        env: BTreeMap<String, String>,
+        /// Its working directory; this process's by default.
+        #[serde(default)]
+        cwd: Option<String>,
+    },
+    /// `{"url": "http://.."}`: a streamable-HTTP server.
+    Http {
+        /// The server's MCP endpoint.
+        url: String,
+        /// Headers sent with every request (e.g. `Authorization`).
+        #[serde(default)]
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// `budget` in the config: each item a ceiling for every execution.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetConfig {
+    /// Wall clock of one execution (`10s`).
+    pub wall_clock: Option<Amount>,
+    /// Memory cap of the child (`64MiB`).
+    pub max_memory: Option<Amount>,
+    /// Tool calls one execution may make.
+    pub max_calls: Option<u64>,
+    /// Bytes of tool values one execution may receive (`8MiB`).
+    pub max_bytes: Option<Amount>,
+    /// Longest one upstream call may take (`30s`); none by default.
+    pub call_timeout: Option<Amount>,
+}
+
+/// A duration or a size: a string with its unit, or a bare number
+/// (milliseconds, bytes).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Amount {
+    /// A bare number.
+    Number(u64),
+    /// `250ms`, `64MiB`, `0`.
+    Text(String),
+}
+
+/// `tools`: patterns over `server.tool` (upstream names), `*` matching any
+/// run of characters. A tool is bound when it matches some `allow` pattern
+/// (or `allow` is absent) and no `deny` pattern.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolFilter {
+    /// Only these (absent: all).
+    pub allow: Option<Vec<String>>,
+    /// Never these.
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+impl ToolFilter {
+    /// Whether tool `tool` of server `server` is bound.
+    pub fn admits(&self, server: &str, tool: &str) -> bool {
+        let full = format!("{server}.{tool}");
+        let allowed = self
+            .allow
+            .as_ref()
+            .is_none_or(|allow| allow.iter().any(|p| glob(p, &full)));
+        allowed && !self.deny.iter().any(|p| glob(p, &full))
+    }
+}
+
+/// `*` matches any run of characters; everything else itself.
+pub(crate) fn glob(pattern: &str, text: &str) -> bool {
+    let Some((head, rest)) = pattern.split_once('*') else {
+        return pattern == text;
+    };
+    let Some(mut text) = text.strip_prefix(head) else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split('*').collect();
+    let (last, middle) = parts.split_last().unwrap_or((&"", &[]));
+    for part in middle {
+        match text.find(part) {
+            Some(at) => text = &text[at + part.len()..],
+            None => return false,
+        }
+    }
+    text.len() >= last.len() && text.ends_with(last)
+}
+
+/// The ceilings every execution is held to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The budget of an execution that asks for nothing less.
+    pub budget: Budget,
+    /// Longest one upstream call may take, if the config says.
+    pub call_timeout: Option<Duration>,
+}
+
+impl Config {
+    /// Reads and checks the config file at `path`.
+    pub fn load(path: &Path) -> Result<Config, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Config {
+            path: path.display().to_string(),
+            why: e.to_string(),
+        })?;
+        Config::parse(&text).map_err(|why| Error::Config {
+            path: path.display().to_string(),
+            why,
+        })
+    }
+
+    /// Parses and checks a config's text.
+    pub fn parse(text: &str) -> Result<Config, String> {
+        let config: Config = serde_json::from_str(text).map_err(|e| {
+            if e.to_string()
+                .contains("did not match any variant of untagged enum ServerConfig")
+            {
+                format!(
+                    "{e}: each server is {{\"command\": .., \"args\": [..], \"env\": {{..}}}} \
+                     or {{\"url\": \"http://..\"}}, with no other keys"
+                )
+            } else {
+                e.to_string()
+            }
+        })?;
+        for (name, server) in &config.servers {
+            if name.is_empty() {
+                return Err("a server's name is empty".into());
+            }
+            match server {
+                ServerConfig::Stdio { command, .. } if command.is_empty() => {
+                    return Err(format!("server {name:?}: the command is empty"));
+                }
+                ServerConfig::Http { url, .. } if !url.starts_with("http://") => {
+                    return Err(format!(
+                        "server {name:?}: url {url:?} is not http://.. (https is not built in)"
+                    ));
+                }
+                _ => {}
+            }
+        }
+        config.limits()?;
+        Ok(config)
+    }
+
+    /// The ceilings of every execution.
+    pub fn limits(&self) -> Result<Limits, String> {
+        let b = &self.budget;
+        let mut budget = Budget::default();
+        if let Some(a) = &b.wall_clock {
+            budget.wall_clock = duration(a).map_err(|e| format!("budget.wall_clock: {e}"))?;
+        }
+        if let Some(a) = &b.max_memory {
+            budget.max_memory = size(a).map_err(|e| format!("budget.max_memory: {e}"))?;
+            if budget.max_memory != 0 && budget.max_memory < 1 << 20 {
+                return Err("budget.max_memory: less than 1MiB, which no execution fits in".into());
+            }
+        }
+        if let Some(n) = b.max_calls {
+            budget.max_calls = n;
+        }
+        if let Some(a) = &b.max_bytes {
+            budget.max_bytes = size(a).map_err(|e| format!("budget.max_bytes: {e}"))?;
+        }
+        let call_timeout = match &b.call_timeout {
+            None => None,
+            Some(a) => match duration(a).map_err(|e| format!("budget.call_timeout: {e}"))? {
+                d if d.is_zero() => None,
+                d => Some(d),
+            },
+        };
+        Ok(Limits {
+            budget,
+            call_timeout,
+        })
+    }
+}
+
+/// `250ms`, `10s`, `2m`, a bare number of milliseconds, or `0`.
+fn duration(amount: &Amount) -> Result<Duration, String> {
+    let text = match amount {
+        Amount::Number(ms) => return Ok(Duration::from_millis(*ms)),
+        Amount::Text(text) => text.trim(),
+    };
+    let (number, unit) = split_unit(text)?;
+    let per: f64 = match unit {
+        "" if number == 0.0 => 0.0,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        "m" => 60.0,
+        "h" => 3600.0,
+        _ => {
+            return Err(format!(
+                "{text:?}: write a duration such as 250ms, 10s or 2m"
+            ));
+        }
+    };
+    Duration::try_from_secs_f64(number * per).map_err(|e| format!("{text:?}: {e}"))
+}
+
+/// `64MiB`, `512KiB`, `1GiB`, `4096B`, a bare number of bytes, or `0`.
+fn size(amount: &Amount) -> Result<u64, String> {
+    let text = match amount {
+        Amount::Number(bytes) => return Ok(*bytes),
+        Amount::Text(text) => text.trim(),
+    };
+    let (number, unit) = split_unit(text)?;
+    let per: f64 = match unit {
+        "" if number == 0.0 => 0.0,
+        "B" => 1.0,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(format!("{text:?}: write a size such as 512KiB or 64MiB")),
+    };
+    let bytes = number * per;
+    if bytes.fract() != 0.0 || bytes > u64::MAX as f64 {
+        return Err(format!("{text:?} is not a whole number of bytes"));
+    }
+    Ok(bytes as u64)
+}
+
+fn split_unit(text: &str) -> Result<(f64, &str), String> {
+    let at = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(at);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} does not start with a number"))?;
+    Ok((number, unit.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_style_config_reads_with_budget_and_filter() {
+        let config = Config::parse(
+            r#"{"mcpServers": {
+                 "a": {"command": "python3", "args": ["s.py"], "env": {"X": "1"}},
+                 "b": {"url": "http://127.0.0.1:9/mcp"}},
+               "budget": {"wall_clock": "2s", "max_memory": "32MiB", "max_calls": 5, "max_bytes": 4096},
+               "tools": {"allow": ["a.*"], "deny": ["a.rm*"]}}"#,
+        )
+        .unwrap();
+        assert!(matches!(config.servers["a"], ServerConfig::Stdio { .. }));
+        assert!(matches!(config.servers["b"], ServerConfig::Http { .. }));
+        let limits = config.limits().unwrap();
+        assert_eq!(limits.budget.wall_clock, Duration::from_secs(2));
+        assert_eq!(limits.budget.max_memory, 32 << 20);
+        assert_eq!(
+            (limits.budget.max_calls, limits.budget.max_bytes),
+            (5, 4096)
+        );
+        assert!(config.tools.admits("a", "read"));
+        assert!(!config.tools.admits("a", "rmdir"));
+        assert!(!config.tools.admits("b", "read"));
+    }
+
+    #[test]
+    fn a_missing_budget_is_the_cli_default() {
+        let config = Config::parse(r#"{"mcpServers": {}}"#).unwrap();
+        assert_eq!(config.limits().unwrap().budget, Budget::default());
+    }
+
+    #[test]
+    fn bad_configs_say_what_is_wrong() {
+        for (text, why) in [
+            (r#"{"mcpServers": {"a": {"cmd": "x"}}}"#, "each server is"),
+            (
+                r#"{"mcpServers": {"a": {"command": ""}}}"#,
+                "command is empty",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "https://x"}}}"#,
+                "https is not built in",
+            ),
+            (
+                r#"{"mcpServers": {}, "budget": {"wall_clock": "10"}}"#,
+                "budget.wall_clock",
+            ),
+            (
+                r#"{"mcpServers": {}, "budget": {"max_memory": "1KiB"}}"#,
+                "less than 1MiB",
+            ),
+            (
+                r#"{"mcpServers": {}, "tools": {"alow": []}}"#,
+                "unknown field",
+            ),
+            (r#"{"servers": {}}"#, "mcpServers"),
+        ] {
+            let err = Config::parse(text).unwrap_err();
+            assert!(err.contains(why), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn globs_match_runs_of_characters() {
+        assert!(glob("*", "a.b"));
+        assert!(glob("a.*", "a.b"));
+        assert!(glob("*.get_*", "x.get_load"));
+        assert!(glob("a*b*c", "a__b__c"));
+        assert!(!glob("a*b*c", "a__c"));
+        assert!(!glob("a.b", "a.bc"));
+        assert!(!glob("*x", "x.y"));
+    }
+}

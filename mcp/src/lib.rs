@@ -1,0 +1,65 @@
+//! wasmwire-mcp: code mode over MCP. `wasmwire mcp --config FILE` serves
+//! one MCP server whose `run_javascript` tool runs a program, in
+//! wasmwire's sandbox, against the tools of other MCP servers.
+//!
+//! What this crate adds to `wasmwire`:
+//!
+//! - [`config`]: the config file (the `mcpServers` map MCP clients use, a
+//!   budget, an allow/deny list of upstream tools);
+//! - [`upstream`]: each upstream server reached as an MCP client, started
+//!   again when it dies;
+//! - [`naming`]: each upstream tool's name in the program
+//!   (`<server>_<tool>`, made a valid, unique JavaScript name);
+//! - [`values`]: what a program gets from an upstream `tools/call` (the
+//!   value rule) and how an upstream failure becomes a failure class (the
+//!   error rule);
+//! - [`server`]: the `run_javascript` and `describe_tools` tools, with
+//!   cancellation and console lines as progress notifications;
+//! - [`serve`]: serving on stdio or on streamable HTTP;
+//! - [`cli`]: `wasmwire mcp`'s arguments and run, for the CLI to call.
+//!
+//! What it leaves to `wasmwire`: running the program, every limit (wall
+//! clock, memory, calls, bytes, in-flight calls, per-call deadlines), the
+//! check of a call's args against the upstream input schema, and the
+//! TypeScript declarations. The protocol is the official Rust MCP SDK's
+//! (`rmcp`). The rules are written out in docs/mcp.md of the repository.
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod config;
+pub mod naming;
+pub mod serve;
+pub mod server;
+pub mod upstream;
+pub mod values;
+
+pub use config::Config;
+pub use serve::{Transport, build, serve};
+pub use server::CodeMode;
+
+/// Why `wasmwire mcp` could not start or serve.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The config file could not be read, or is wrong.
+    #[error("config {path}: {why}")]
+    Config {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// An upstream server could not be started or listed.
+    #[error("upstream server {server:?}: {why}")]
+    Upstream {
+        /// Its name in the config.
+        server: String,
+        /// What went wrong.
+        why: String,
+    },
+    /// The sandbox could not be built.
+    #[error(transparent)]
+    Sandbox(#[from] wasmwire::SandboxError),
+    /// Serving failed.
+    #[error("serving: {0}")]
+    Serve(String),
+}

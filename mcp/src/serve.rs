@@ -1,0 +1,243 @@
+//! Building the server from a config ([`build`]) and serving it on stdio
+//! or streamable HTTP ([`serve`]).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use rmcp::ServiceExt;
+use rmcp::model::Tool as McpTool;
+use rmcp::transport::StreamableHttpService;
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use serde_json::Value;
+use wasmwire::{
+    Call, FailureKind, HandlerError, Sandbox, SandboxOptions, Text, Tool, ToolFailure, Tools,
+};
+
+use crate::Error;
+use crate::config::Config;
+use crate::naming;
+use crate::server::{Binding, CodeMode};
+use crate::upstream::Upstream;
+
+/// Where `wasmwire mcp` serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// On this process's stdin and stdout (what an MCP client that starts
+    /// the server expects).
+    Stdio,
+    /// Streamable HTTP on this address (port 0: any free port); the bound
+    /// address is printed on stderr as `listening on http://ADDR/mcp`.
+    Http(SocketAddr),
+}
+
+/// Starts every upstream server (all at once), lists their tools, binds
+/// those the config admits, and builds the sandbox. An upstream server
+/// that cannot be started or listed is an error naming it.
+pub async fn build(config: &Config) -> Result<CodeMode, Error> {
+    let limits = config.limits().map_err(|why| Error::Config {
+        path: "(given)".into(),
+        why,
+    })?;
+    let connecting = config.servers.iter().map(|(name, server)| async move {
+        Upstream::connect(name, server)
+            .await
+            .map_err(|why| Error::Upstream {
+                server: name.clone(),
+                why,
+            })
+    });
+    let mut upstreams = Vec::new();
+    let mut listed = Vec::new();
+    for connected in futures::future::join_all(connecting).await {
+        let (upstream, tools) = connected?;
+        let upstream = Arc::new(upstream);
+        listed.push((upstream.clone(), tools));
+        upstreams.push(upstream);
+    }
+    let (tools, bindings) = bind(&listed, config);
+    let options = SandboxOptions {
+        max_call_deadline: limits.call_timeout,
+        ..SandboxOptions::default()
+    };
+    let sandbox = Sandbox::new(options.clone())?;
+    Ok(CodeMode::new(
+        sandbox, options, tools, bindings, upstreams, limits,
+    ))
+}
+
+/// Binds the admitted upstream tools, named by the naming rule, in the
+/// order of (server, tool).
+fn bind(listed: &[(Arc<Upstream>, Vec<McpTool>)], config: &Config) -> (Tools, Vec<Binding>) {
+    let mut all: Vec<(&Arc<Upstream>, &McpTool)> = listed
+        .iter()
+        .flat_map(|(up, tools)| tools.iter().map(move |t| (up, t)))
+        .filter(|(up, t)| config.tools.admits(&up.name, &t.name))
+        .collect();
+    all.sort_by(|a, b| (&a.0.name, &a.1.name).cmp(&(&b.0.name, &b.1.name)));
+    // Names are judged by wasmwire itself: a scratch registry of plain
+    // tools refuses a reserved word, a global, or a name taken already.
+    let mut taken = Tools::new();
+    let mut tools = Tools::new();
+    let mut bindings = Vec::new();
+    for (upstream, mcp_tool) in all {
+        let base = naming::base_name(&upstream.name, &mcp_tool.name);
+        let Some(js_name) = naming::candidates(&base)
+            .take(1000)
+            .find(|name| taken.register(noop(name)).is_ok())
+        else {
+            eprintln!(
+                "wasmwire mcp: no name for {}.{}; left out",
+                upstream.name, mcp_tool.name
+            );
+            continue;
+        };
+        let described = |with_schemas: bool| {
+            let mut tool = Tool::new(
+                js_name.clone(),
+                handler(upstream.clone(), mcp_tool.name.to_string()),
+            );
+            if let Some(d) = &mcp_tool.description {
+                tool = tool.description(d.to_string());
+            }
+            if with_schemas {
+                tool = tool.params(Value::Object((*mcp_tool.input_schema).clone()));
+                if let Some(out) = &mcp_tool.output_schema {
+                    tool = tool.result(Value::Object((**out).clone()));
+                }
+            }
+            tool
+        };
+        if let Err(e) = tools.register(described(true)) {
+            // A schema wasmwire cannot compile: the tool is still bound,
+            // its args then checked only by the upstream server.
+            eprintln!(
+                "wasmwire mcp: {}.{}: {e}; bound without its schemas",
+                upstream.name, mcp_tool.name
+            );
+            if let Err(e) = tools.register(described(false)) {
+                eprintln!(
+                    "wasmwire mcp: {}.{}: {e}; left out",
+                    upstream.name, mcp_tool.name
+                );
+                continue;
+            }
+        }
+        bindings.push(Binding {
+            js_name,
+            server: upstream.name.clone(),
+            tool: mcp_tool.name.to_string(),
+        });
+    }
+    (tools, bindings)
+}
+
+fn noop(name: &str) -> Tool {
+    Tool::new(name, |_call: Call| async {
+        Ok::<_, HandlerError>(Text(String::new()))
+    })
+}
+
+/// The handler of one upstream tool: the call's args (one object) go
+/// upstream as `tools/call` arguments.
+fn handler(
+    upstream: Arc<Upstream>,
+    tool: String,
+) -> impl Fn(
+    Call,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, HandlerError>> + Send>>
++ Send
++ Sync
++ 'static {
+    move |call: Call| {
+        let upstream = upstream.clone();
+        let tool = tool.clone();
+        Box::pin(async move {
+            let args = match call.args.trim() {
+                "" => serde_json::Map::new(),
+                text => match serde_json::from_str::<Value>(text) {
+                    Ok(Value::Object(map)) => map,
+                    Ok(Value::Null) => serde_json::Map::new(),
+                    _ => {
+                        let why = format!("{}: the arguments must be one object", call.tool);
+                        return Err(ToolFailure::new(FailureKind::Invalid, why).into());
+                    }
+                },
+            };
+            upstream.call(&tool, args).await.map_err(HandlerError::from)
+        })
+    }
+}
+
+/// Serves `code` until the client goes (stdio: stdin closes) or the
+/// process is told to stop (SIGINT, SIGTERM), then closes the upstream
+/// connections (a stdio upstream's process ends with its connection).
+pub async fn serve(code: CodeMode, transport: Transport) -> Result<(), Error> {
+    let served = match transport {
+        Transport::Stdio => {
+            let running = code
+                .clone()
+                .serve(rmcp::transport::stdio())
+                .await
+                .map_err(|e| Error::Serve(e.to_string()))?;
+            tokio::select! {
+                _ = running.waiting() => Ok(()),
+                _ = stop_signal() => Ok(()),
+            }
+        }
+        Transport::Http(addr) => serve_http(code.clone(), addr).await,
+    };
+    code.close().await;
+    served
+}
+
+async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Error::Serve(format!("listening on {addr}: {e}")))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| Error::Serve(e.to_string()))?;
+    let mut config = StreamableHttpServerConfig::default();
+    // Loopback names are allowed by default; the address served on too.
+    config.allowed_hosts.push(bound.ip().to_string());
+    let stop = config.cancellation_token.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(code.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    eprintln!("wasmwire mcp: listening on http://{bound}/mcp");
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let service = hyper_util::service::TowerToHyperService::new(service.clone());
+                tokio::spawn(async move {
+                    let io = hyper_util::rt::TokioIo::new(stream);
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(io, service)
+                        .await;
+                });
+            }
+            _ = stop_signal() => break,
+        }
+    }
+    stop.cancel();
+    Ok(())
+}
+
+/// SIGINT or SIGTERM (never, when the handlers cannot be installed).
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => {}
+        _ = term.recv() => {}
+    }
+}

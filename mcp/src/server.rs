@@ -1,0 +1,575 @@
+//! [`CodeMode`]: the MCP server `wasmwire mcp` runs. Two tools:
+//! `run_javascript` runs a program in wasmwire's sandbox whose bindings are
+//! the upstream servers' tools, and `describe_tools` gives their TypeScript
+//! declarations.
+//!
+//! Every `run_javascript` call ends in exactly one answer: the program's
+//! value, or its failure class and message (with the console either way),
+//! unless the client cancelled it, in which case the execution ends
+//! `cancelled`, its upstream calls are cancelled, and (as MCP asks) no
+//! answer is sent. Limits a call asks for may only be lower than the
+//! configured ones: a higher one is refused, never clamped (a program
+//! written for 60 s should not silently get 10).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, Tool as McpTool,
+};
+use rmcp::service::{Peer, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use wasmwire::source::Language;
+use wasmwire::{Budget, Execution, Sandbox, SandboxOptions, Tools};
+
+use crate::config::Limits;
+use crate::upstream::Upstream;
+
+/// One upstream tool as the program knows it.
+#[derive(Debug, Clone)]
+pub struct Binding {
+    /// Its name in the program (docs/mcp.md, the naming rule).
+    pub js_name: String,
+    /// The upstream server's name.
+    pub server: String,
+    /// The tool's name upstream.
+    pub tool: String,
+}
+
+/// The MCP server: cheap to clone (the streamable-HTTP transport makes one
+/// per session); every clone shares the sandbox, the tools and the
+/// upstream connections.
+#[derive(Debug, Clone)]
+pub struct CodeMode {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    sandbox: Sandbox,
+    tools: Tools,
+    bindings: Vec<Binding>,
+    upstreams: Vec<Arc<Upstream>>,
+    limits: Limits,
+    /// run_javascript and describe_tools, as listed.
+    listed: Vec<McpTool>,
+}
+
+impl CodeMode {
+    /// The server over `tools` (the upstream tools, bound), each execution
+    /// held to `limits`.
+    pub fn new(
+        sandbox: Sandbox,
+        options: SandboxOptions,
+        tools: Tools,
+        bindings: Vec<Binding>,
+        upstreams: Vec<Arc<Upstream>>,
+        limits: Limits,
+    ) -> Self {
+        let listed = vec![
+            run_javascript_tool(&tools, &bindings, &limits, &options),
+            describe_tools_tool(),
+        ];
+        CodeMode {
+            inner: Arc::new(Inner {
+                sandbox,
+                tools,
+                bindings,
+                upstreams,
+                limits,
+                listed,
+            }),
+        }
+    }
+
+    /// The upstream tools, as bound.
+    pub fn bindings(&self) -> &[Binding] {
+        &self.inner.bindings
+    }
+
+    /// Closes every upstream connection.
+    pub async fn close(&self) {
+        for upstream in &self.inner.upstreams {
+            upstream.close().await;
+        }
+    }
+
+    /// `run_javascript`.
+    async fn run_javascript(
+        &self,
+        args: JsonObject,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let request = match RunRequest::read(args, &self.inner.limits) {
+            Ok(request) => request,
+            Err(why) => return refused(&why),
+        };
+        // Console lines go out as progress notifications as they happen,
+        // when the client asked for progress; the sink must not block, so
+        // it hands them to a task. (The console is capped, so is this.)
+        let (lines, mut incoming) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let progress = context.meta.get_progress_token().map(|token| {
+            let peer: Peer<RoleServer> = context.peer.clone();
+            tokio::spawn(async move {
+                let mut n = 0.0;
+                while let Some(line) = incoming.recv().await {
+                    n += 1.0;
+                    let mut note = ProgressNotificationParam::new(token.clone(), n);
+                    note.message = Some(line);
+                    if peer.notify_progress(note).await.is_err() {
+                        break;
+                    }
+                }
+            })
+        });
+        let mut execution = Execution::new(request.code).budget(request.budget);
+        execution.language = Some(request.language);
+        if progress.is_some() {
+            execution = execution.console_sink(move |line| {
+                let _ = lines.send(line.to_string());
+            });
+        }
+        let cancel = context.ct.clone();
+        let ran = self
+            .inner
+            .sandbox
+            .run(&execution, &self.inner.tools, cancel.clone())
+            .await;
+        drop(execution);
+        if let Some(progress) = progress {
+            // Every console line goes out before the answer.
+            let _ = progress.await;
+        }
+        let outcome = match ran {
+            Ok(outcome) => outcome,
+            Err(e) => return refused(&format!("the execution could not start: {e}")),
+        };
+        let mut answer = json!({
+            "ok": outcome.result.ok,
+            "console": outcome.console,
+            "calls": outcome.result.calls,
+            "bytes": outcome.result.bytes,
+            "elapsed_ms": outcome.elapsed.as_secs_f64() * 1000.0,
+        });
+        let ok = match outcome.value() {
+            Ok(value) => {
+                answer["value"] = value.clone();
+                true
+            }
+            Err(failure) => {
+                answer["kind"] = json!(failure.kind.map_or("protocol_violation", |k| k.as_str()));
+                answer["error"] = json!(failure.message);
+                false
+            }
+        };
+        eprintln!(
+            "wasmwire mcp: run_javascript ended {} in {:?} ({} upstream calls){}",
+            answer.get("kind").and_then(Value::as_str).unwrap_or("ok"),
+            outcome.elapsed,
+            outcome.result.calls,
+            if cancel.is_cancelled() {
+                ", cancelled by the client"
+            } else {
+                ""
+            },
+        );
+        let mut result = CallToolResult::structured(answer);
+        result.is_error = Some(!ok);
+        result
+    }
+
+    /// `describe_tools`.
+    fn describe_tools(&self, args: JsonObject) -> CallToolResult {
+        let patterns: Option<Vec<String>> = match args.get("tools") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(items)) => {
+                let names: Option<Vec<String>> = items
+                    .iter()
+                    .map(|v| v.as_str().map(str::to_string))
+                    .collect();
+                match names {
+                    Some(names) => Some(names),
+                    None => return refused("tools: a list of names (strings)"),
+                }
+            }
+            Some(_) => return refused("tools: a list of names (strings)"),
+        };
+        for key in args.keys() {
+            if key != "tools" {
+                return refused(&format!(
+                    "unknown argument {key:?}: describe_tools takes only `tools`"
+                ));
+            }
+        }
+        let Some(patterns) = patterns else {
+            return CallToolResult::success(vec![ContentBlock::text(
+                self.inner.tools.typescript(),
+            )]);
+        };
+        let mut chosen = Tools::new();
+        let mut unmatched = Vec::new();
+        for pattern in &patterns {
+            let mut any = false;
+            for b in &self.inner.bindings {
+                if crate::config::glob(pattern, &b.js_name)
+                    || crate::config::glob(pattern, &format!("{}.{}", b.server, b.tool))
+                {
+                    any = true;
+                    if chosen.get(&b.js_name).is_none()
+                        && let Some(tool) = self.inner.tools.get(&b.js_name)
+                    {
+                        // Registered once already, so it registers again.
+                        let _ = chosen.register(tool.clone());
+                    }
+                }
+            }
+            if !any {
+                unmatched.push(pattern.as_str());
+            }
+        }
+        let mut text = chosen.typescript();
+        if !unmatched.is_empty() {
+            text = format!(
+                "// No tool matched: {}. The tools are: {}.\n\n{text}",
+                unmatched.join(", "),
+                self.names().join(", ")
+            );
+        }
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    }
+
+    fn names(&self) -> Vec<&str> {
+        self.inner
+            .bindings
+            .iter()
+            .map(|b| b.js_name.as_str())
+            .collect()
+    }
+}
+
+/// A refused call: `isError`, kind `invalid`, and why.
+fn refused(why: &str) -> CallToolResult {
+    let mut result = CallToolResult::structured(json!({
+        "ok": false,
+        "kind": "invalid",
+        "error": why,
+        "console": "",
+        "calls": 0,
+        "bytes": 0,
+    }));
+    result.is_error = Some(true);
+    result
+}
+
+/// `run_javascript`'s arguments, checked against the ceilings.
+#[derive(Debug)]
+struct RunRequest {
+    code: String,
+    language: Language,
+    budget: Budget,
+}
+
+impl RunRequest {
+    fn read(mut args: JsonObject, limits: &Limits) -> Result<RunRequest, String> {
+        let code = match args.remove("code") {
+            Some(Value::String(code)) => code,
+            Some(_) => return Err("code: the program, as a string".into()),
+            None => return Err("code is required: the program to run".into()),
+        };
+        let language = match args.remove("language") {
+            None | Some(Value::Null) => Language::JavaScript,
+            Some(Value::String(l)) if l == "js" || l == "javascript" => Language::JavaScript,
+            Some(Value::String(l)) if l == "ts" || l == "typescript" => Language::TypeScript,
+            Some(other) => return Err(format!("language: \"js\" or \"ts\", not {other}")),
+        };
+        let mut budget = limits.budget;
+        match args.remove("limits") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(asked)) => {
+                for (key, value) in asked {
+                    let n = value.as_u64().filter(|n| *n > 0).ok_or_else(|| {
+                        format!("limits.{key}: a whole number above 0, not {value}")
+                    })?;
+                    let (ceiling, unit) = match key.as_str() {
+                        "wall_clock_ms" => (limits.budget.wall_clock.as_millis() as u64, "ms"),
+                        "max_calls" => (limits.budget.max_calls, ""),
+                        "max_bytes" => (limits.budget.max_bytes, " bytes"),
+                        "max_memory_bytes" => (limits.budget.max_memory, " bytes"),
+                        _ => {
+                            return Err(format!(
+                                "limits.{key}: unknown; the limits are wall_clock_ms, max_calls, max_bytes and max_memory_bytes"
+                            ));
+                        }
+                    };
+                    if ceiling != 0 && n > ceiling {
+                        return Err(format!(
+                            "limits.{key}: {n}{unit} is more than this server allows ({ceiling}{unit}); ask for at most that"
+                        ));
+                    }
+                    match key.as_str() {
+                        "wall_clock_ms" => budget.wall_clock = Duration::from_millis(n),
+                        "max_calls" => budget.max_calls = n,
+                        "max_bytes" => budget.max_bytes = n,
+                        _ => budget.max_memory = n,
+                    }
+                }
+            }
+            Some(other) => return Err(format!("limits: an object, not {other}")),
+        }
+        if let Some(key) = args.keys().next() {
+            return Err(format!(
+                "unknown argument {key:?}: run_javascript takes code, language and limits"
+            ));
+        }
+        Ok(RunRequest {
+            code,
+            language,
+            budget,
+        })
+    }
+}
+
+/// The most names `run_javascript`'s description lists.
+const SUMMARY_NAMES: usize = 40;
+
+fn run_javascript_tool(
+    tools: &Tools,
+    bindings: &[Binding],
+    limits: &Limits,
+    options: &SandboxOptions,
+) -> McpTool {
+    // The sandbox's rules and limits, as wasmwire writes them for a model,
+    // without its declarations: those are what describe_tools is for.
+    let prompt = Tools::new().prompt(&limits.budget, options);
+    let rules = prompt
+        .split("\nThe tools, as TypeScript declarations:")
+        .next()
+        .unwrap_or_default();
+    let mut servers: Vec<&str> = bindings.iter().map(|b| b.server.as_str()).collect();
+    servers.dedup();
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name()).take(SUMMARY_NAMES).collect();
+    if tools.len() > SUMMARY_NAMES {
+        names.push("...");
+    }
+    let description = format!(
+        "Run a JavaScript (or TypeScript) program in a sandbox where the tools of other MCP \
+         servers ({servers}) are async functions. Use it to make many tool calls, or to filter \
+         and join their results, in one step: the program's value is returned, with its console \
+         output. Tools: {names} ({count} in all). Call describe_tools first for their TypeScript \
+         declarations (argument and result types): every tool takes its arguments as one object, \
+         e.g. `await {example}({{...}})`.\n\n{rules}",
+        servers = if servers.is_empty() {
+            "none configured".to_string()
+        } else {
+            servers.join(", ")
+        },
+        names = if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        },
+        count = tools.len(),
+        example = tools.iter().next().map_or("some_tool", |t| t.name()),
+    );
+    let input = json!({
+        "type": "object",
+        "properties": {
+            "code": {
+                "type": "string",
+                "description": "The program: the body of an async function (top-level await and return work; a last expression is the value)."
+            },
+            "language": {
+                "type": "string",
+                "enum": ["js", "ts"],
+                "description": "js (the default) or ts: TypeScript has its types stripped before it runs."
+            },
+            "limits": {
+                "type": "object",
+                "description": "Lower limits for this run; none may be above the server's own.",
+                "properties": {
+                    "wall_clock_ms": {"type": "integer", "minimum": 1},
+                    "max_calls": {"type": "integer", "minimum": 1},
+                    "max_bytes": {"type": "integer", "minimum": 1},
+                    "max_memory_bytes": {"type": "integer", "minimum": 1}
+                },
+                "additionalProperties": false
+            }
+        },
+        "required": ["code"],
+        "additionalProperties": false
+    });
+    let output = json!({
+        "type": "object",
+        "properties": {
+            "ok": {"type": "boolean", "description": "Whether the program finished with a value."},
+            "value": {"description": "What the program returned (null for nothing)."},
+            "kind": {"type": "string", "description": "How it failed: a wasmwire failure class (limit, invalid, transient, ...)."},
+            "error": {"type": "string", "description": "Why it failed, with the program's line and column where known."},
+            "console": {"type": "string", "description": "The program's console output."},
+            "calls": {"type": "integer", "description": "Upstream tool calls made."},
+            "bytes": {"type": "integer", "description": "Bytes of tool values the program received."},
+            "elapsed_ms": {"type": "number"}
+        },
+        "required": ["ok", "console", "calls", "bytes"]
+    });
+    McpTool::new("run_javascript", description, object(input))
+        .with_raw_output_schema(Arc::new(object(output)))
+}
+
+fn describe_tools_tool() -> McpTool {
+    let input = json!({
+        "type": "object",
+        "properties": {
+            "tools": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Which tools: names as the program calls them (files_read_file), or upstream names (files.read_file); * matches any run of characters. All of them when left out."
+            }
+        },
+        "additionalProperties": false
+    });
+    McpTool::new(
+        "describe_tools",
+        "The TypeScript declarations of the tools run_javascript's programs can call (all of them, or those named), with ToolError, console and host.call.",
+        object(input),
+    )
+}
+
+fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    }
+}
+
+impl ServerHandler for CodeMode {
+    fn get_info(&self) -> InitializeResult {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "wasmwire-mcp",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(
+                "run_javascript runs a program that calls other MCP servers' tools as async \
+                 functions; describe_tools gives their TypeScript declarations.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.inner.listed.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<McpTool> {
+        self.inner.listed.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        let result = match request.name.as_ref() {
+            "run_javascript" => self.run_javascript(args, &context).await,
+            "describe_tools" => self.describe_tools(args),
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "no tool named {other:?}: the tools are run_javascript and describe_tools"
+                    ),
+                    None,
+                ));
+            }
+        };
+        Ok(CallToolResponse::Complete(result))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits() -> Limits {
+        Limits {
+            budget: Budget {
+                max_calls: 10,
+                ..Budget::default()
+            },
+            call_timeout: None,
+        }
+    }
+
+    fn args(value: Value) -> JsonObject {
+        object(value)
+    }
+
+    #[test]
+    fn lower_limits_are_taken_and_higher_ones_refused() {
+        let r = RunRequest::read(
+            args(json!({"code": "1", "limits": {"wall_clock_ms": 500, "max_calls": 3, "max_bytes": 100}})),
+            &limits(),
+        )
+        .unwrap();
+        assert_eq!(r.budget.wall_clock, Duration::from_millis(500));
+        assert_eq!((r.budget.max_calls, r.budget.max_bytes), (3, 100));
+        assert_eq!(r.budget.max_memory, Budget::default().max_memory);
+        for (asked, why) in [
+            (
+                json!({"wall_clock_ms": 60_000}),
+                "more than this server allows (10000ms)",
+            ),
+            (json!({"max_calls": 11}), "allows (10)"),
+            (
+                json!({"max_memory_bytes": 1u64 << 40}),
+                "more than this server allows",
+            ),
+            (json!({"max_calls": 0}), "above 0"),
+            (json!({"speed": 1}), "unknown"),
+        ] {
+            let err = RunRequest::read(args(json!({"code": "1", "limits": asked})), &limits())
+                .unwrap_err();
+            assert!(err.contains(why), "{asked}: {err}");
+        }
+        // A ceiling of 0 (none) takes any number.
+        let r = RunRequest::read(
+            args(json!({"code": "1", "limits": {"max_bytes": 1u64 << 40}})),
+            &limits(),
+        );
+        assert_eq!(r.unwrap().budget.max_bytes, 1 << 40);
+    }
+
+    #[test]
+    fn bad_arguments_are_named() {
+        for (a, why) in [
+            (json!({}), "code is required"),
+            (json!({"code": 1}), "as a string"),
+            (json!({"code": "1", "language": "py"}), "language"),
+            (
+                json!({"code": "1", "extra": true}),
+                "unknown argument \"extra\"",
+            ),
+        ] {
+            let err = RunRequest::read(args(a.clone()), &limits()).unwrap_err();
+            assert!(err.contains(why), "{a}: {err}");
+        }
+        let r = RunRequest::read(args(json!({"code": "1", "language": "ts"})), &limits()).unwrap();
+        assert_eq!(r.language, Language::TypeScript);
+    }
+
+    #[test]
+    fn the_description_names_the_tools_and_points_at_describe_tools() {
+        let tools = Tools::new();
+        let tool = run_javascript_tool(&tools, &[], &limits(), &SandboxOptions::default());
+        let d = tool.description.unwrap_or_default();
+        assert!(d.contains("describe_tools"), "{d}");
+        assert!(d.contains("- wall clock: 10s"), "{d}");
+        assert!(!d.contains("declare function"), "{d}");
+    }
+}

@@ -1,0 +1,318 @@
+//! Python callables as wasmwire tools.
+//!
+//! A tool's handler never takes the GIL on a tokio worker, so a slow tool or
+//! a busy Python thread cannot stall an execution's task (which also holds
+//! its wall clock):
+//!
+//! - a **sync** callable runs on tokio's blocking pool, taking the GIL only
+//!   while it runs (`Tool._invoke` in `wasmwire/_tools.py`);
+//! - an **async** callable is scheduled from the blocking pool onto the event
+//!   loop of the `run_async` that started the execution (a sync `run` uses
+//!   the package's background loop); its answer comes back through a oneshot
+//!   channel ([`Answer`]). When the call is dropped (its deadline passed, the
+//!   execution ended) the coroutine is cancelled.
+//!
+//! Either way the Python side answers with `(ok, text, kind)`: the value's
+//! JSON text, or a failure's message and class. Text that is not one JSON
+//! value, a kind outside the closed set, or an exception that escaped the
+//! Python side all become `unknown`: nothing a tool does reaches the host as
+//! anything but one answer.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use tokio::sync::oneshot;
+use wasmwire::{Call, FailureKind, HandlerError, JsonText, ToolFailure};
+
+use crate::sandbox::start_error;
+
+tokio::task_local! {
+    /// The asyncio loop of the `run_async` the current execution belongs
+    /// to; `None` in a sync `run`. Set around the whole execution and read
+    /// when a call is accepted, which the Server does in the execution's
+    /// own task.
+    pub(crate) static CALLER_LOOP: Option<Arc<Py<PyAny>>>;
+}
+
+/// What the Python side answers: `(ok, text, kind)`.
+type Answered = (bool, String, String);
+
+/// One tool as the Python package describes it (`Tool._native_spec()`):
+/// name, signature, description, params and result schemas as JSON text,
+/// timeout in seconds, call-only, async, and the `Tool` object itself.
+#[derive(FromPyObject)]
+struct Spec(
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<f64>,
+    bool,
+    bool,
+    Py<PyAny>,
+);
+
+/// A registered set of Python tools: built once, used by many executions.
+#[derive(Debug)]
+#[pyclass(module = "wasmwire._native", frozen)]
+pub struct Tools {
+    pub(crate) inner: wasmwire::Tools,
+}
+
+#[pymethods]
+impl Tools {
+    #[new]
+    fn new(py: Python<'_>, specs: Vec<Spec>) -> PyResult<Self> {
+        let mut inner = wasmwire::Tools::new();
+        for Spec(
+            name,
+            signature,
+            description,
+            params,
+            result,
+            timeout,
+            call_only,
+            is_async,
+            tool,
+        ) in specs
+        {
+            let target = Arc::new(Target { tool, is_async });
+            let mut built = wasmwire::Tool::new(name.clone(), move |call: Call| {
+                let target = target.clone();
+                // Read now, in the execution's task; the answer may be
+                // awaited in a task of its own, where the loop is not set.
+                let caller_loop = if target.is_async {
+                    CALLER_LOOP.try_with(Clone::clone).ok().flatten()
+                } else {
+                    None
+                };
+                async move { target.answer(call.args, caller_loop).await }
+            });
+            if let Some(signature) = signature {
+                built = built.signature(signature);
+            }
+            if let Some(description) = description {
+                built = built.description(description);
+            }
+            if let Some(params) = params {
+                built = built.params(schema(&name, "params", &params)?);
+            }
+            if let Some(result) = result {
+                built = built.result(schema(&name, "result", &result)?);
+            }
+            if let Some(timeout) = timeout {
+                let timeout = Duration::try_from_secs_f64(timeout).map_err(|e| {
+                    PyValueError::new_err(format!("tool {name:?}: timeout {timeout}: {e}"))
+                })?;
+                built = built.timeout(timeout);
+            }
+            if call_only {
+                built = built.call_only();
+            }
+            inner.register(built).map_err(|e| start_error(py, e))?;
+        }
+        Ok(Tools { inner })
+    }
+
+    /// The tools' TypeScript declarations, for the program's author.
+    fn typescript(&self) -> String {
+        self.inner.typescript()
+    }
+
+    /// The tools' names, in name order.
+    fn names(&self) -> Vec<String> {
+        self.inner.iter().map(|t| t.name().to_string()).collect()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+}
+
+/// A schema given as JSON text by the Python side.
+fn schema(tool: &str, which: &str, text: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str(text)
+        .map_err(|e| PyValueError::new_err(format!("tool {tool:?}: {which} schema: {e}")))
+}
+
+/// The Python `Tool` a handler calls.
+struct Target {
+    tool: Py<PyAny>,
+    is_async: bool,
+}
+
+impl Target {
+    async fn answer(
+        self: Arc<Self>,
+        args: String,
+        caller_loop: Option<Arc<Py<PyAny>>>,
+    ) -> Result<JsonText, HandlerError> {
+        if !self.is_async {
+            let target = self.clone();
+            let answered =
+                tokio::task::spawn_blocking(move || Python::attach(|py| target.invoke(py, &args)))
+                    .await;
+            return match answered {
+                Ok(answered) => finish(answered),
+                Err(_) => Err(unknown("the tool's thread panicked")),
+            };
+        }
+        let (sender, receiver) = oneshot::channel();
+        let scheduled = Scheduled::default();
+        let slot = scheduled.slot.clone();
+        let target = self.clone();
+        tokio::task::spawn_blocking(move || {
+            Python::attach(|py| target.schedule(py, &args, caller_loop, sender, &slot))
+        });
+        let answered = receiver.await;
+        scheduled.done();
+        match answered {
+            Ok(answered) => finish(answered),
+            Err(_) => Err(unknown("the tool's coroutine ended without an answer")),
+        }
+    }
+
+    /// Runs a sync tool here (a blocking-pool thread), with the GIL.
+    fn invoke(&self, py: Python<'_>, args: &str) -> Answered {
+        self.tool
+            .bind(py)
+            .call_method1("_invoke", (args,))
+            .and_then(|answer| answer.extract::<Answered>())
+            .unwrap_or_else(|e| escaped(py, &e))
+    }
+
+    /// Schedules an async tool on its loop; `sender` gets its answer.
+    fn schedule(
+        &self,
+        py: Python<'_>,
+        args: &str,
+        caller_loop: Option<Arc<Py<PyAny>>>,
+        sender: oneshot::Sender<Answered>,
+        slot: &Arc<Mutex<Slot>>,
+    ) {
+        if slot.lock().unwrap_or_else(PoisonError::into_inner).dropped {
+            return; // The call ended before its coroutine was made.
+        }
+        let answer = Answer {
+            sender: Mutex::new(Some(sender)),
+        };
+        let caller_loop = caller_loop.map(|l| l.clone_ref(py));
+        let answer = match Py::new(py, answer) {
+            Ok(answer) => answer,
+            Err(_) => return, // Dropping the sender answers `unknown`.
+        };
+        match self
+            .tool
+            .bind(py)
+            .call_method1("_schedule", (args, caller_loop, answer.clone_ref(py)))
+        {
+            Ok(future) => {
+                let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+                if slot.dropped {
+                    let _ = future.call_method0("cancel");
+                } else {
+                    slot.future = Some(future.unbind());
+                }
+            }
+            Err(e) => answer.get().send(escaped(py, &e)),
+        }
+    }
+}
+
+/// An async call's coroutine, once scheduled: cancelled if the call is
+/// dropped before it answers.
+#[derive(Default)]
+struct Scheduled {
+    slot: Arc<Mutex<Slot>>,
+}
+
+#[derive(Default)]
+struct Slot {
+    /// The `concurrent.futures.Future` of the scheduled coroutine.
+    future: Option<Py<PyAny>>,
+    /// Whether the call has ended (answered or dropped).
+    dropped: bool,
+}
+
+impl Scheduled {
+    /// The call was answered: nothing to cancel.
+    fn done(&self) {
+        let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.dropped = true;
+        slot.future = None;
+    }
+}
+
+impl Drop for Scheduled {
+    fn drop(&mut self) {
+        let future = {
+            let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+            slot.dropped = true;
+            slot.future.take()
+        };
+        // Cancelled from the blocking pool: a tokio worker never waits for the GIL.
+        if let (Some(future), Ok(handle)) = (future, tokio::runtime::Handle::try_current()) {
+            handle.spawn_blocking(move || {
+                Python::attach(|py| {
+                    let _ = future.bind(py).call_method0("cancel");
+                })
+            });
+        }
+    }
+}
+
+/// Where an async tool's answer goes: called once, from the loop's thread,
+/// with `(ok, text, kind)`.
+#[derive(Debug)]
+#[pyclass(module = "wasmwire._native", frozen)]
+pub struct Answer {
+    sender: Mutex<Option<oneshot::Sender<Answered>>>,
+}
+
+impl Answer {
+    fn send(&self, answered: Answered) {
+        let sender = self
+            .sender
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(sender) = sender {
+            // The call may have been dropped already: nobody is listening.
+            let _ = sender.send(answered);
+        }
+    }
+}
+
+#[pymethods]
+impl Answer {
+    fn __call__(&self, answered: Answered) {
+        self.send(answered);
+    }
+}
+
+/// The answer for an exception that escaped the Python side.
+fn escaped(py: Python<'_>, e: &PyErr) -> Answered {
+    let kind = e
+        .get_type(py)
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "exception".into());
+    (false, format!("{kind}: {}", e.value(py)), "unknown".into())
+}
+
+/// A Python answer as a handler's.
+fn finish((ok, text, kind): Answered) -> Result<JsonText, HandlerError> {
+    if ok {
+        return JsonText::new(text)
+            .map_err(|e| unknown(&format!("the tool's value is not one JSON value: {e}")));
+    }
+    let kind = kind.parse().unwrap_or(FailureKind::Unknown);
+    Err(ToolFailure::new(kind, text).into())
+}
+
+fn unknown(why: &str) -> HandlerError {
+    ToolFailure::new(FailureKind::Unknown, why).into()
+}

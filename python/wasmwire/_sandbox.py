@@ -1,0 +1,287 @@
+"""The Sandbox, its budgets and the outcome of an execution."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from datetime import timedelta
+from typing import Any, ClassVar
+
+from . import _native
+from ._errors import BudgetError, ExecutionError, ProgramError, retryable
+from ._tools import ToolsLike, Tools, _native_tools
+
+#: The wall clock of a budget that does not set one: 10 s.
+DEFAULT_WALL_CLOCK: float = _native.DEFAULT_WALL_CLOCK
+#: The memory cap of a budget that does not set one: 64 MiB.
+DEFAULT_MAX_MEMORY: int = _native.DEFAULT_MAX_MEMORY
+
+_U64 = (1 << 64) - 1
+
+
+class Budget:
+    """What one execution may spend. Each item 0 means no limit on it.
+
+    The default is safe, not unlimited: a 10 s wall clock and 64 MiB, no
+    call or byte quota. No limit at all is :attr:`Budget.UNLIMITED`.
+
+    - ``wall_clock``: seconds (``float``) or a ``timedelta``, for the whole
+      execution.
+    - ``max_memory``: bytes the child may use (at most the pool's slot,
+      1 GiB by default; more raises :class:`BudgetError` when run).
+    - ``max_calls``: tool calls the parent accepts.
+    - ``max_bytes``: bytes of tool values the parent sends to the program.
+
+    A negative, non-finite or non-integer item raises :class:`BudgetError`
+    here, naming it.
+    """
+
+    __slots__ = ("wall_clock", "max_memory", "max_calls", "max_bytes")
+
+    UNLIMITED: ClassVar[Budget]
+
+    wall_clock: float
+    max_memory: int
+    max_calls: int
+    max_bytes: int
+
+    def __init__(
+        self,
+        *,
+        wall_clock: float | timedelta = DEFAULT_WALL_CLOCK,
+        max_memory: int = DEFAULT_MAX_MEMORY,
+        max_calls: int = 0,
+        max_bytes: int = 0,
+    ) -> None:
+        if isinstance(wall_clock, timedelta):
+            wall_clock = wall_clock.total_seconds()
+        if isinstance(wall_clock, bool) or not isinstance(wall_clock, (int, float)):
+            raise BudgetError(
+                f"wall_clock must be seconds or a timedelta, not {type(wall_clock).__name__}",
+                item="wall_clock",
+            )
+        if not math.isfinite(wall_clock) or wall_clock < 0:
+            raise BudgetError(
+                f"wall_clock must be finite and at least 0, not {wall_clock}", item="wall_clock"
+            )
+        object.__setattr__(self, "wall_clock", float(wall_clock))
+        for item, value in (
+            ("max_memory", max_memory),
+            ("max_calls", max_calls),
+            ("max_bytes", max_bytes),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise BudgetError(
+                    f"{item} must be an int, not {type(value).__name__}", item=item
+                )
+            if not 0 <= value <= _U64:
+                raise BudgetError(f"{item} must be between 0 and 2**64 - 1, not {value}", item=item)
+            object.__setattr__(self, item, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a Budget is immutable; make another")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Budget):
+            return NotImplemented
+        return self._args() == other._args()
+
+    def __hash__(self) -> int:
+        return hash(self._args())
+
+    def __repr__(self) -> str:
+        return (
+            f"Budget(wall_clock={self.wall_clock!r}, max_memory={self.max_memory!r}, "
+            f"max_calls={self.max_calls!r}, max_bytes={self.max_bytes!r})"
+        )
+
+    def _args(self) -> tuple[float, int, int, int]:
+        """What the native side takes."""
+        return (self.wall_clock, self.max_calls, self.max_bytes, self.max_memory)
+
+
+Budget.UNLIMITED = Budget(wall_clock=0, max_memory=0)
+_DEFAULT_ARGS = Budget()._args()
+
+
+class Outcome:
+    """How an execution ended: always exactly one of these.
+
+    ``ok`` and ``value`` (the program's value decoded from JSON, ``None``
+    for nothing) when it finished; otherwise ``kind`` (the failure class,
+    ``None`` when the child broke the protocol) and ``message``. Always:
+    ``console`` (its console output, capped), ``calls`` and ``bytes`` (the
+    parent's counts of tool calls accepted and value bytes sent),
+    ``elapsed`` (seconds), ``counts_disagree`` (the child's own counts
+    differed) and ``held_peak`` (the most bytes the parent held for it).
+    """
+
+    __slots__ = (
+        "ok",
+        "value",
+        "kind",
+        "message",
+        "console",
+        "calls",
+        "bytes",
+        "elapsed",
+        "counts_disagree",
+        "held_peak",
+    )
+
+    ok: bool
+    value: Any
+    kind: str | None
+    message: str | None
+    console: str
+    calls: int
+    bytes: int
+    elapsed: float
+    counts_disagree: bool
+    held_peak: int
+
+    def __init__(self, native: tuple[Any, ...]) -> None:
+        (
+            self.ok,
+            value,
+            self.kind,
+            self.message,
+            self.console,
+            self.calls,
+            self.bytes,
+            self.elapsed,
+            self.counts_disagree,
+            self.held_peak,
+        ) = native
+        # The parent checked that a value is JSON before passing it on.
+        self.value = json.loads(value) if value is not None else None
+
+    @property
+    def retryable(self) -> bool:
+        """Whether running the program again may succeed (its kind says so)."""
+        return retryable(self.kind)
+
+    @property
+    def protocol_violation(self) -> bool:
+        """Whether the execution ended because the child broke the protocol."""
+        return not self.ok and self.kind is None
+
+    def unwrap(self) -> Any:
+        """The value, or :class:`ExecutionError` with the kind and message."""
+        if not self.ok:
+            raise ExecutionError(self.kind, self.message or "")
+        return self.value
+
+    def __repr__(self) -> str:
+        if self.ok:
+            return f"<Outcome ok value={self.value!r} calls={self.calls} bytes={self.bytes}>"
+        return f"<Outcome {self.kind or 'protocol violation'}: {self.message!r} calls={self.calls}>"
+
+
+class Sandbox:
+    """Runs untrusted programs in WebAssembly children and serves their
+    tool calls from Python.
+
+    Built once (the engine, the compiled guest and its pre-instantiation
+    are shared) and shared by every thread and task: run as many executions
+    at once as you like. The options are the library's
+    ``SandboxOptions``: ``max_in_flight`` calls at once per execution,
+    ``max_call_deadline`` (seconds) for any one call, ``console_cap`` bytes
+    of console kept per execution, ``max_held`` bytes the parent holds at
+    most for one execution.
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(
+        self,
+        *,
+        max_in_flight: int = 64,
+        max_call_deadline: float | timedelta | None = None,
+        console_cap: int = 1 << 20,
+        max_held: int = 64 << 20,
+    ) -> None:
+        if isinstance(max_call_deadline, timedelta):
+            max_call_deadline = max_call_deadline.total_seconds()
+        self._native = _native.Sandbox(max_in_flight, max_call_deadline, console_cap, max_held)
+
+    @property
+    def running(self) -> int:
+        """Executions started and not yet ended."""
+        return self._native.running
+
+    def run(
+        self,
+        program: str,
+        *,
+        tools: ToolsLike = None,
+        budget: Budget | None = None,
+        language: str | None = None,
+    ) -> Outcome:
+        """Runs ``program`` to its end, blocking this thread (without the GIL).
+
+        ``language`` is ``"javascript"`` (the default) or ``"typescript"``.
+        A Ctrl-C (KeyboardInterrupt) cancels the execution, waits for it to
+        end (a few ms) and is raised. Raises :class:`SandboxError` only when
+        the execution cannot start.
+        """
+        native = _native_tools(tools)
+        args = budget._args() if budget is not None else _DEFAULT_ARGS
+        try:
+            ended = self._native.run(program, native, args, language)
+        except UnicodeEncodeError as e:
+            raise ProgramError(f"the program is not UTF-8 text: {e}") from None
+        return Outcome(ended)
+
+    async def run_async(
+        self,
+        program: str,
+        *,
+        tools: ToolsLike = None,
+        budget: Budget | None = None,
+        language: str | None = None,
+    ) -> Outcome:
+        """Runs ``program`` without blocking the event loop.
+
+        Async tools run on this loop; sync tools on a worker thread.
+        Cancelling the awaiting task cancels the execution.
+        """
+        native = _native_tools(tools)
+        args = budget._args() if budget is not None else _DEFAULT_ARGS
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Outcome] = loop.create_future()
+
+        def deliver(ok: bool, payload: Any) -> None:
+            # Called from a runtime thread when the execution has ended.
+            loop.call_soon_threadsafe(_settle, future, ok, payload)
+
+        try:
+            running = self._native.spawn(program, native, args, language, loop, deliver)
+        except UnicodeEncodeError as e:
+            raise ProgramError(f"the program is not UTF-8 text: {e}") from None
+        try:
+            return await future
+        except asyncio.CancelledError:
+            running.cancel()
+            raise
+
+    def prompt(self, tools: ToolsLike = None, budget: Budget | None = None) -> str:
+        """What a model needs to write a program for this sandbox: the rules,
+        ``budget``'s limits and the tools' declarations."""
+        args = budget._args() if budget is not None else _DEFAULT_ARGS
+        return self._native.prompt(_native_tools(tools), args)
+
+    def __repr__(self) -> str:
+        return f"<wasmwire.Sandbox running={self.running}>"
+
+
+def _settle(future: asyncio.Future[Outcome], ok: bool, payload: Any) -> None:
+    if future.done():  # cancelled by the caller: nobody is waiting
+        return
+    if ok:
+        future.set_result(Outcome(payload))
+    else:
+        future.set_exception(payload)
+
+

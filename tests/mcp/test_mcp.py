@@ -1,0 +1,343 @@
+"""End-to-end tests of `wasmwire mcp`, with real parts only: the official
+Python MCP SDK as the client, `wasmwire mcp` (target/release/wasmwire) as
+the server, and two real upstream servers, this folder's upstream.py
+(MCPServer, the SDK's FastMCP) and @modelcontextprotocol/server-everything
+from npm (installed into node_modules/ by scripts/test-mcp).
+
+Nothing waits on time: a test that needs something to have happened waits
+for a fact (a file an upstream tool writes, a line on stderr), with a
+deadline that only turns a hang into a failure.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+WASMWIRE = Path(os.environ.get("WASMWIRE_BIN", ROOT / "target" / "release" / "wasmwire"))
+EVERYTHING = HERE / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+
+# A deadline that only turns a hang into a failure.
+HANG = 60
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+def write_config(tmp_path, servers=None, **extra):
+    if servers is None:
+        servers = {
+            "test": {
+                "command": sys.executable,
+                "args": [str(HERE / "upstream.py")],
+                "env": {"UPSTREAM_MARKS": str(tmp_path)},
+            },
+            "everything": {"command": "node", "args": [str(EVERYTHING), "stdio"]},
+        }
+    config = {"mcpServers": servers, **extra}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+@asynccontextmanager
+async def connect(tmp_path, config):
+    """A client session with `wasmwire mcp --config CONFIG` over stdio; its
+    stderr goes to tmp_path/stderr."""
+    params = StdioServerParameters(command=str(WASMWIRE), args=["mcp", "--config", str(config)])
+    with open(tmp_path / "stderr", "w") as errlog:
+        with anyio.fail_after(HANG):
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    yield session
+
+
+async def run(session, code, **args):
+    with anyio.fail_after(HANG):
+        result = await session.call_tool("run_javascript", {"code": code, **args})
+    return result
+
+
+async def wait_for(predicate, what):
+    with anyio.fail_after(HANG):
+        while not predicate():
+            await anyio.sleep(0.02)
+
+
+async def test_it_serves_two_tools_that_name_the_upstream_tools(tmp_path):
+    async with connect(tmp_path, write_config(tmp_path)) as session:
+        listed = (await session.list_tools()).tools
+        assert sorted(t.name for t in listed) == ["describe_tools", "run_javascript"]
+        run_js = next(t for t in listed if t.name == "run_javascript")
+        # A short summary, the way to the declarations, and the limits.
+        for needle in ["describe_tools", "test_add", "test_get_user", "everything_echo", "- wall clock: 10s"]:
+            assert needle in run_js.description, needle
+        assert run_js.input_schema["required"] == ["code"]
+        # `delete` is a reserved word alone, not once prefixed by its server.
+        assert "test_delete" in run_js.description
+
+
+async def test_describe_tools_gives_the_generated_declarations(tmp_path):
+    async with connect(tmp_path, write_config(tmp_path)) as session:
+        everything = (await session.call_tool("describe_tools", {})).content[0].text
+        assert "declare function test_add(args: {" in everything
+        assert "a: number;" in everything
+        assert "Promise<{\n  sum: number;\n}>" in everything
+        assert "declare function everything_echo(" in everything
+        assert "declare class ToolError extends Error" in everything
+        some = (await session.call_tool("describe_tools", {"tools": ["test.get-user", "everything_ec*"]})).content[0].text
+        assert "declare function test_get_user(" in some
+        assert "declare function everything_echo(" in some
+        assert "declare function test_add(" not in some
+        missing = (await session.call_tool("describe_tools", {"tools": ["nope"]})).content[0].text
+        assert "No tool matched: nope" in missing
+
+
+async def test_a_program_calls_both_servers_at_once(tmp_path):
+    lines = []
+
+    async def progress(progress, total, message):
+        lines.append(message)
+
+    async with connect(tmp_path, write_config(tmp_path)) as session:
+        code = """
+            console.log("fanning out");
+            const [sum, echo, sums] = await Promise.all([
+              test_add({ a: 2, b: 3 }),
+              everything_echo({ message: "hi" }),
+              Promise.all([1, 2, 3].map((n) => everything_get_sum({ a: n, b: 10 }))),
+            ]);
+            ({ sum, echo, sums })
+        """
+        with anyio.fail_after(HANG):
+            result = await session.call_tool("run_javascript", {"code": code}, progress_callback=progress)
+        assert not result.is_error, result
+        out = result.structured_content
+        assert out["ok"] is True
+        assert out["value"]["sum"] == {"sum": 5}  # structuredContent, as declared
+        assert "hi" in out["value"]["echo"]  # one text block: a string
+        assert len(out["value"]["sums"]) == 3
+        assert out["calls"] == 5
+        assert out["console"] == "fanning out\n"
+        # The console line also went out as a progress notification, before the answer.
+        assert lines == ["fanning out"]
+
+
+async def test_typescript_programs_run(tmp_path):
+    async with connect(tmp_path, write_config(tmp_path)) as session:
+        code = "const r: { sum: number } = await test_add({ a: 40, b: 2 });\nr.sum"
+        result = await run(session, code, language="ts")
+        assert result.structured_content["value"] == 42, result
+
+
+async def test_upstream_errors_reach_the_program_as_tool_errors_with_their_kind(tmp_path):
+    async with connect(tmp_path, write_config(tmp_path)) as session:
+        code = """
+            const caught = async (p) => {
+              try { await p; return null; }
+              catch (e) { return { name: e.name, kind: e.kind, retryable: e.retryable, tool: e.tool, message: e.message }; }
+            };
+            ({
+              named: await caught(test_get_user({ user_id: "nobody" })),
+              plain: await caught(test_fail_plain()),
+              badArgs: await caught(test_add({ a: "two", b: 3 })),
+              unknownTool: await caught(host.call("test_nope", {})),
+              found: await test_get_user({ user_id: "u1" }),
+            })
+        """
+        result = await run(session, code)
+        value = result.structured_content["value"]
+        assert value["named"]["name"] == "ToolError"
+        assert value["named"]["kind"] == "not_found"
+        assert value["named"]["tool"] == "test_get_user"
+        assert value["named"]["retryable"] is False
+        assert "no user nobody" in value["named"]["message"]
+        assert value["plain"]["kind"] == "unknown"
+        assert "it broke" in value["plain"]["message"]
+        # Checked against the upstream inputSchema before anything goes upstream.
+        assert value["badArgs"]["kind"] == "invalid"
+        assert "args.a" in value["badArgs"]["message"]
+        assert value["unknownTool"]["kind"] == "not_found"
+        assert value["found"] == {"result": "Ada"}
+        # Every call counts against max_calls, the refused ones too.
+        assert result.structured_content["calls"] == 5
+
+
+async def test_limits_hold_and_cannot_be_raised(tmp_path):
+    config = write_config(tmp_path, budget={"wall_clock": "5s", "max_calls": 3})
+    async with connect(tmp_path, config) as session:
+        spin = await run(session, "while (true) {}", limits={"wall_clock_ms": 300})
+        assert spin.is_error
+        assert spin.structured_content["kind"] == "limit"
+        assert "wall clock" in spin.structured_content["error"]
+        assert spin.structured_content["elapsed_ms"] < 5000
+
+        calls = await run(session, """
+            const r = [];
+            for (let i = 0; i < 4; i++) {
+              try { r.push((await test_add({ a: i, b: 0 })).sum); } catch (e) { r.push(e.kind); }
+            }
+            r
+        """)
+        assert calls.structured_content["value"] == [0, 1, 2, "limit"]
+
+        higher = await run(session, "1", limits={"wall_clock_ms": 60000})
+        assert higher.is_error
+        assert higher.structured_content["kind"] == "invalid"
+        assert "more than this server allows (5000ms)" in higher.structured_content["error"]
+
+        failing = await run(session, "null.boom")
+        assert failing.is_error and failing.structured_content["kind"] == "invalid"
+        assert "line 1" in failing.structured_content["error"]
+
+
+async def test_a_cancellation_from_the_client_cancels_the_execution_and_its_upstream_call(tmp_path):
+    async with connect(tmp_path, write_config(tmp_path)) as session:
+        async with anyio.create_task_group() as group:
+
+            async def call():
+                await session.call_tool("run_javascript", {"code": "await test_wait_forever()"})
+                raise AssertionError("a cancelled call got an answer")
+
+            group.start_soon(call)
+            await wait_for(lambda: (tmp_path / "started").exists(), "the upstream call")
+            # Abandoning the request sends notifications/cancelled.
+            group.cancel_scope.cancel()
+        # The upstream call was cancelled upstream, and the execution ended `cancelled`.
+        await wait_for(lambda: (tmp_path / "cancelled").exists(), "the upstream cancellation")
+        stderr = tmp_path / "stderr"
+        await wait_for(lambda: "cancelled by the client" in stderr.read_text(), "the execution's end")
+        assert "run_javascript ended cancelled" in stderr.read_text()
+        # The server goes on.
+        result = await run(session, "(await test_add({ a: 1, b: 1 })).sum")
+        assert result.structured_content["value"] == 2
+
+
+async def test_an_upstream_server_that_exits_mid_call_fails_the_call_and_is_started_again(tmp_path):
+    async with connect(tmp_path, write_config(tmp_path)) as session:
+        code = """
+            const before = (await test_pid()).result;
+            let crash;
+            try { await test_crash(); crash = "answered"; } catch (e) { crash = { kind: e.kind, message: e.message }; }
+            const after = (await test_pid()).result;
+            ({ before, crash, after })
+        """
+        result = await run(session, code)
+        value = result.structured_content["value"]
+        assert value["crash"]["kind"] == "transient", value
+        assert "test" in value["crash"]["message"]
+        assert value["before"] != value["after"]  # a new process
+        # The next execution finds it running, and the other server was never touched.
+        again = await run(session, "[(await test_add({a: 1, b: 2})).sum, await everything_echo({message: 'x'})]")
+        assert again.structured_content["value"][0] == 3
+
+
+async def test_a_server_that_cannot_start_again_is_reported_not_waited_for(tmp_path):
+    # A server that answers once then exits for good: its command works the
+    # first time only (the marker file is the switch).
+    switch = tmp_path / "once"
+    script = (
+        f"import os, runpy, sys; p = {str(switch)!r}\n"
+        "if os.path.exists(p): sys.exit('refusing to start twice')\n"
+        "open(p, 'w').close()\n"
+        f"sys.argv = ['upstream.py']; runpy.run_path({str(HERE / 'upstream.py')!r}, run_name='__main__')\n"
+    )
+    servers = {"test": {"command": sys.executable, "args": ["-c", script]}}
+    async with connect(tmp_path, write_config(tmp_path, servers)) as session:
+        code = """
+            const r = [];
+            for (const f of [test_crash, test_pid, test_pid]) {
+              try { r.push(await f()); } catch (e) { r.push(e.kind + ": " + e.message); }
+            }
+            r
+        """
+        result = await run(session, code)
+        value = result.structured_content["value"]
+        assert value[0].startswith("transient"), value
+        assert value[1].startswith("transient") and "is down" in value[1], value
+        assert value[2].startswith("transient"), value
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_streamable_http_both_ways(tmp_path):
+    # The upstream over streamable HTTP too.
+    port = free_port()
+    upstream = subprocess.Popen([sys.executable, str(HERE / "upstream.py"), "http", str(port)],
+                                stderr=subprocess.DEVNULL)
+    server = None
+    try:
+        def accepting():
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return True
+            except OSError:
+                return False
+
+        await wait_for(accepting, "the upstream HTTP server")
+        config = write_config(tmp_path, {"web": {"url": f"http://127.0.0.1:{port}/mcp"}})
+        server = subprocess.Popen([str(WASMWIRE), "mcp", "--config", str(config), "--listen", "127.0.0.1:0"],
+                                  stderr=subprocess.PIPE, text=True)
+        with anyio.fail_after(HANG):
+            line = await anyio.to_thread.run_sync(server.stderr.readline)
+        assert "listening on http://127.0.0.1:" in line, line
+        url = line.split("listening on ")[1].strip()
+        with anyio.fail_after(HANG):
+            async with streamable_http_client(url) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    result = await session.call_tool(
+                        "run_javascript", {"code": "(await Promise.all([1, 2].map(b => web_add({a: 1, b})))).map(r => r.sum)"})
+                    assert result.structured_content["value"] == [2, 3], result
+    finally:
+        for p in (server, upstream):
+            if p is not None:
+                p.terminate()
+                p.wait(timeout=HANG)
+
+
+async def test_the_allow_and_deny_lists_choose_the_bound_tools(tmp_path):
+    config = write_config(tmp_path, tools={"allow": ["test.*"], "deny": ["test.crash", "test.wait_*"]})
+    async with connect(tmp_path, config) as session:
+        declarations = (await session.call_tool("describe_tools", {})).content[0].text
+        assert "test_add(" in declarations
+        assert "test_crash" not in declarations and "test_wait_forever" not in declarations
+        assert "everything_" not in declarations
+        result = await run(session, "let kind; try { await host.call('test_crash', {}) } catch (e) { kind = e.kind } kind")
+        assert result.structured_content["value"] == "not_found"
+
+
+def test_a_bad_config_is_refused_with_the_reason(tmp_path):
+    cases = [
+        ({"mcpServers": {"a": {"cmd": "x"}}}, "each server is"),
+        ({"mcpServers": {}, "budget": {"wall_clock": "ten"}}, "budget.wall_clock"),
+        ({"mcpServers": {"gone": {"command": str(tmp_path / "no-such-program")}}}, 'upstream server "gone"'),
+    ]
+    for config, why in cases:
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps(config))
+        done = subprocess.run([str(WASMWIRE), "mcp", "--config", str(path)], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=HANG)
+        assert done.returncode == 2, (config, done)
+        assert why in done.stderr, (config, done.stderr)

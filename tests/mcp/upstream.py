@@ -1,0 +1,92 @@
+"""The MCP tests' own upstream server (the official Python SDK's MCPServer,
+formerly FastMCP), spoken to by `wasmwire mcp` as a client.
+
+    python upstream.py                  stdio
+    python upstream.py http PORT        streamable HTTP on 127.0.0.1:PORT/mcp
+
+UPSTREAM_MARKS, when set, is a directory where `wait_forever` records that
+it started and that it was cancelled, so a test can wait on those facts
+instead of on time.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+import anyio
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+server = MCPServer("upstream")
+
+
+class Sum(BaseModel):
+    """The sum of two numbers."""
+
+    sum: int
+
+
+@server.tool()
+def add(a: int, b: int) -> Sum:
+    """Adds two integers."""
+    return Sum(sum=a + b)
+
+
+@server.tool(name="get-user")
+def get_user(user_id: str) -> str:
+    """A user's name, as text. Fails `not_found` for anyone but u1."""
+    if user_id != "u1":
+        raise ToolError(f"kind: not_found\nno user {user_id}")
+    return "Ada"
+
+
+@server.tool()
+def fail_plain() -> str:
+    """Always fails, naming no kind."""
+    raise ToolError("it broke")
+
+
+@server.tool()
+def crash() -> str:
+    """Exits the whole server in the middle of the call."""
+    sys.stdout.flush()
+    os._exit(3)
+
+
+@server.tool()
+def pid() -> int:
+    """This server process's id."""
+    return os.getpid()
+
+
+def _mark(name: str) -> None:
+    marks = os.environ.get("UPSTREAM_MARKS")
+    if marks:
+        Path(marks, name).write_text("1")
+
+
+@server.tool()
+async def wait_forever() -> str:
+    """Never answers; records its start and its cancellation."""
+    _mark("started")
+    try:
+        await anyio.sleep_forever()
+    except anyio.get_cancelled_exc_class():
+        _mark("cancelled")
+        raise
+    return "unreachable"
+
+
+@server.tool(name="delete")
+def delete_tool() -> str:
+    """A tool whose name is a reserved word in JavaScript."""
+    return "deleted"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "http":
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()
