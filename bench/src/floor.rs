@@ -89,6 +89,7 @@ pub fn run(program: &str, gate: &Arc<Gate>) -> wire::Result {
         ],
         budget: StartBudget::default(),
         max_inflight: None,
+        withdraw: false,
         result_id: "floor".into(),
     };
     let mut transport = Direct {

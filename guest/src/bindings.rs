@@ -1,5 +1,10 @@
 //! The tools as the program sees them: global async functions, `host.<name>`
-//! and `host.call(name, args, {deadlineMs})`.
+//! and `host.call(name, args, {deadlineMs, signal})`.
+//!
+//! A call made with an AbortSignal rejects with the signal's reason when it
+//! aborts (at once if it already has) and is withdrawn: never sent if it
+//! was still queued, else withdrawn from the parent, which cancels its
+//! handler (see `event_loop` and `wire::Withdraw`).
 //!
 //! A binding with a signature such as `get_logs(host, count)` maps its
 //! arguments to an object by position: `get_logs("db1", 50)` sends
@@ -110,7 +115,7 @@ fn binding_function<'js>(
                 Some(parameters) => args_from_parameters(&ctx, &session, parameters, &values.0),
                 None => args_from_value(&ctx, &session, &binding.name, values.0.first()),
             };
-            call(&ctx, &session, binding.name.clone(), args, 0)
+            call(&ctx, &session, binding.name.clone(), args, 0, None)
         },
     )?
     .with_name(name)?
@@ -140,8 +145,12 @@ fn host_call<'js>(ctx: &Ctx<'js>, session: &Session<'js>) -> rquickjs::Result<Fu
                 Ok(deadline) => deadline,
                 Err(e) => return rejected(&ctx, tool_error::caught(&ctx, e)),
             };
+            let signal = match signal_of(options.0.as_ref()) {
+                Ok(signal) => signal,
+                Err(e) => return rejected(&ctx, tool_error::caught(&ctx, e)),
+            };
             let args = args_from_value(&ctx, &session, &tool, args.0.as_ref());
-            call(&ctx, &session, tool, args, deadline)
+            call(&ctx, &session, tool, args, deadline, signal)
         },
     )?
     .with_name("call")?
@@ -156,6 +165,7 @@ fn call<'js>(
     tool: String,
     args: rquickjs::Result<String>,
     deadline_ms: u64,
+    signal: Option<Value<'js>>,
 ) -> rquickjs::Result<Value<'js>> {
     let args = match args {
         Ok(args) => args,
@@ -164,6 +174,17 @@ fn call<'js>(
     let Some(intrinsics) = session.intrinsics() else {
         return Err(ended(ctx));
     };
+    let Some(key) = session.with_calls(|calls| calls.next_key()) else {
+        return Err(ended(ctx));
+    };
+    if let Some(signal) = signal {
+        let on_abort = abort_call(ctx, session, key)?;
+        match intrinsics.watch_signal(signal, on_abort) {
+            Ok(None) => {}
+            Ok(Some(reason)) => return rejected(ctx, reason),
+            Err(e) => return rejected(ctx, tool_error::caught(ctx, e)),
+        }
+    }
     let site = intrinsics.call_site()?;
     let (promise, resolve, reject) = ctx.promise()?;
     let call = Call {
@@ -173,11 +194,37 @@ fn call<'js>(
         resolve,
         reject,
         site,
+        key,
     };
     if session.with_calls(|calls| calls.queue(call)).is_none() {
         return Err(ended(ctx));
     }
     Ok(promise.into_value())
+}
+
+/// What a call's signal runs when it aborts: the call numbered `key`, if
+/// still unanswered, is withdrawn and rejects with the signal's reason.
+fn abort_call<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    key: u64,
+) -> rquickjs::Result<Function<'js>> {
+    let session = session.clone();
+    Function::new(ctx.clone(), move |reason: Value<'js>| {
+        if let Some(call) = session.with_calls(|calls| calls.withdraw(key)).flatten() {
+            call.reject.call::<_, ()>((reason,))?;
+        }
+        Ok::<_, rquickjs::Error>(())
+    })
+}
+
+/// `options.signal`, when given (checked by the web surface).
+fn signal_of<'js>(options: Option<&Value<'js>>) -> rquickjs::Result<Option<Value<'js>>> {
+    let Some(options) = options.and_then(Value::as_object) else {
+        return Ok(None);
+    };
+    let signal: Value = options.get("signal")?;
+    Ok((!signal.is_undefined()).then_some(signal))
 }
 
 /// Args for a binding with a signature: its parameters by position.

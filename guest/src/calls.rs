@@ -25,6 +25,9 @@ pub(crate) struct Call<'js> {
     pub(crate) reject: Function<'js>,
     /// The error made at the call site; it becomes the ToolError.
     pub(crate) site: Object<'js>,
+    /// The call's number in this run (from [`Calls::next_key`]), by which
+    /// its signal withdraws it before and after it has an id.
+    pub(crate) key: u64,
 }
 
 /// A ToolError the evaluator handed to the program, and its true class.
@@ -44,12 +47,44 @@ pub(crate) struct Calls<'js> {
     queued: Vec<Call<'js>>,
     in_flight: HashMap<String, Call<'js>>,
     issued: Vec<IssuedToolError<'js>>,
+    keys: u64,
+    /// Ids of calls on the wire the program withdrew, for the event loop
+    /// to tell the transport.
+    withdrawn: Vec<String>,
 }
 
 impl<'js> Calls<'js> {
     /// Queues a call made by the program.
     pub(crate) fn queue(&mut self, call: Call<'js>) {
         self.queued.push(call);
+    }
+
+    /// A number for the next call made.
+    pub(crate) fn next_key(&mut self) -> u64 {
+        self.keys += 1;
+        self.keys
+    }
+
+    /// Takes back the call numbered `key`, if it is still unanswered: a
+    /// queued call is never sent; one in flight is noted for the event
+    /// loop to withdraw. The caller settles its promise.
+    pub(crate) fn withdraw(&mut self, key: u64) -> Option<Call<'js>> {
+        if let Some(at) = self.queued.iter().position(|call| call.key == key) {
+            return Some(self.queued.remove(at));
+        }
+        let id = self
+            .in_flight
+            .iter()
+            .find(|(_, call)| call.key == key)
+            .map(|(id, _)| id.clone())?;
+        let call = self.in_flight.remove(&id)?;
+        self.withdrawn.push(id);
+        Some(call)
+    }
+
+    /// Takes the ids of the calls withdrawn while on the wire.
+    pub(crate) fn take_withdrawn(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.withdrawn)
     }
 
     /// Takes every queued call, oldest first, for sending.

@@ -312,6 +312,16 @@ impl<L: Link> Transport for Channel<L> {
         self.next_reply(Instant::now().checked_add(timeout), true)
     }
 
+    fn withdraw(&mut self, id: &str, tell_parent: bool) {
+        if let Ok(wire::Withdrawal::OnTheWire(frame)) = self.calls.withdraw(id)
+            && tell_parent
+            && self.broken.is_none()
+            && let Err(e) = self.link.send(&frame, &mut self.inbox)
+        {
+            self.broken = Some(format!("the call channel broke: {e}"));
+        }
+    }
+
     fn calls(&self) -> u64 {
         self.calls.calls()
     }

@@ -49,7 +49,8 @@ pub(crate) enum Settled<'js> {
     Halted(Reason),
 }
 
-/// Drives `promise` to an end.
+/// Drives `promise` to an end. `tell_parent`: the parent takes Withdraw
+/// messages (the Start's `withdraw`).
 pub(crate) fn drive<'js, T: Transport + ?Sized>(
     ctx: &Ctx<'js>,
     session: &Session<'js>,
@@ -57,6 +58,7 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
     transport: &mut T,
     guard: &StackGuard,
     stop: &Stop,
+    tell_parent: bool,
 ) -> Settled<'js> {
     // Set after a timer fired while another may be due: the next turn
     // looks at the channel first.
@@ -83,6 +85,14 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
         }
         if guard.tripped() {
             return Settled::Stopped;
+        }
+        // Calls whose signal aborted: the transport stops waiting for them
+        // (and, with `tell_parent`, the parent ends their handlers).
+        for id in session
+            .with_calls(|calls| calls.take_withdrawn())
+            .unwrap_or_default()
+        {
+            transport.withdraw(&id, tell_parent);
         }
         if send_queued(ctx, session, transport) > 0 {
             // Calls that failed to send were rejected: their jobs run first.

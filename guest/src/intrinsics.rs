@@ -35,11 +35,15 @@ pub(crate) struct Intrinsics<'js> {
     /// `String.prototype.toWellFormed`: JS strings may hold lone surrogates,
     /// Rust strings may not.
     to_well_formed: Function<'js>,
+    /// What the web surface's files share (see `web`): `watchSignal`
+    /// for `host.call`'s `{signal}`, `adoptTimers`.
+    web: Object<'js>,
 }
 
 impl<'js> Intrinsics<'js> {
     /// Captures the originals and defines the global `ToolError`.
-    pub(crate) fn capture(ctx: &Ctx<'js>) -> rquickjs::Result<Self> {
+    pub(crate) fn capture(ctx: &Ctx<'js>, web: &crate::web::Web) -> rquickjs::Result<Self> {
+        let web = web.shared(ctx)?;
         let mut options = rquickjs::context::EvalOptions::default();
         options.filename = Some(PRELUDE_FILE.into());
         let captured: rquickjs::Array = ctx.eval_with_options(PRELUDE, options)?;
@@ -56,7 +60,34 @@ impl<'js> Intrinsics<'js> {
             error,
             tool_error_prototype,
             to_well_formed,
+            web,
         })
+    }
+
+    /// Hands the run's timers (defined after [`capture`](Intrinsics::capture),
+    /// before the program) to `AbortSignal.timeout`.
+    pub(crate) fn adopt_timers(&self, ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+        let globals = ctx.globals();
+        let set_timeout: Value = globals.get("setTimeout")?;
+        let clear_timeout: Value = globals.get("clearTimeout")?;
+        let adopt: Function = self.web.get("adoptTimers")?;
+        adopt.call((set_timeout, clear_timeout))
+    }
+
+    /// Watches `signal` for a call: `Ok(Some(reason))` when it is already
+    /// aborted, else `on_abort(reason)` is called once when it aborts. A
+    /// value that is not an AbortSignal is a TypeError.
+    pub(crate) fn watch_signal(
+        &self,
+        signal: Value<'js>,
+        on_abort: Function<'js>,
+    ) -> rquickjs::Result<Option<Value<'js>>> {
+        let watch: Function = self.web.get("watchSignal")?;
+        let watched: Value = watch.call((signal, on_abort))?;
+        match watched.as_object() {
+            Some(aborted) => Ok(Some(aborted.get("reason")?)),
+            None => Ok(None),
+        }
     }
 
     /// A new error object whose stack is the current call stack, with
@@ -105,12 +136,33 @@ impl<'js> Intrinsics<'js> {
                     .unwrap_or_else(|| "(anonymous)".to_owned())
             )),
             Type::Exception => Some(self.error_headline(value)),
+            // A DOMException is not one of QuickJS's errors, but reads as one.
+            Type::Object if self.inherits_from_error(value) => Some(self.error_headline(value)),
             _ => self.json(value).or_else(|| self.coerce(value)),
         };
         text.unwrap_or_else(|| {
             let _ = ctx.catch();
             format!("[{}]", value.type_name())
         })
+    }
+
+    /// Whether `Error.prototype` (the original's) is on the value's
+    /// prototype chain, as it is for a DOMException.
+    fn inherits_from_error(&self, value: &Value<'js>) -> bool {
+        let Ok(error_prototype) = self.error.get::<_, Object>("prototype") else {
+            let _ = value.ctx().catch();
+            return false;
+        };
+        let mut object = value.as_object().cloned();
+        // Bounded: a chain longer than this is nobody's error.
+        for _ in 0..64 {
+            match object.and_then(|o| o.get_prototype()) {
+                Some(prototype) if prototype == error_prototype => return true,
+                Some(prototype) => object = Some(prototype),
+                None => return false,
+            }
+        }
+        false
     }
 
     /// `Name: message` of an error object, each read as the program left it.

@@ -13,7 +13,8 @@
 //!   `return` work, and the Result's value is the JSON text of what it
 //!   returns (`undefined` becomes `null`);
 //! * each binding is a global async function (when its name allows) and
-//!   `host.<name>`; `host.call(name, args, {deadlineMs})` sets a deadline;
+//!   `host.<name>`; `host.call(name, args, {deadlineMs, signal})` sets a
+//!   deadline, or an AbortSignal that withdraws the call;
 //! * a call resolves to its value parsed as JSON (or the raw string) and
 //!   rejects with a `ToolError` carrying `kind`, `retryable`, `message` and
 //!   `tool`;
@@ -23,7 +24,11 @@
 //!   real time; a pending timer keeps the program alive, and timers still
 //!   pending when it settles are dropped;
 //! * `console.log/info/warn/error/debug` write one line each;
-//! * errors name their line and column in the program.
+//! * errors name their line and column in the program;
+//! * the web APIs of a Worker that need no network or filesystem (`web`):
+//!   URL, URLSearchParams, TextEncoder, TextDecoder, structuredClone,
+//!   crypto, AbortController, AbortSignal; no `Intl`, and the locale
+//!   methods throw instead of answering as if there were a locale.
 //!
 //! One module per concern: `bindings` (`host` and the global functions),
 //! `tool_error`, `console`, `timers`, `program` (the wrapper, and places in
@@ -31,7 +36,8 @@
 //! (the call table), `outcome` (endings and their Results), `limits` (memory and
 //! stack), `intrinsics` (what is captured before the program runs),
 //! `session` (what the native functions share), `transport`, `channel`
-//! (the call channel the child itself uses: it reads while it writes).
+//! (the call channel the child itself uses: it reads while it writes),
+//! `web` (the web APIs, set up before the snapshot).
 //!
 //! ```
 //! use wire::{Client, Response, Start, StartBinding, StartBudget};
@@ -42,6 +48,7 @@
 //!     bindings: vec![StartBinding { name: "get_logs".into(), signature: "get_logs(host, count)".into() }],
 //!     budget: StartBudget::default(),
 //!     max_inflight: None,
+//!     withdraw: false,
 //!     result_id: "r1".into(),
 //! };
 //! // The parent's answer to call "1", and a buffer for the child's Requests.
@@ -72,6 +79,7 @@ mod throw_site;
 mod timers;
 mod tool_error;
 mod transport;
+mod web;
 
 use std::cell::RefCell;
 use std::io::Write;
@@ -86,6 +94,7 @@ use crate::limits::StackGuard;
 use crate::outcome::{Ending, Judge};
 use crate::random::Random;
 use crate::session::Session;
+use crate::web::Web;
 
 pub use crate::channel::{Channel, Inbox, Link, ThreadLink};
 pub use crate::stop::{Reason, Stop};
@@ -107,10 +116,14 @@ pub struct SetupError(#[from] rquickjs::Error);
 pub struct Evaluator {
     /// First, so that it is dropped before the runtime it lives in.
     random: Random,
+    /// The web surface's internals; dropped before the runtime too.
+    web: Web,
     runtime: Runtime,
     context: Context,
     guard: StackGuard,
     memory: limits::MemoryWatch,
+    /// Bytes QuickJS held once set up (see [`Evaluator::new`]).
+    quickjs_in_use: u64,
     /// The run's stop, which the interrupt handler reads.
     stop: Rc<RefCell<Stop>>,
     used: bool,
@@ -134,13 +147,21 @@ impl Evaluator {
         let stop = Rc::new(RefCell::new(Stop::new()));
         limits::install_interrupt_handler(&runtime, &guard, &memory, &stop);
         let context = Context::full(&runtime)?;
-        let random = context.with(|ctx| Random::install(&ctx))?;
+        let (random, web) = context
+            .with(|ctx| Ok::<_, rquickjs::Error>((Random::install(&ctx)?, Web::install(&ctx)?)))?;
+        // What QuickJS holds when the run starts: nothing runs in between.
+        // Measured here, ahead of time, because measuring walks every
+        // object of the heap, and in a snapshotted instance that touches
+        // every heap page.
+        let quickjs_in_use = u64::try_from(runtime.memory_usage().malloc_size).unwrap_or(0);
         Ok(Evaluator {
             random,
+            web,
             runtime,
             context,
             guard,
             memory,
+            quickjs_in_use,
             stop,
             used: false,
         })
@@ -201,7 +222,7 @@ impl Evaluator {
         console: Box<dyn Write>,
         stop: &Stop,
     ) -> Ending {
-        let quickjs_in_use = u64::try_from(self.runtime.memory_usage().malloc_size).unwrap_or(0);
+        let quickjs_in_use = self.quickjs_in_use;
         let memory_limit = match limits::quickjs_memory_limit(
             start.budget.max_memory,
             limits::linear_memory_in_use(),
@@ -217,6 +238,7 @@ impl Evaluator {
         let guard = self.guard.clone();
         let memory = self.memory.clone();
         let random = &self.random;
+        let web = &self.web;
         self.context.with(|ctx| {
             if let Some(limit) = memory_limit {
                 memory.watch(&ctx, limit);
@@ -228,7 +250,7 @@ impl Evaluator {
                     "memory limit: no room to seed Math.random",
                 );
             }
-            let intrinsics = match Intrinsics::capture(&ctx) {
+            let intrinsics = match Intrinsics::capture(&ctx, web) {
                 Ok(intrinsics) => intrinsics,
                 Err(e) => {
                     // Only a heap too small for a few objects gets here.
@@ -279,6 +301,7 @@ fn run_program<'js, T: Transport + ?Sized>(
     transport.pace(start.max_in_flight());
     let installed = console::install(ctx, session)
         .and_then(|()| timers::install(ctx, session))
+        .and_then(|()| session.intrinsics().map_or(Ok(()), |i| i.adopt_timers(ctx)))
         .and_then(|()| bindings::install(ctx, session, &bindings));
     if let Err(e) = installed {
         return judge.error(ctx, e);
@@ -305,7 +328,7 @@ fn run_program<'js, T: Transport + ?Sized>(
     let settled = match returned.into_promise() {
         Some(promise) => {
             event_loop::note_throw(ctx, session, &promise);
-            event_loop::drive(ctx, session, &promise, transport, guard, stop)
+            event_loop::drive(ctx, session, &promise, transport, guard, stop, start.withdraw)
         }
         // Only a program that broke out of its wrapper returns a non-promise.
         None => {

@@ -42,6 +42,16 @@ pub trait Transport {
         self.recv().map(Some)
     }
 
+    /// The program no longer wants the answer to call `id` (it aborted
+    /// the call's signal). A call still waiting for a slot is dropped
+    /// unsent; one on the wire is withdrawn from the parent when
+    /// `tell_parent` (the Start's `withdraw`) and its answer, which still
+    /// comes, frees its slot. By default nothing is done: the answer comes
+    /// in its time and the evaluator drops it.
+    fn withdraw(&mut self, id: &str, tell_parent: bool) {
+        let _ = (id, tell_parent);
+    }
+
     /// Calls sent so far, reported in the Result for reconciliation.
     fn calls(&self) -> u64;
 
@@ -60,6 +70,11 @@ impl<R: Read, W: Write> Transport for Client<R, W> {
 
     fn recv(&mut self) -> Result<Reply, ClientError> {
         Client::recv(self)
+    }
+
+    fn withdraw(&mut self, id: &str, tell_parent: bool) {
+        // Only a Withdraw too large for a frame fails, and an id never is.
+        let _ = Client::withdraw(self, id, tell_parent);
     }
 
     fn calls(&self) -> u64 {
@@ -86,6 +101,10 @@ impl<T: Transport + ?Sized> Transport for &mut T {
 
     fn recv_within(&mut self, timeout: Duration) -> Result<Option<Reply>, ClientError> {
         (**self).recv_within(timeout)
+    }
+
+    fn withdraw(&mut self, id: &str, tell_parent: bool) {
+        (**self).withdraw(id, tell_parent);
     }
 
     fn calls(&self) -> u64 {

@@ -60,16 +60,24 @@ impl Tools {
              - The program is the body of an async function: use `await` at the top level, \
              and `return` the answer (or end with an expression, whose value is the answer). \
              The answer must be JSON-serialisable.\n\
-             - Each tool below is a global async function; `host.call(name, args, { deadlineMs })` \
-             calls one by name with a deadline of its own. Calls run concurrently: use \
+             - Each tool below is a global async function; `host.call(name, args, { deadlineMs, signal })` \
+             calls one by name with a deadline of its own, or an `AbortSignal` that cancels it. \
+             Calls run concurrently: use \
              `Promise.all` to fan out. Calls beyond the in-flight cap wait their turn in order, \
              so fanning out over many items is fine.\n\
              - A failed call rejects with a `ToolError`: branch on `e.kind`, and retry only when \
              `e.retryable`. Arguments are checked against the declarations before a tool runs; \
              bad ones fail with kind `invalid` and a message naming the field.\n\
              - There is no `fetch`, no network, no filesystem, no `require`/`import` and no \
-             environment: only the tools, `console`, timers and the JavaScript built-ins. \
-             Console output is shown to the operator, not returned.\n",
+             environment: only the tools, `console`, timers, the JavaScript built-ins and these \
+             web APIs: `URL`, `URLSearchParams`, `TextEncoder`, `TextDecoder`, `structuredClone`, \
+             `crypto.getRandomValues`, `crypto.randomUUID` (no `crypto.subtle`), \
+             `AbortController`, `AbortSignal` (with `AbortSignal.timeout`), `EventTarget`, \
+             `atob`, `btoa`, `queueMicrotask`, `performance.now`. \
+             Console output is shown to the operator, not returned.\n\
+             - There is no `Intl` and no locale data: `toLocaleString`, `toLocaleDateString`, \
+             `toLocaleTimeString` and `localeCompare` throw. Format numbers and dates yourself \
+             (`toFixed`, `toISOString`) and compare strings with `<` and `>`.\n",
         );
         out.push_str("\nThe limits of this execution:\n");
         let none = |n: u64, text: String| if n == 0 { "none".to_string() } else { text };
@@ -135,10 +143,19 @@ declare function setInterval(callback: (...args: any[]) => void, delay?: number,
 declare function clearTimeout(id?: number): void;
 declare function clearInterval(id?: number): void;
 
+/** An AbortSignal (the web's): aborting it cancels the calls it was given to. */
+interface AbortSignal {
+  readonly aborted: boolean;
+  readonly reason: any;
+  throwIfAborted(): void;
+}
+
 /** Options of one `host.call`. */
 interface CallOptions {
   /** The longest this call may take, in milliseconds; past it the call fails `transient`. */
   deadlineMs?: number;
+  /** Cancels the call when it aborts: the call rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 ";
 

@@ -311,6 +311,9 @@ impl Sandbox {
             bindings: tools.bindings(),
             budget: budget.into(),
             max_inflight: Some(u32::try_from(self.options.max_in_flight).unwrap_or(u32::MAX)),
+            // The server takes Withdraw messages: a program's aborted call
+            // ends its handler here too.
+            withdraw: true,
             result_id,
         };
         // The caller's program must fit before anything starts: a Start

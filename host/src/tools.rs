@@ -440,7 +440,7 @@ pub const CHILD_GLOBALS: &[&str] = &[
     "AsyncDisposableStack", "DisposableStack", "InternalError", "SuppressedError", "eval",
     // The web platform's, present or to come (a name refused early cannot
     // break a tool when the global arrives).
-    "AbortController", "AbortSignal", "Blob", "DOMException", "Event", "EventTarget", "Headers",
+    "AbortController", "AbortSignal", "Blob", "Crypto", "DOMException", "Event", "EventTarget", "Headers",
     "Intl", "Request", "Response", "TextDecoder", "TextEncoder", "URL", "URLSearchParams", "atob",
     "btoa", "crypto", "fetch", "navigator", "performance", "queueMicrotask", "self",
     "structuredClone",

@@ -132,6 +132,7 @@ async fn run(child: &WasmChild, execution: Execution) -> Ran {
             ..StartBudget::default()
         },
         max_inflight: None,
+        withdraw: false,
         result_id: "r1".into(),
     };
     if execution.send_start {

@@ -130,6 +130,18 @@ const ENGINE_GLOBALS: &[&str] = &[
 /// What wasmwire adds: `host`, `ToolError`, `console`, the four timer
 /// functions, and one function per tool (the standard tools of the suite).
 const WASMWIRE_GLOBALS: &[&str] = &[
+    // The web surface (guest/src/web).
+    "AbortController",
+    "AbortSignal",
+    "Crypto",
+    "Event",
+    "EventTarget",
+    "TextDecoder",
+    "TextEncoder",
+    "URL",
+    "URLSearchParams",
+    "crypto",
+    "structuredClone",
     "host",
     "ToolError",
     "console",

@@ -17,3 +17,4 @@ mod programs;
 mod surface;
 mod timers;
 mod typescript;
+mod web;

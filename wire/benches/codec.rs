@@ -29,6 +29,7 @@ fn start() -> Start {
         }],
         budget: StartBudget::default(),
         max_inflight: None,
+        withdraw: false,
         result_id: "r1-1".into(),
     }
 }

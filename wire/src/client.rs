@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use crate::codec::{decode, encode};
 use crate::error::ProtocolError;
 use crate::frame::{FrameError, FrameReader};
-use crate::message::{Request, Response};
+use crate::message::{Request, Response, Withdraw};
 use crate::{DEFAULT_MAX_INFLIGHT, FailureKind, ToolFailure};
 
 /// Why the client cannot go on.
@@ -189,6 +189,24 @@ impl InFlight {
         })
     }
 
+    /// The child no longer wants the answer to call `id`.
+    ///
+    /// A call still waiting for a slot is dropped here: it was never sent,
+    /// is not counted, and [`Withdrawal::Unsent`] says so. A call on the
+    /// wire keeps its slot until its answer comes (which the caller then
+    /// ignores); [`Withdrawal::OnTheWire`] carries the framed [`Withdraw`]
+    /// to send to a parent that takes it (the Start's `withdraw`).
+    pub fn withdraw(&mut self, id: &str) -> Result<Withdrawal, ProtocolError> {
+        if let Some(at) = self.waiting.iter().position(|(waiting, _)| waiting == id) {
+            self.waiting.remove(at);
+            return Ok(Withdrawal::Unsent);
+        }
+        if !self.sent.contains(id) {
+            return Ok(Withdrawal::Unknown);
+        }
+        Ok(Withdrawal::OnTheWire(encode(&Withdraw::new(id))?))
+    }
+
     /// Calls made and not yet answered: on the wire or waiting for a slot.
     pub fn len(&self) -> usize {
         self.sent.len() + self.waiting.len()
@@ -215,6 +233,18 @@ impl InFlight {
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
+}
+
+/// What [`InFlight::withdraw`] did with a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Withdrawal {
+    /// It was waiting for a slot and is gone: nothing was ever sent.
+    Unsent,
+    /// It is on the wire: here is the framed [`Withdraw`] for the parent.
+    /// Its slot stays taken until the parent's answer comes.
+    OnTheWire(Vec<u8>),
+    /// No such call is in flight (answered already, or never made).
+    Unknown,
 }
 
 /// The child's blocking call-channel client.
@@ -322,6 +352,23 @@ impl<R: Read, W: Write> Client<R, W> {
         let reply = self.calls.answer(&payload)?;
         self.write_ready();
         Ok(reply)
+    }
+
+    /// Withdraws call `id` (see [`InFlight::withdraw`]); with `tell_parent`
+    /// (the Start's `withdraw`), a call on the wire is withdrawn from the
+    /// parent too. Its answer still comes, and is handed out by
+    /// [`recv`](Client::recv) like any other.
+    pub fn withdraw(&mut self, id: &str, tell_parent: bool) -> Result<(), ClientError> {
+        if let Withdrawal::OnTheWire(frame) = self.calls.withdraw(id)?
+            && tell_parent
+            && self.closed.is_none()
+        {
+            let writer = &mut self.writer;
+            if let Err(e) = writer.write_all(&frame).and_then(|()| writer.flush()) {
+                self.closed = Some(format!("the call channel broke: {e}"));
+            }
+        }
+        Ok(())
     }
 
     /// Calls made and not yet answered (on the wire or waiting for a slot).

@@ -40,7 +40,7 @@
 //! use wire::{Client, Response, Runner, Start, StartBudget};
 //! // What a parent would send: one Start, and the answer to call "1".
 //! let start = Start { v: 1, program: "return 1".into(), bindings: vec![],
-//!                     budget: StartBudget::default(), max_inflight: None,
+//!                     budget: StartBudget::default(), max_inflight: None, withdraw: false,
 //!                     result_id: "r1".into() };
 //! let start_in = wire::encode(&start)?;
 //! let calls_in = wire::encode(&Response::success("1", "42"))?;
@@ -97,7 +97,7 @@ mod server;
 #[cfg(feature = "tokio")]
 mod starter;
 
-pub use client::{Client, ClientError, InFlight, Reply};
+pub use client::{Client, ClientError, InFlight, Reply, Withdrawal};
 pub use codec::{DecodeError, decode, encode};
 pub use error::ProtocolError;
 pub use frame::{FrameDecoder, FrameError, FrameReader, write_frame};
@@ -105,7 +105,7 @@ pub use holdings::{DEFAULT_MAX_HELD, Held, Holdings, OverHoldings};
 pub use kind::{FAILURE_KINDS, FailureKind, KindInfo, UnknownKind};
 pub use message::{
     MAX_ERROR_BYTES, MAX_ID_BYTES, Message, Request, Response, Result, Start, StartBinding,
-    StartBudget, cap_error_text,
+    StartBudget, Withdraw, cap_error_text,
 };
 pub use runner::{Runner, RunnerError};
 

@@ -1,4 +1,4 @@
-//! The four messages (docs/protocol.md §3) and their JSON shape.
+//! The five messages (docs/protocol.md §3) and their JSON shape.
 //!
 //! Field names and omission rules follow the original Go package, so that a
 //! Go parent and a Rust child interoperate: a field marked *omitted when
@@ -127,6 +127,33 @@ impl Request {
             tool: tool.into(),
             args: args.into(),
             deadline_ms: 0,
+        }
+    }
+}
+
+/// The child no longer wants the answer to one call in flight, child ->
+/// parent, on the call channel: `{"v":1,"withdraw":"<id>"}`.
+///
+/// Sent only to a parent whose [`Start`] set `withdraw`. The parent
+/// cancels the call's handler if it is still running and answers the call
+/// `cancelled` itself, so every accepted call still gets exactly one
+/// Response and the child frees the call's slot only when it arrives. A
+/// Withdraw for an id that is not in flight (its answer crossed the
+/// Withdraw on the wire) is ignored: it is not a protocol violation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Withdraw {
+    /// Protocol version.
+    pub v: u32,
+    /// The `id` of the Request withdrawn.
+    pub withdraw: String,
+}
+
+impl Withdraw {
+    /// Withdraws the call `id`, at the current version.
+    pub fn new(id: impl Into<String>) -> Self {
+        Withdraw {
+            v: VERSION,
+            withdraw: id.into(),
         }
     }
 }
@@ -284,6 +311,11 @@ pub struct Start {
     /// that never sends it gets the default it most likely serves with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_inflight: Option<u32>,
+    /// Whether the parent takes [`Withdraw`] messages on the call channel.
+    /// A child sends one only when this is true; a parent that never sets
+    /// it (omitted = false) never sees one. See [`Withdraw`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub withdraw: bool,
     /// Echoed in the [`Result`], so a stale answer cannot be taken for this one.
     pub result_id: String,
 }
@@ -423,7 +455,7 @@ macro_rules! message {
         }
     )*};
 }
-message!(Request, Response, Start, Result);
+message!(Request, Withdraw, Response, Start, Result);
 
 /// `Duration` as integer nanoseconds, as Go's `time.Duration` marshals.
 mod nanoseconds {

@@ -17,6 +17,12 @@
 //! once. Failure answers are always sent (their text is cut to
 //! [`MAX_ERROR_BYTES`](crate::MAX_ERROR_BYTES)); reading pauses while more than
 //! [`MAX_UNWRITTEN_BYTES`] of answers wait for a child that does not read.
+//!
+//! A child may withdraw a call it no longer wants ([`Withdraw`], sent only
+//! when the Start said `withdraw`): the server aborts that call's handler
+//! and answers the call `cancelled` itself, so the call still gets its one
+//! Response and leaves the calls in flight at once. A Withdraw for an id
+//! not in flight is ignored: the answer may have crossed it on the wire.
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -33,10 +39,11 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::async_frame::{AsyncFrameReader, write_frame_async};
+use crate::codec::DecodeError;
 use crate::codec::{decode, encode};
 use crate::error::ProtocolError;
 use crate::holdings::{DEFAULT_MAX_HELD, Held, Holdings};
-use crate::message::{MAX_ID_BYTES, Request, Response, cap_error_text};
+use crate::message::{MAX_ID_BYTES, Request, Response, Withdraw, cap_error_text};
 use crate::{DEFAULT_MAX_INFLIGHT, FailureKind, MAX_FRAME_BYTES, ToolFailure};
 
 /// What a handler may fail with. A [`ToolFailure`] keeps its kind; any other
@@ -161,6 +168,8 @@ impl ServerOptions {
 #[derive(Debug, Default)]
 pub struct Tally {
     calls: AtomicU64,
+    /// Calls accepted whose handler is still running.
+    in_flight: AtomicUsize,
     /// Spent against `max_bytes` when an answer is queued.
     spent: AtomicU64,
     /// Written to the child.
@@ -171,6 +180,12 @@ impl Tally {
     /// Calls accepted.
     pub fn calls(&self) -> u64 {
         self.calls.load(Ordering::Acquire)
+    }
+
+    /// Accepted calls whose handler is still running (a handler that
+    /// answered at once is never counted here).
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Acquire)
     }
 
     /// Bytes of values written to the child.
@@ -283,6 +298,7 @@ impl Server {
             in_flight: HashSet::new(),
             calls: JoinSet::new(),
             tasks: HashMap::new(),
+            aborts: HashMap::new(),
             tx,
             outbox,
         };
@@ -294,6 +310,7 @@ impl Server {
         // Every handler still running is aborted and dropped before serve
         // returns; dropping the sender lets the writer drain what is queued.
         conn.calls.shutdown().await;
+        conn.tally.in_flight.store(0, Ordering::Release);
         drop(conn);
         if matches!(ending, Ok(Ending::Closed)) {
             tokio::select! {
@@ -324,6 +341,8 @@ struct Connection<R> {
     /// Which request each running task answers, so that even a panicking
     /// handler's call gets its Response.
     tasks: HashMap<tokio::task::Id, String>,
+    /// How to abort each running call, by request id (for [`Withdraw`]).
+    aborts: HashMap<String, tokio::task::AbortHandle>,
     tx: mpsc::UnboundedSender<Outgoing>,
     outbox: Outbox,
     holdings: Holdings,
@@ -349,11 +368,17 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
                         Ok((task, response)) => (task, response),
                         Err(e) => {
                             let id = self.tasks.get(&e.id()).cloned().unwrap_or_default();
-                            (e.id(), handler_panicked(id))
+                            if e.is_cancelled() {
+                                (e.id(), withdrawn(id))
+                            } else {
+                                (e.id(), handler_panicked(id))
+                            }
                         }
                     };
                     if let Some(id) = self.tasks.remove(&task) {
                         self.in_flight.remove(&id);
+                        self.aborts.remove(&id);
+                        self.tally.in_flight.fetch_sub(1, Ordering::AcqRel);
                     }
                     self.send(response)?;
                 }
@@ -378,7 +403,18 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
     }
 
     fn accept(&mut self, payload: &[u8]) -> Result<(), ProtocolError> {
-        let request: Request = decode(payload)?;
+        let request: Request = match decode(payload) {
+            Ok(request) => request,
+            // Not a Request: a Withdraw is the only other thing a child sends.
+            Err(e @ DecodeError::Malformed { .. }) => match decode::<Withdraw>(payload) {
+                Ok(withdraw) => {
+                    self.withdraw(&withdraw.withdraw);
+                    return Ok(());
+                }
+                Err(_) => return Err(e.into()),
+            },
+            Err(e) => return Err(e.into()),
+        };
         if request.id.is_empty() {
             return Err(ProtocolError::EmptyId { tool: request.tool });
         }
@@ -450,10 +486,20 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
             Ok(Poll::Pending) => {
                 let task = self.calls.spawn(answering);
                 self.tasks.insert(task.id(), request.id.clone());
+                self.aborts.insert(request.id.clone(), task);
+                self.tally.in_flight.fetch_add(1, Ordering::AcqRel);
                 self.in_flight.insert(request.id);
                 Ok(())
             }
             Err(_) => self.send(handler_panicked(request.id)),
+        }
+    }
+
+    /// Aborts the handler of call `id`, if it is still running; its task
+    /// then ends as cancelled and the call is answered by [`withdrawn`].
+    fn withdraw(&mut self, id: &str) {
+        if let Some(task) = self.aborts.get(id) {
+            task.abort();
         }
     }
 
@@ -521,6 +567,15 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
 /// to the program as an unclassified failure instead of taking the server down.
 fn handler_panicked(id: String) -> Response {
     Response::failure(id, FailureKind::Unknown, "the tool's handler panicked")
+}
+
+/// The answer to a call the child withdrew: its handler was aborted.
+fn withdrawn(id: String) -> Response {
+    Response::failure(
+        id,
+        FailureKind::Cancelled,
+        "the child withdrew the call; its handler was cancelled",
+    )
 }
 
 /// Runs one call under its deadline and turns its outcome into a Response.

@@ -74,6 +74,7 @@ fn start_uses_the_design_field_names_and_nanoseconds() {
             max_memory: 64 << 20,
         },
         max_inflight: None,
+        withdraw: false,
         result_id: "r-1".into(),
     };
     assert_eq!(
@@ -96,6 +97,7 @@ fn start_omits_empty_bindings_and_zero_budget_items() {
         bindings: vec![],
         budget: StartBudget::default(),
         max_inflight: None,
+        withdraw: false,
         result_id: "r".into(),
     };
     assert_eq!(

@@ -24,6 +24,7 @@ fn start_msg() -> Start {
         bindings: vec![],
         budget: StartBudget::default(),
         max_inflight: None,
+        withdraw: false,
         result_id: "r-7".into(),
     }
 }

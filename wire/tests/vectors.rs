@@ -147,6 +147,7 @@ impl Full for Start {
             bindings,
             budget,
             max_inflight,
+            withdraw,
             result_id,
         } = self;
         let bindings: Vec<Value> = bindings
@@ -165,6 +166,7 @@ impl Full for Start {
             "v": v, "program": program, "bindings": bindings,
             "budget": {"wall_clock": wall_clock, "max_calls": max_calls, "max_bytes": max_bytes, "max_memory": max_memory},
             "max_inflight": max_inflight,
+            "withdraw": withdraw,
             "result_id": result_id,
         })
     }

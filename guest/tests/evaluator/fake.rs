@@ -249,6 +249,7 @@ pub fn start(program: &str, bindings: &[(&str, &str)]) -> Start {
             .collect(),
         budget: StartBudget::default(),
         max_inflight: None,
+        withdraw: false,
         result_id: "r1".to_owned(),
     }
 }

@@ -17,3 +17,4 @@ mod program;
 mod samples;
 mod stop;
 mod timers;
+mod web;

@@ -56,13 +56,14 @@ def budget(wall_clock=0, max_calls=0, max_bytes=0, max_memory=0):
     return {"wall_clock": wall_clock, "max_calls": max_calls, "max_bytes": max_bytes, "max_memory": max_memory}
 
 
-def start(program, result_id, bindings=(), budget_=None, v=1, max_inflight=None):
+def start(program, result_id, bindings=(), budget_=None, v=1, max_inflight=None, withdraw=False):
     return {
         "v": v,
         "program": program,
         "bindings": list(bindings),
         "budget": budget_ if budget_ is not None else budget(),
         "max_inflight": max_inflight,
+        "withdraw": withdraw,
         "result_id": result_id,
     }
 
@@ -344,6 +345,11 @@ one("start_max_inflight_u32_max", "Start", '{"v":1,"program":"p","max_inflight":
 for label, n in [("past_u32", "4294967296"), ("negative", "-1"), ("float", "4.0"), ("string", '"4"')]:
     one("start_max_inflight_" + label, "Start", '{"v":1,"program":"p","max_inflight":' + n + ',"result_id":"r"}',
         error="malformed", note="max_inflight is an unsigned 32-bit integer")
+one("start_withdraw", "Start", '{"v":1,"program":"p","withdraw":true,"result_id":"r"}',
+    start("p", "r", withdraw=True),
+    note="the parent takes Withdraw messages; omitted (false) when it does not")
+one("start_withdraw_string", "Start", '{"v":1,"program":"p","withdraw":"yes","result_id":"r"}',
+    error="malformed", note="withdraw is a boolean")
 one("start_missing_program", "Start", '{"v":1,"result_id":"r"}', error="malformed")
 one("start_missing_result_id", "Start", '{"v":1,"program":"p"}', error="malformed")
 one("start_program_number", "Start", '{"v":1,"program":1,"result_id":"r"}', error="malformed")

@@ -1,0 +1,167 @@
+// structuredClone (HTML's structured serialisation, in one step): plain
+// objects, arrays, Map, Set, Date, RegExp, ArrayBuffer, typed arrays,
+// DataView, Boolean/Number/String/BigInt wrappers and Error objects, with
+// cycles and shared references kept. Anything else that is not a plain
+// object (functions, symbols, promises, WeakMap, WeakSet, WeakRef, ...)
+// throws a DOMException named DataCloneError. `transfer` is refused.
+//
+// The walk uses a work list, not recursion: a graph as deep as memory
+// allows is cloned without running out of stack.
+(function (native, shared) {
+  "use strict";
+  const { classId } = native;
+  const DOMExceptionCtor = shared.DOMException;
+  const apply = Reflect.apply;
+  const { getOwnPropertyDescriptor: gopd, getPrototypeOf, keys, defineProperty } = Object;
+  const MapCtor = Map, SetCtor = Set, DateCtor = Date, RegExpCtor = RegExp, ErrorCtor = Error;
+  const ArrayCtor = Array, ArrayBufferCtor = ArrayBuffer, DataViewCtor = DataView;
+  const BooleanCtor = Boolean, NumberCtor = Number, StringCtor = String, ObjectCtor = Object;
+  const memoGet = Map.prototype.get, memoSet = Map.prototype.set, memoHas = Map.prototype.has;
+  const mapForEach = Map.prototype.forEach, setForEach = Set.prototype.forEach;
+  const mapSetFn = Map.prototype.set, setAddFn = Set.prototype.add;
+  const arrayPush = Array.prototype.push, arrayPop = Array.prototype.pop;
+  const dateValue = Date.prototype.getTime;
+  const regexpSource = gopd(RegExp.prototype, "source").get;
+  const regexpFlags = gopd(RegExp.prototype, "flags").get;
+  const abSlice = ArrayBuffer.prototype.slice;
+  const taBuffer = gopd(getPrototypeOf(Uint8Array.prototype), "buffer").get;
+  const taOffset = gopd(getPrototypeOf(Uint8Array.prototype), "byteOffset").get;
+  const taLength = gopd(getPrototypeOf(Uint8Array.prototype), "length").get;
+  const dvBuffer = gopd(DataView.prototype, "buffer").get;
+  const dvOffset = gopd(DataView.prototype, "byteOffset").get;
+  const dvLength = gopd(DataView.prototype, "byteLength").get;
+  const booleanValue = Boolean.prototype.valueOf, numberValue = Number.prototype.valueOf;
+  const stringValue = String.prototype.valueOf, bigintValue = BigInt.prototype.valueOf;
+  const typedArrays = {
+    Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+    Float32Array, Float64Array, BigInt64Array, BigUint64Array,
+  };
+  if (typeof Float16Array === "function") typedArrays.Float16Array = Float16Array;
+  const errorCtors = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
+
+  // Which QuickJS class id is which class: learnt from one object of
+  // each. An id not here (a generator, an iterator, a module namespace,
+  // ...) is refused.
+  const classNames = [];
+  const learn = (name, v) => { classNames[classId(v)] = name; };
+  learn("Object", {});
+  learn("Arguments", (function () { return arguments; })());
+  learn("Array", []);
+  learn("Error", new Error());
+  learn("Date", new Date(0));
+  learn("RegExp", /a/);
+  learn("ArrayBuffer", new ArrayBuffer(0));
+  learn("DataView", new DataView(new ArrayBuffer(0)));
+  learn("Map", new Map());
+  learn("Set", new Set());
+  learn("Boolean", new Boolean(false));
+  learn("Number", new Number(0));
+  learn("String", new String(""));
+  learn("BigInt", Object(0n));
+  for (const name of Object.keys(typedArrays)) learn(name, new typedArrays[name](0));
+  // Refused by name.
+  learn("Symbol object", Object(Symbol()));
+  learn("Promise", Promise.resolve());
+  learn("WeakMap", new WeakMap());
+  learn("WeakSet", new WeakSet());
+  learn("WeakRef", new WeakRef({}));
+  learn("FinalizationRegistry", new FinalizationRegistry(() => {}));
+  learn("Proxy", new Proxy({}, {}));
+  learn("SharedArrayBuffer", new SharedArrayBuffer(0));
+  learn("DOMException", new DOMExceptionCtor());
+
+  function refuse(what) {
+    return new DOMExceptionCtor(`structuredClone: ${what} could not be cloned`, "DataCloneError");
+  }
+
+
+  function structuredClone(value, options = undefined) {
+    if (arguments.length === 0) throw new TypeError("structuredClone: 1 argument required, but only 0 present");
+    if (options !== undefined && options !== null && options.transfer !== undefined) {
+      const list = [...options.transfer];
+      if (list.length > 0) throw refuse("a transfer list (nothing is transferable here)");
+    }
+    const memo = new MapCtor();
+    const work = [];   // [source, target, kind] still to fill in
+
+    // The clone of one value: a primitive as it is, an object's shell
+    // (filled in later from the work list), or a throw.
+    function shell(v) {
+      const type = typeof v;
+      if (type === "symbol") throw refuse("a symbol");
+      if (type === "function") throw refuse(`the function ${v.name ? v.name : "(anonymous)"}`);
+      if (v === null || type !== "object") return v;
+      if (apply(memoHas, memo, [v])) return apply(memoGet, memo, [v]);
+      const out = make(v);
+      apply(memoSet, memo, [v, out[0]]);
+      if (out[1] !== null) apply(arrayPush, work, [[v, out[0], out[1]]]);
+      return out[0];
+    }
+
+    // [target, kind of filling it needs, or null when it is complete].
+    function make(v) {
+      const cls = classNames[classId(v)];
+      switch (cls) {
+        case "Object": case "Arguments": return [{}, "object"];
+        case "Array": return [new ArrayCtor(v.length), "object"];
+        case "Error": {
+          const name = v.name;
+          const Ctor = typeof name === "string" && Object.hasOwn(errorCtors, name) ? errorCtors[name] : ErrorCtor;
+          const e = new Ctor();
+          const message = gopd(v, "message");
+          if (message !== undefined && "value" in message) defineProperty(e, "message", { value: StringCtor(message.value), writable: true, configurable: true });
+          const stack = gopd(v, "stack");
+          if (stack !== undefined && "value" in stack && typeof stack.value === "string") defineProperty(e, "stack", { value: stack.value, writable: true, configurable: true });
+          return [e, "error"];
+        }
+        case "Date": return [new DateCtor(apply(dateValue, v, [])), null];
+        case "RegExp": return [new RegExpCtor(apply(regexpSource, v, []), apply(regexpFlags, v, [])), null];
+        case "ArrayBuffer": return [apply(abSlice, v, [0]), null];
+        case "DataView": {
+          const buffer = shell(apply(dvBuffer, v, []));
+          return [new DataViewCtor(buffer, apply(dvOffset, v, []), apply(dvLength, v, [])), null];
+        }
+        case "Map": return [new MapCtor(), "map"];
+        case "Set": return [new SetCtor(), "set"];
+        case "Boolean": return [new BooleanCtor(apply(booleanValue, v, [])), null];
+        case "Number": return [new NumberCtor(apply(numberValue, v, [])), null];
+        case "String": return [new StringCtor(apply(stringValue, v, [])), null];
+        case "BigInt": return [ObjectCtor(apply(bigintValue, v, [])), null];
+        case undefined: throw refuse("an object of this kind");
+        default:
+          if (Object.hasOwn(typedArrays, cls)) {
+            const buffer = shell(apply(taBuffer, v, []));
+            return [new typedArrays[cls](buffer, apply(taOffset, v, []), apply(taLength, v, [])), null];
+          }
+          throw refuse(`a ${cls}`);
+      }
+    }
+
+    const root = shell(value);
+    while (work.length > 0) {
+      const [source, target, kind] = apply(arrayPop, work, []);
+      if (kind === "map") {
+        const entries = [];
+        apply(mapForEach, source, [(v, k) => apply(arrayPush, entries, [k, v])]);
+        for (let i = 0; i < entries.length; i += 2) apply(mapSetFn, target, [shell(entries[i]), shell(entries[i + 1])]);
+      } else if (kind === "set") {
+        const values = [];
+        apply(setForEach, source, [(v) => apply(arrayPush, values, [v])]);
+        for (let i = 0; i < values.length; i++) apply(setAddFn, target, [shell(values[i])]);
+      } else if (kind === "error") {
+        const cause = gopd(source, "cause");
+        if (cause !== undefined && "value" in cause) defineProperty(target, "cause", { value: shell(cause.value), writable: true, configurable: true });
+      } else {
+        // Own enumerable string keys, each read with [[Get]], as the
+        // standard's serialisation does.
+        const names = keys(source);
+        for (let i = 0; i < names.length; i++) {
+          defineProperty(target, names[i], { value: shell(source[names[i]]), writable: true, enumerable: true, configurable: true });
+        }
+      }
+    }
+    return root;
+  }
+
+  shared.define(globalThis, "structuredClone", structuredClone);
+})

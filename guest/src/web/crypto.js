@@ -1,0 +1,57 @@
+// crypto.getRandomValues and crypto.randomUUID (WebCrypto), drawn from the
+// system's random source at each call: nothing is fixed in the snapshot.
+// No crypto.subtle.
+(function (native, shared) {
+  "use strict";
+  const { randomBytes } = native;
+  const apply = Reflect.apply;
+  const { defineProperty } = Object;
+  const DOMExceptionCtor = shared.DOMException;
+  const U8 = Uint8Array;
+  const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
+  const u8Set = Object.getPrototypeOf(Uint8Array.prototype).set;
+  const numberToString = Number.prototype.toString;
+  const padStart = String.prototype.padStart;
+
+  // WebCrypto's quota: at most this many bytes per call.
+  const QUOTA = 65536;
+  const INTEGER_ARRAYS = ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
+    "Int32Array", "Uint32Array", "BigInt64Array", "BigUint64Array"];
+
+  const internal = Symbol("internal");
+  class Crypto {
+    constructor(key) { if (key !== internal) throw new TypeError("Illegal constructor"); }
+    getRandomValues(array) {
+      if (arguments.length === 0) throw new TypeError("Crypto.getRandomValues: 1 argument required, but only 0 present");
+      const tag = apply(typedArrayTag, array, []);
+      if (!INTEGER_ARRAYS.includes(tag)) {
+        throw new DOMExceptionCtor(
+          "Crypto.getRandomValues: the argument must be an integer-typed array (Int8Array ... BigUint64Array)",
+          "TypeMismatchError");
+      }
+      if (array.byteLength > QUOTA) {
+        throw new DOMExceptionCtor(
+          `Crypto.getRandomValues: ${array.byteLength} bytes asked for, more than the ${QUOTA} allowed per call`,
+          "QuotaExceededError");
+      }
+      apply(u8Set, new U8(array.buffer, array.byteOffset, array.byteLength), [randomBytes(array.byteLength)]);
+      return array;
+    }
+    randomUUID() {
+      const b = randomBytes(16);
+      b[6] = (b[6] & 0x0f) | 0x40;   // version 4
+      b[8] = (b[8] & 0x3f) | 0x80;   // variant 10
+      let hex = "";
+      for (let i = 0; i < 16; i++) {
+        hex += apply(padStart, apply(numberToString, b[i], [16]), [2, "0"]);
+        if (i === 3 || i === 5 || i === 7 || i === 9) hex += "-";
+      }
+      return hex;
+    }
+    get subtle() { return undefined; }
+  }
+  defineProperty(Crypto.prototype, Symbol.toStringTag, { value: "Crypto", configurable: true });
+  const crypto = new Crypto(internal);
+  shared.define(globalThis, "Crypto", Crypto);
+  shared.define(globalThis, "crypto", crypto);
+})

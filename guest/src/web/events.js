@@ -1,0 +1,223 @@
+// Event, EventTarget, AbortController and AbortSignal, as in a Worker.
+// Also sets up what the other files share: `shared.define` (a global as
+// the built-in classes are: writable, configurable, not enumerable) and
+// `shared.DOMException`.
+(function (native, shared) {
+  "use strict";
+  const DOMExceptionCtor = DOMException;
+  const { defineProperty, freeze } = Object;
+  const apply = Reflect.apply;
+  const queue = queueMicrotask;
+  const arrayPush = Array.prototype.push;
+  const arraySlice = Array.prototype.slice;
+  const arraySplice = Array.prototype.splice;
+
+  function define(target, name, value) {
+    defineProperty(target, name, { value, writable: true, enumerable: false, configurable: true });
+  }
+  shared.define = define;
+  shared.DOMException = DOMExceptionCtor;
+
+  // Methods and accessors of a class as the built-ins have them.
+  function hide(proto, names) {
+    for (const name of names) {
+      const d = Object.getOwnPropertyDescriptor(proto, name);
+      if (d) { d.enumerable = false; defineProperty(proto, name, d); }
+    }
+  }
+
+  class Event {
+    #type; #cancelable; #bubbles; #canceled = false; #stopped = false;
+    #target = null; #current = null;
+    constructor(type, init) {
+      if (arguments.length === 0) throw new TypeError("Failed to construct 'Event': 1 argument required, but only 0 present.");
+      this.#type = String(type);
+      this.#bubbles = !!(init && init.bubbles);
+      this.#cancelable = !!(init && init.cancelable);
+    }
+    get type() { return this.#type; }
+    get target() { return this.#target; }
+    get currentTarget() { return this.#current; }
+    get srcElement() { return this.#target; }
+    get bubbles() { return this.#bubbles; }
+    get cancelable() { return this.#cancelable; }
+    get defaultPrevented() { return this.#canceled; }
+    get eventPhase() { return this.#current === null ? 0 : 2; }
+    get isTrusted() { return false; }
+    get timeStamp() { return 0; }
+    get composed() { return false; }
+    composedPath() { return this.#current === null ? [] : [this.#current]; }
+    preventDefault() { if (this.#cancelable) this.#canceled = true; }
+    stopPropagation() {}
+    stopImmediatePropagation() { this.#stopped = true; }
+    static _dispatching(event, target) { event.#target ??= target; event.#current = target; event.#stopped = false; }
+    static _done(event) { event.#current = null; }
+    static _stopped(event) { return event.#stopped; }
+    static _is(event) { return #type in event; }
+  }
+  const { _dispatching, _done, _stopped, _is } = Event;
+  delete Event._dispatching; delete Event._done; delete Event._stopped; delete Event._is;
+  hide(Event.prototype, ["type", "target", "currentTarget", "srcElement", "bubbles", "cancelable",
+    "defaultPrevented", "eventPhase", "isTrusted", "timeStamp", "composed", "composedPath",
+    "preventDefault", "stopPropagation", "stopImmediatePropagation"]);
+  for (const [name, value] of [["NONE", 0], ["CAPTURING_PHASE", 1], ["AT_TARGET", 2], ["BUBBLING_PHASE", 3]]) {
+    defineProperty(Event, name, { value, enumerable: true });
+    defineProperty(Event.prototype, name, { value, enumerable: true });
+  }
+  defineProperty(Event.prototype, Symbol.toStringTag, { value: "Event", configurable: true });
+
+  // A listener that throws does not stop the others; what it threw is
+  // rethrown from a job of its own, which ends the run as an uncaught
+  // exception does.
+  function report(error) { queue(() => { throw error; }); }
+
+  class EventTarget {
+    #listeners = new Map();
+    constructor() {}
+    addEventListener(type, callback, options) {
+      if (callback === null || callback === undefined) return;
+      if (typeof callback !== "function" && (typeof callback !== "object"))
+        throw new TypeError("EventTarget.addEventListener: the listener is not an object or a function");
+      const capture = typeof options === "boolean" ? options : !!(options && options.capture);
+      const once = !!(options && typeof options === "object" && options.once);
+      const signal = options && typeof options === "object" ? options.signal : undefined;
+      if (signal !== undefined && !isSignal(signal))
+        throw new TypeError("EventTarget.addEventListener: options.signal is not an AbortSignal");
+      if (signal !== undefined && signalAborted(signal)) return;
+      type = String(type);
+      let list = this.#listeners.get(type);
+      if (!list) { list = []; this.#listeners.set(type, list); }
+      for (const l of list) if (l.callback === callback && l.capture === capture) return;
+      const entry = { callback, capture, once, removed: false };
+      apply(arrayPush, list, [entry]);
+      if (signal !== undefined) onAbort(signal, () => this.removeEventListener(type, callback, { capture }));
+    }
+    removeEventListener(type, callback, options) {
+      const capture = typeof options === "boolean" ? options : !!(options && options.capture);
+      const list = this.#listeners.get(String(type));
+      if (!list) return;
+      for (let i = 0; i < list.length; i++) {
+        if (list[i].callback === callback && list[i].capture === capture) {
+          list[i].removed = true;
+          apply(arraySplice, list, [i, 1]);
+          return;
+        }
+      }
+    }
+    dispatchEvent(event) {
+      if (!_is(event)) throw new TypeError("EventTarget.dispatchEvent: the argument is not an Event");
+      _dispatching(event, this);
+      const list = this.#listeners.get(event.type);
+      if (list) {
+        for (const entry of apply(arraySlice, list, [])) {
+          if (entry.removed) continue;
+          if (entry.once) this.removeEventListener(event.type, entry.callback, { capture: entry.capture });
+          try {
+            if (typeof entry.callback === "function") apply(entry.callback, this, [event]);
+            else { const h = entry.callback.handleEvent; if (typeof h === "function") apply(h, entry.callback, [event]); }
+          } catch (e) { report(e); }
+          if (_stopped(event)) break;
+        }
+      }
+      _done(event);
+      return !event.defaultPrevented;
+    }
+  }
+  hide(EventTarget.prototype, ["addEventListener", "removeEventListener", "dispatchEvent"]);
+  defineProperty(EventTarget.prototype, Symbol.toStringTag, { value: "EventTarget", configurable: true });
+
+  // The timers of the current run (they are defined per run, after the
+  // snapshot this file runs before).
+  let setTimer = null, clearTimer = null;
+  shared.adoptTimers = function (set, clear) { setTimer = set; clearTimer = clear; };
+
+  const internal = Symbol("internal");
+  class AbortSignal extends EventTarget {
+    #aborted = false; #reason = undefined; #handler = null;
+    #inner = [];   // algorithms run on abort, before the event
+    #dependents = [];   // signals made by AbortSignal.any over this one
+    constructor(key) {
+      if (key !== internal) throw new TypeError("Illegal constructor");
+      super();
+    }
+    get aborted() { return this.#aborted; }
+    get reason() { return this.#reason; }
+    get onabort() { return this.#handler; }
+    set onabort(f) {
+      if (this.#handler) this.removeEventListener("abort", this.#handler);
+      this.#handler = typeof f === "function" ? f : null;
+      if (this.#handler) this.addEventListener("abort", this.#handler);
+    }
+    throwIfAborted() { if (this.#aborted) throw this.#reason; }
+    static abort(reason) {
+      const s = new AbortSignal(internal);
+      s.#aborted = true;
+      s.#reason = reason === undefined ? new DOMExceptionCtor("signal is aborted without reason", "AbortError") : reason;
+      return s;
+    }
+    static timeout(ms) {
+      ms = Number(ms);
+      if (!(ms >= 0) || ms > Number.MAX_SAFE_INTEGER)
+        throw new TypeError("AbortSignal.timeout: the delay must be a non-negative number of milliseconds");
+      if (setTimer === null) throw new TypeError("AbortSignal.timeout: no timers in this context");
+      const s = new AbortSignal(internal);
+      setTimer(() => abortSignal(s, new DOMExceptionCtor("signal timed out", "TimeoutError")), ms);
+      return s;
+    }
+    static any(signals) {
+      const s = new AbortSignal(internal);
+      const sources = [];
+      for (const source of signals) {
+        if (!isSignal(source)) throw new TypeError("AbortSignal.any: every member must be an AbortSignal");
+        apply(arrayPush, sources, [source]);
+      }
+      for (const source of sources) {
+        if (source.#aborted) { s.#aborted = true; s.#reason = source.#reason; return s; }
+      }
+      for (const source of sources) apply(arrayPush, source.#dependents, [s]);
+      return s;
+    }
+    static _is(s) { return #aborted in s; }
+    static _aborted(s) { return s.#aborted; }
+    static _onAbort(s, f) { apply(arrayPush, s.#inner, [f]); }
+    static _abort(s, reason) {
+      if (s.#aborted) return;
+      s.#aborted = true;
+      s.#reason = reason;
+      const inner = s.#inner, dependents = s.#dependents;
+      s.#inner = []; s.#dependents = [];
+      for (const f of inner) { try { f(reason); } catch (e) { report(e); } }
+      s.dispatchEvent(new Event("abort"));
+      for (const d of dependents) AbortSignal._abort(d, reason);
+    }
+  }
+  const isSignal = AbortSignal._is, signalAborted = AbortSignal._aborted,
+    onAbort = AbortSignal._onAbort, abortSignal = AbortSignal._abort;
+  delete AbortSignal._is; delete AbortSignal._aborted; delete AbortSignal._onAbort; delete AbortSignal._abort;
+  hide(AbortSignal.prototype, ["aborted", "reason", "onabort", "throwIfAborted"]);
+  defineProperty(AbortSignal.prototype, Symbol.toStringTag, { value: "AbortSignal", configurable: true });
+
+  class AbortController {
+    #signal = new AbortSignal(internal);
+    get signal() { return this.#signal; }
+    abort(reason) {
+      abortSignal(this.#signal, reason === undefined
+        ? new DOMExceptionCtor("signal is aborted without reason", "AbortError") : reason);
+    }
+  }
+  hide(AbortController.prototype, ["signal", "abort"]);
+  defineProperty(AbortController.prototype, Symbol.toStringTag, { value: "AbortController", configurable: true });
+
+  // For host.call's `{signal}`: see web/mod.rs, `Web::begin_run`.
+  shared.watchSignal = function watchSignal(signal, abortCall) {
+    if (!isSignal(signal)) throw new TypeError("host.call: options.signal must be an AbortSignal");
+    if (signalAborted(signal)) return freeze({ reason: signal.reason });
+    onAbort(signal, abortCall);
+    return undefined;
+  };
+
+  define(globalThis, "Event", Event);
+  define(globalThis, "EventTarget", EventTarget);
+  define(globalThis, "AbortSignal", AbortSignal);
+  define(globalThis, "AbortController", AbortController);
+})

@@ -1,0 +1,72 @@
+//! The web APIs a model reaches for, as in a browser or a Worker, within
+//! what a sandbox offers: no network, no filesystem.
+//!
+//! * `URL` and `URLSearchParams` (WHATWG), parsed by the `url` crate;
+//! * `TextEncoder` and `TextDecoder` (UTF-8, with `fatal`, `ignoreBOM`,
+//!   `stream` and `encodeInto`);
+//! * `structuredClone`;
+//! * `crypto.getRandomValues` and `crypto.randomUUID`, from the system's
+//!   random source at each call (never from the snapshot);
+//! * `Event`, `EventTarget`, `AbortController` and `AbortSignal`, whose
+//!   signal also withdraws a `host.call` (see `bindings`);
+//! * locale formatting absent rather than wrong: `Intl` is undefined, and
+//!   every `toLocale*String` and `localeCompare` throws a `TypeError` that
+//!   says so (see `intl.js`).
+//!
+//! The class shapes are JavaScript (one file per surface, each a function
+//! of the natives below and of what the files share); what needs a real
+//! implementation is Rust (`natives`). All of it is set up with the
+//! evaluator, before the snapshot, so an execution does not pay for it.
+//! Everything a file uses is captured when it runs, before any program: a
+//! program that replaces `Map` or `Uint8Array` does not change them.
+
+mod natives;
+
+use rquickjs::{Ctx, Function, Object, Persistent};
+
+/// The surfaces, in the order they are set up: later files use what
+/// earlier ones put in `shared`.
+const SURFACES: &[(&str, &str)] = &[
+    ("<wasmwire:events>", include_str!("events.js")),
+    ("<wasmwire:url>", include_str!("url.js")),
+    ("<wasmwire:text>", include_str!("text.js")),
+    ("<wasmwire:crypto>", include_str!("crypto.js")),
+    ("<wasmwire:clone>", include_str!("clone.js")),
+    ("<wasmwire:intl>", include_str!("intl.js")),
+];
+
+/// What the evaluator keeps of the web surface between set-up and a run.
+#[derive(Debug)]
+pub(crate) struct Web {
+    /// `shared`: the internal functions the files hand back.
+    shared: Persistent<Object<'static>>,
+}
+
+impl Web {
+    /// Defines the web globals in `ctx`.
+    pub(crate) fn install(ctx: &Ctx<'_>) -> rquickjs::Result<Self> {
+        let native = natives::object(ctx)?;
+        let shared = Object::new(ctx.clone())?;
+        for (file, source) in SURFACES {
+            let mut options = rquickjs::context::EvalOptions::default();
+            options.filename = Some((*file).into());
+            options.strict = true;
+            let surface: Function = ctx.eval_with_options(*source, options)?;
+            surface.call::<_, ()>((native.clone(), shared.clone()))?;
+        }
+        Ok(Web {
+            shared: Persistent::save(ctx, shared),
+        })
+    }
+
+    /// What the files share, for this run: `adoptTimers(set, clear)`
+    /// hands the run's own timers to `AbortSignal.timeout` (they are
+    /// defined per run, after the snapshot), and `watchSignal(signal,
+    /// onAbort)`, for a `host.call`'s `{signal}`, throws a TypeError for
+    /// what is not an AbortSignal, returns `{reason}` for one already
+    /// aborted, and otherwise calls `onAbort(reason)` once, when it aborts.
+    /// See `Intrinsics`, which holds it.
+    pub(crate) fn shared<'js>(&self, ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
+        self.shared.clone().restore(ctx)
+    }
+}

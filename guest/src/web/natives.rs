@@ -1,0 +1,211 @@
+//! The native half of the web surface: what the JavaScript files call.
+//!
+//! Every function takes and returns plain values (strings, numbers, byte
+//! arrays); the files make the classes. Strings arrive well formed (the
+//! files call `toWellFormed` first, as the standards' USVString does).
+
+use rquickjs::function::Opt;
+use rquickjs::{Ctx, Exception, Function, Object, TypedArray, Value};
+use url::{Url, quirks};
+
+/// The object of natives handed to each file.
+pub(super) fn object<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
+    let native = Object::new(ctx.clone())?;
+    native.set("urlParse", Function::new(ctx.clone(), url_parse)?)?;
+    native.set("urlSet", Function::new(ctx.clone(), url_set)?)?;
+    native.set("formParse", Function::new(ctx.clone(), form_parse)?)?;
+    native.set("formSerialize", Function::new(ctx.clone(), form_serialize)?)?;
+    native.set("utf8Encode", Function::new(ctx.clone(), utf8_encode)?)?;
+    native.set("utf8Decode", Function::new(ctx.clone(), utf8_decode)?)?;
+    native.set("randomBytes", Function::new(ctx.clone(), random_bytes)?)?;
+    native.set("classId", Function::new(ctx.clone(), class_id)?)?;
+    Ok(native)
+}
+
+/// A URL's parts, in the order `url.js` reads them.
+fn parts(url: &Url) -> Vec<String> {
+    vec![
+        quirks::href(url).to_owned(),
+        origin(url),
+        quirks::protocol(url).to_owned(),
+        quirks::username(url).to_owned(),
+        quirks::password(url).to_owned(),
+        quirks::host(url).to_owned(),
+        quirks::hostname(url).to_owned(),
+        quirks::port(url).to_owned(),
+        quirks::pathname(url).to_owned(),
+        quirks::search(url).to_owned(),
+        quirks::hash(url).to_owned(),
+    ]
+}
+
+/// The URL Standard's origin. The crate gives a `blob:` URL the origin of
+/// the URL in its path whatever that URL's scheme; the standard only for
+/// `http`, `https` and `file` (whose origin is opaque), else it is opaque.
+fn origin(url: &Url) -> String {
+    if url.scheme() == "blob" {
+        return match Url::parse(url.path()) {
+            Ok(inner) if matches!(inner.scheme(), "http" | "https") => quirks::origin(&inner),
+            _ => "null".to_owned(),
+        };
+    }
+    quirks::origin(url)
+}
+
+/// `new URL(input, base)`: the parts, or `null` when either does not parse.
+fn url_parse(input: String, base: Opt<String>) -> Option<Vec<String>> {
+    let url = match base.0 {
+        Some(base) => Url::parse(&base).ok()?.join(&input).ok()?,
+        None => Url::parse(&input).ok()?,
+    };
+    Some(parts(&url))
+}
+
+/// One of the URL setters on `href`: the new parts, or `null` when the
+/// setter fails (only `href` throws then; the others leave the URL be).
+fn url_set(href: String, which: String, value: String) -> Option<Vec<String>> {
+    let mut url = Url::parse(&href).ok()?;
+    let done = match which.as_str() {
+        "href" => quirks::set_href(&mut url, &value).map_err(drop),
+        "protocol" => quirks::set_protocol(&mut url, &value),
+        "username" => quirks::set_username(&mut url, &value),
+        "password" => quirks::set_password(&mut url, &value),
+        "host" => quirks::set_host(&mut url, &value),
+        "hostname" => quirks::set_hostname(&mut url, &value),
+        "port" => quirks::set_port(&mut url, &value),
+        "pathname" => {
+            quirks::set_pathname(&mut url, &value);
+            Ok(())
+        }
+        "search" => {
+            quirks::set_search(&mut url, &value);
+            Ok(())
+        }
+        "hash" => {
+            quirks::set_hash(&mut url, &value);
+            Ok(())
+        }
+        _ => Err(()),
+    };
+    match done {
+        Ok(()) => Some(parts(&url)),
+        Err(()) if which == "href" => None,
+        Err(()) => Url::parse(&href).ok().map(|url| parts(&url)),
+    }
+}
+
+/// `application/x-www-form-urlencoded` text as `[name, value, name, ...]`.
+fn form_parse(text: String) -> Vec<String> {
+    form_urlencoded::parse(text.as_bytes())
+        .flat_map(|(name, value)| [name.into_owned(), value.into_owned()])
+        .collect()
+}
+
+/// `[name, value, ...]` as `application/x-www-form-urlencoded` text.
+fn form_serialize(pairs: Vec<String>) -> String {
+    let mut serializer = form_urlencoded::Serializer::new(String::new());
+    for pair in pairs.chunks(2) {
+        if let [name, value] = pair {
+            serializer.append_pair(name, value);
+        }
+    }
+    serializer.finish()
+}
+
+/// A string's UTF-8 bytes.
+fn utf8_encode<'js>(ctx: Ctx<'js>, text: String) -> rquickjs::Result<TypedArray<'js, u8>> {
+    TypedArray::new(ctx, text.into_bytes())
+}
+
+/// Decodes UTF-8 as the Encoding Standard does: `[text, pending]`, where
+/// `pending` is the incomplete sequence at the end held back for the next
+/// chunk when `stream`, and every invalid sequence is U+FFFD (or, when
+/// `fatal`, a TypeError). The bytes are copied out before anything else
+/// runs.
+fn utf8_decode<'js>(
+    ctx: Ctx<'js>,
+    bytes: TypedArray<'js, u8>,
+    stream: bool,
+    fatal: bool,
+) -> rquickjs::Result<Vec<Value<'js>>> {
+    let bytes: Vec<u8> = match bytes.as_raw() {
+        // SAFETY: the pointer is valid until JavaScript runs again, and the
+        // bytes are copied out here, before any call into the engine.
+        Some(raw) => unsafe { raw.as_ref() }.to_vec(),
+        None => Vec::new(),
+    };
+    let held = if stream { incomplete_tail(&bytes) } else { 0 };
+    let (body, tail) = bytes.split_at(bytes.len() - held);
+    let text = if fatal {
+        match std::str::from_utf8(body) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => {
+                return Err(Exception::throw_type(
+                    &ctx,
+                    "The encoded data was not valid UTF-8",
+                ));
+            }
+        }
+    } else {
+        String::from_utf8_lossy(body)
+    };
+    let text = rquickjs::String::from_str(ctx.clone(), &text)?.into_value();
+    let pending = TypedArray::<u8>::new(ctx, tail.to_vec())?.into_value();
+    Ok(vec![text, pending])
+}
+
+/// How many bytes at the end of `bytes` are the start of a UTF-8 sequence
+/// that more bytes could still complete (0 to 3).
+fn incomplete_tail(bytes: &[u8]) -> usize {
+    for back in 1..=3.min(bytes.len()) {
+        let start = bytes.len() - back;
+        if bytes[start] & 0xC0 != 0x80 {
+            // A lead byte (or ASCII): complete it or it is not pending.
+            return match std::str::from_utf8(&bytes[start..]) {
+                Err(e) if e.valid_up_to() == 0 && e.error_len().is_none() => back,
+                _ => 0,
+            };
+        }
+    }
+    0
+}
+
+/// `n` bytes from the system's random source (WASI `random` in the
+/// component), drawn now.
+fn random_bytes<'js>(ctx: Ctx<'js>, n: usize) -> rquickjs::Result<TypedArray<'js, u8>> {
+    let mut bytes = vec![0u8; n];
+    if getrandom::fill(&mut bytes).is_err() {
+        return Err(Exception::throw_internal(
+            &ctx,
+            "the system's random source failed",
+        ));
+    }
+    TypedArray::new(ctx, bytes)
+}
+
+/// QuickJS's class id of a value (0 for a primitive): what it really is,
+/// which no program can spoof. `clone.js` learns which id is which class
+/// by asking about one object of each, so no id is written down here.
+fn class_id(value: Value<'_>) -> u32 {
+    // SAFETY: JS_GetClassID only reads the tag and, for an object, its
+    // class id; the value is alive for the call.
+    unsafe { rquickjs::qjs::JS_GetClassID(value.as_raw()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_incomplete_sequence_at_the_end_is_held_back() {
+        assert_eq!(incomplete_tail(b"abc"), 0);
+        assert_eq!(incomplete_tail(b"a\xE2\x82"), 2);
+        assert_eq!(incomplete_tail(b"a\xF0"), 1);
+        assert_eq!(incomplete_tail(b"a\xF0\x9F\x92"), 3);
+        assert_eq!(incomplete_tail("a€".as_bytes()), 0);
+        // Not a prefix of any sequence: decoded (as U+FFFD) now.
+        assert_eq!(incomplete_tail(b"a\xE0\x80"), 0);
+        assert_eq!(incomplete_tail(b"a\xFF"), 0);
+        assert_eq!(incomplete_tail(b"\x80\x80\x80"), 0);
+    }
+}

@@ -1,0 +1,114 @@
+// TextEncoder and TextDecoder (WHATWG Encoding Standard), UTF-8 only:
+// `fatal`, `ignoreBOM`, `decode(input, {stream})` and `encodeInto`. Other
+// encodings are refused with a RangeError that says so.
+(function (native, shared) {
+  "use strict";
+  const { utf8Encode, utf8Decode } = native;
+  const toWellFormed = String.prototype.toWellFormed;
+  const apply = Reflect.apply;
+  const { defineProperty } = Object;
+  const U8 = Uint8Array;
+  const isView = ArrayBuffer.isView;
+  const abByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
+  const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
+  const u8Set = Object.getPrototypeOf(Uint8Array.prototype).set;
+  const codePointAt = String.prototype.codePointAt;
+
+  function usv(value) { return apply(toWellFormed, String(value), []); }
+
+  // The Encoding Standard's labels for UTF-8.
+  const UTF8_LABELS = ["unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "utf-8", "utf8", "x-unicode20utf8"];
+
+  class TextEncoder {
+    get encoding() { return "utf-8"; }
+    encode(input = "") { return utf8Encode(usv(input)); }
+    encodeInto(source, destination) {
+      if (apply(typedArrayTag, destination, []) !== "Uint8Array")
+        throw new TypeError("TextEncoder.encodeInto: the destination must be a Uint8Array");
+      const text = String(source);
+      let read = 0, written = 0;
+      const room = destination.length;
+      while (read < text.length) {
+        let c = apply(codePointAt, text, [read]);
+        const units = c > 0xffff ? 2 : 1;
+        if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;   // a lone surrogate
+        const size = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+        if (written + size > room) break;
+        if (size === 1) destination[written] = c;
+        else if (size === 2) {
+          destination[written] = 0xc0 | (c >> 6);
+          destination[written + 1] = 0x80 | (c & 0x3f);
+        } else if (size === 3) {
+          destination[written] = 0xe0 | (c >> 12);
+          destination[written + 1] = 0x80 | ((c >> 6) & 0x3f);
+          destination[written + 2] = 0x80 | (c & 0x3f);
+        } else {
+          destination[written] = 0xf0 | (c >> 18);
+          destination[written + 1] = 0x80 | ((c >> 12) & 0x3f);
+          destination[written + 2] = 0x80 | ((c >> 6) & 0x3f);
+          destination[written + 3] = 0x80 | (c & 0x3f);
+        }
+        written += size;
+        read += units;
+      }
+      return { read, written };
+    }
+  }
+  defineProperty(TextEncoder.prototype, Symbol.toStringTag, { value: "TextEncoder", configurable: true });
+
+  // The bytes of a BufferSource, as a Uint8Array over the same memory.
+  function bytesOf(input) {
+    if (input === undefined) return new U8(0);
+    if (isView(input)) return new U8(input.buffer, input.byteOffset, input.byteLength);
+    try {
+      apply(abByteLength, input, []);
+    } catch {
+      throw new TypeError("TextDecoder.decode: the input must be an ArrayBuffer, a typed array or a DataView");
+    }
+    return new U8(input);
+  }
+
+  class TextDecoder {
+    #fatal; #ignoreBOM; #pending = new U8(0); #bomSeen = false; #streaming = false;
+    constructor(label = "utf-8", options = undefined) {
+      const name = String(label).trim().toLowerCase();
+      if (!UTF8_LABELS.includes(name)) {
+        throw new RangeError(`TextDecoder: the encoding ${JSON.stringify(String(label))} is not supported here: only UTF-8 is`);
+      }
+      this.#fatal = !!(options && options.fatal);
+      this.#ignoreBOM = !!(options && options.ignoreBOM);
+    }
+    get encoding() { return "utf-8"; }
+    get fatal() { return this.#fatal; }
+    get ignoreBOM() { return this.#ignoreBOM; }
+    decode(input = undefined, options = undefined) {
+      const stream = !!(options && options.stream);
+      let bytes = bytesOf(input);
+      if (!this.#streaming) { this.#pending = new U8(0); this.#bomSeen = false; }
+      if (this.#pending.length) {
+        const joined = new U8(this.#pending.length + bytes.length);
+        apply(u8Set, joined, [this.#pending]);
+        apply(u8Set, joined, [bytes, this.#pending.length]);
+        bytes = joined;
+      }
+      this.#streaming = stream;
+      let text, pending;
+      try {
+        [text, pending] = utf8Decode(bytes, stream, this.#fatal);
+      } catch (e) {
+        this.#pending = new U8(0); this.#streaming = false;
+        throw e;
+      }
+      this.#pending = pending;
+      if (!this.#ignoreBOM && !this.#bomSeen && text.length > 0) {
+        this.#bomSeen = true;
+        if (text[0] === "\uFEFF") text = text.slice(1);
+      }
+      return text;
+    }
+  }
+  defineProperty(TextDecoder.prototype, Symbol.toStringTag, { value: "TextDecoder", configurable: true });
+
+  shared.define(globalThis, "TextEncoder", TextEncoder);
+  shared.define(globalThis, "TextDecoder", TextDecoder);
+})
