@@ -328,7 +328,15 @@ fn run_program<'js, T: Transport + ?Sized>(
     let settled = match returned.into_promise() {
         Some(promise) => {
             event_loop::note_throw(ctx, session, &promise);
-            event_loop::drive(ctx, session, &promise, transport, guard, stop, start.withdraw)
+            event_loop::drive(
+                ctx,
+                session,
+                &promise,
+                transport,
+                guard,
+                stop,
+                start.withdraw,
+            )
         }
         // Only a program that broke out of its wrapper returns a non-promise.
         None => {

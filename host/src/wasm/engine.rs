@@ -91,13 +91,13 @@ impl Default for Pooling {
 
 /// Bytes of a pooled linear memory reset in place rather than returned to
 /// the kernel when its child ends. Measured with the QuickJS guest: without
-/// it (every dirty page returned) a run of `return 1` costs 3x as much.
-/// 256 KiB was enough until the guest's snapshot grew by the web APIs
-/// (URL, TextDecoder, ...): a run then dirtied pages past it, and `return 1`
-/// cost 1.2-1.5x as much; at 1 MiB it costs what it did before (median
-/// 459 against 465 µs, 15 runs each side by side on a loaded machine). It
-/// bounds what an idle slot keeps: 1 MiB times `MAX_WARM_SLOTS`.
-pub const KEEP_RESIDENT: usize = 1 << 20;
+/// it (every dirty page returned) a run of `return 1` costs 3x as much. It
+/// bounds what an idle slot keeps: 256 KiB times `MAX_WARM_SLOTS`. 1 MiB was
+/// tried when the web APIs grew the snapshot: the 2-minute soak's RSS then
+/// rose round after round (151 to 191 MiB over 16 rounds, slots filling as
+/// programs that dirty much landed in them), while `return 1` measured no
+/// faster than at 256 KiB with the heap no longer walked on every run.
+pub const KEEP_RESIDENT: usize = 256 << 10;
 
 /// Bytes of a pooled stack zeroed in place (the rest is returned to the
 /// kernel) when its child ends: a small program's native stack.
