@@ -312,13 +312,23 @@ impl Server {
         conn.calls.shutdown().await;
         conn.tally.in_flight.store(0, Ordering::Release);
         drop(conn);
-        if matches!(ending, Ok(Ending::Closed)) {
+        let written = if matches!(ending, Ok(Ending::Closed)) {
             tokio::select! {
-                _ = &mut write_task => {}
-                () = cancel.cancelled() => write_task.abort(),
+                _ = &mut write_task => true,
+                () = cancel.cancelled() => false,
             }
         } else {
+            false
+        };
+        if !written {
+            // An aborted writer stops at its next await, not in the middle
+            // of a poll: a frame it has just written is counted
+            // (`Tally::bytes`) before it stops. Waiting for that makes the
+            // count final when serve returns; without the wait the caller
+            // could read it first (a child that read its answer and ended
+            // at once was reported with 0 bytes).
             write_task.abort();
+            let _ = write_task.await;
         }
         ending
     }
