@@ -17,6 +17,10 @@
 //! 3. Otherwise the component that ships with the crate,
 //!    `prebuilt/wasmwire-guest.wasm`, so that building the library needs
 //!    neither clang, nor wasi-libc, nor the wasm32 target.
+//!
+//! Its SHA-256 goes with it, as `WASMWIRE_GUEST_SHA256` (the file of the 32
+//! bytes): the compiled-component cache is keyed by it, and hashing 2 MB at
+//! every start was a sixth of a CLI run.
 
 use std::env;
 use std::ffi::OsString;
@@ -70,8 +74,7 @@ fn build() -> Result<(), String> {
         fs::copy(&prebuilt, &embedded)
             .map_err(|e| format!("{PREBUILT}={}: {e}", Path::new(&prebuilt).display()))?;
         println!("cargo::rerun-if-changed={}", Path::new(&prebuilt).display());
-        embed(&embedded);
-        return Ok(());
+        return embed(&embedded);
     }
     if env::var_os(FROM_SOURCE).is_some_and(|v| v == "1") {
         return from_source(&manifest_dir, &out_dir);
@@ -84,8 +87,7 @@ fn build() -> Result<(), String> {
         ));
     }
     println!("cargo::rerun-if-changed={}", shipped.display());
-    embed(&shipped);
-    Ok(())
+    embed(&shipped)
 }
 
 /// Builds the guest from `guest/` (a checkout of the whole workspace) and
@@ -130,6 +132,14 @@ fn from_source(manifest_dir: &Path, out_dir: &Path) -> Result<(), String> {
         // stays, so traps still name the guest's functions.
         .args(["--config", "profile.release.debug=false"])
         .args(["--config", "profile.release.strip=\"debuginfo\""])
+        // Whole-program optimisation of the guest's Rust (the C of QuickJS
+        // is compiled by clang at -O3 either way): the workspace's release
+        // profile is incremental, which splits every crate into hundreds of
+        // codegen units. Measured: fib(27) 5-7% faster, the component 9%
+        // smaller.
+        .args(["--config", "profile.release.incremental=false"])
+        .args(["--config", "profile.release.codegen-units=1"])
+        .args(["--config", "profile.release.lto=\"fat\""])
         .env("WASI_SDK", &wasi_sdk);
     nested_cargo::scrub_environment(&mut command);
     reproducible(&mut command, &workspace, &guest_target_dir);
@@ -151,8 +161,7 @@ fn from_source(manifest_dir: &Path, out_dir: &Path) -> Result<(), String> {
     // under this crate's `include_bytes!`.
     fs::copy(&built, &embedded)
         .map_err(|e| format!("the guest build left no {}: {e}", built.display()))?;
-    embed(&embedded);
-    Ok(())
+    embed(&embedded)
 }
 
 /// Remaps every machine-specific path the guest's build would record (in
@@ -189,11 +198,22 @@ fn reproducible(command: &mut Command, workspace: &Path, target_dir: &Path) {
         .env("CFLAGS_wasm32_wasip2", cflags.join(" "));
 }
 
-fn embed(component: &Path) {
+fn embed(component: &Path) -> Result<(), String> {
     println!(
         "cargo::rustc-env=WASMWIRE_GUEST_WASM={}",
         component.display()
     );
+    use sha2::{Digest, Sha256};
+    let bytes =
+        fs::read(component).map_err(|e| format!("cannot read {}: {e}", component.display()))?;
+    let digest_file = PathBuf::from(var("OUT_DIR")?).join("wasmwire-guest.sha256");
+    fs::write(&digest_file, Sha256::digest(&bytes))
+        .map_err(|e| format!("cannot write {}: {e}", digest_file.display()))?;
+    println!(
+        "cargo::rustc-env=WASMWIRE_GUEST_SHA256={}",
+        digest_file.display()
+    );
+    Ok(())
 }
 
 fn var(name: &str) -> Result<String, String> {

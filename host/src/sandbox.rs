@@ -246,6 +246,9 @@ pub struct Sandbox {
 /// The built-in QuickJS guest component, built from guest/ by build.rs.
 pub static GUEST_COMPONENT: &[u8] = include_bytes!(env!("WASMWIRE_GUEST_WASM"));
 
+/// The SHA-256 of [`GUEST_COMPONENT`], computed by build.rs.
+pub(crate) static GUEST_COMPONENT_SHA256: [u8; 32] = *include_bytes!(env!("WASMWIRE_GUEST_SHA256"));
+
 impl Sandbox {
     /// A sandbox running the built-in QuickJS guest.
     pub fn new(options: SandboxOptions) -> Result<Self, SandboxError> {

@@ -2,15 +2,23 @@
 //!
 //! Compiling the QuickJS guest takes seconds; loading its compiled form takes
 //! milliseconds. A compiled component is kept under the cache directory as
-//! `<key>.cwasm`, where the key is a SHA-256 of the component's bytes and of
-//! the engine's [`precompile_compatibility_hash`](Engine::precompile_compatibility_hash)
+//! `<key>.cwasm`, where the key is a SHA-256 of the component's SHA-256 (the
+//! built-in guest's is computed at build time) and of the engine's
+//! [`precompile_compatibility_hash`](Engine::precompile_compatibility_hash)
 //! (which covers the wasmtime version and every setting that changes code).
 //!
-//! The file is `SHA-256(payload) ++ payload`, written to a temporary file and
-//! renamed into place, so a reader sees a whole file or none, and a damaged
-//! file is recompiled rather than loaded. Any cache error (a read-only disk,
-//! a directory others can write, ...) falls back to compiling in memory, and
-//! says so once on stderr.
+//! The file is wasmtime's compiled artifact as it is, written to a temporary
+//! file, synced and renamed into place, so a reader sees a whole file or none.
+//! It is loaded by mapping it ([`Component::deserialize_file`]): nothing is
+//! read or copied up front, pages come from the page cache as the code runs,
+//! and the memory image of the snapshot is mapped copy-on-write straight from
+//! the file. A file wasmtime cannot load (cut short, not an artifact, another
+//! engine's) is removed and recompiled. The bytes are not checksummed: that
+//! meant reading and hashing all 7 MB at every start (a third of a CLI run),
+//! and the only writer is this module's atomic rename into a directory only
+//! the user can write (whoever can change a file there can already run code
+//! as the user). Any cache error (a read-only disk, a directory others can
+//! write, ...) falls back to compiling in memory, and says so once on stderr.
 
 use std::hash::{Hash, Hasher};
 use std::io::Write;
@@ -21,10 +29,7 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 /// Changes whenever the file layout above changes.
-const FORMAT: &[u8] = b"wasmwire-cwasm-1";
-
-/// Length of the digest that opens every cache file.
-const DIGEST_LEN: usize = 32;
+const FORMAT: &[u8] = b"wasmwire-cwasm-2";
 
 /// `$XDG_CACHE_HOME/wasmwire`, else `$HOME/.cache/wasmwire`, else (a
 /// process with neither, such as a service or a scrubbed environment)
@@ -133,26 +138,35 @@ fn key(engine: &Engine, component: &[u8], variant: &[u8]) -> String {
             .to_le_bytes(),
     );
     hasher.update(variant);
-    hasher.update(component);
+    hasher.update(component_digest(component));
     engine
         .precompile_compatibility_hash()
         .hash(&mut DigestHasher(&mut hasher));
     hex(&hasher.finalize())
 }
 
+/// The SHA-256 of `component`: the one build.rs computed when it is the
+/// built-in guest (the same bytes, not a copy of them), else hashed now.
+fn component_digest(component: &[u8]) -> [u8; 32] {
+    if std::ptr::eq(component, crate::sandbox::GUEST_COMPONENT) {
+        return crate::sandbox::GUEST_COMPONENT_SHA256;
+    }
+    Sha256::digest(component).into()
+}
+
 fn load(engine: &Engine, path: &Path) -> Option<Component> {
-    let file = std::fs::read(path).ok()?;
-    let (digest, payload) = file.split_at_checked(DIGEST_LEN)?;
-    if Sha256::digest(payload).as_slice() != digest {
-        let _ = std::fs::remove_file(path);
+    if !path.is_file() {
         return None;
     }
-    // SAFETY: the payload is what `store` wrote for this key: the output of
+    // SAFETY: the file is what `store` wrote for this key: the output of
     // `precompile_component` on an engine with the same compatibility hash
-    // (part of the key), checked whole against its digest. The cache lives in
-    // the user's own cache directory, created private; whoever can write there
-    // can already run code as the user.
-    match unsafe { Component::deserialize(engine, payload) } {
+    // (part of the key), renamed into place whole. wasmtime checks that it is
+    // an artifact of a compatible engine. The cache lives in the user's own
+    // cache directory, created private; whoever can write there can already
+    // run code as the user. Nothing in this process writes to the file while
+    // it is mapped: a new artifact replaces it by a rename, which leaves the
+    // mapped one as it was.
+    match unsafe { Component::deserialize_file(engine, path) } {
         Ok(component) => Some(component),
         Err(_) => {
             let _ = std::fs::remove_file(path);
@@ -163,7 +177,6 @@ fn load(engine: &Engine, path: &Path) -> Option<Component> {
 
 fn store(dir: &Path, path: &Path, compiled: &[u8]) -> std::io::Result<()> {
     let mut file = tempfile::NamedTempFile::new_in(dir)?;
-    file.write_all(&Sha256::digest(compiled))?;
     file.write_all(compiled)?;
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;
@@ -220,16 +233,28 @@ mod tests {
     }
 
     #[test]
-    fn a_damaged_file_is_recompiled_not_loaded() {
+    fn a_file_cut_short_or_not_an_artifact_is_recompiled_not_loaded() {
         let (dir, engine, path) = compiled_into_a_cache();
-        let mut file = std::fs::read(&path).expect("cached");
-        let last = file.len() - 1;
-        file[last] ^= 0xff;
-        std::fs::write(&path, &file).expect("writable");
-        assert!(load(&engine, &path).is_none());
-        assert!(!path.exists(), "the damaged file is removed");
-        load_or_compile(&engine, EMPTY_COMPONENT, Some(dir.path())).expect("recompiles");
-        assert!(load(&engine, &path).is_some());
+        let whole = std::fs::read(&path).expect("cached");
+        for damaged in [&whole[..whole.len() / 2], &b"not an artifact"[..], &[][..]] {
+            std::fs::write(&path, damaged).expect("writable");
+            assert!(load(&engine, &path).is_none());
+            assert!(!path.exists(), "the damaged file is removed");
+            load_or_compile(&engine, EMPTY_COMPONENT, Some(dir.path())).expect("recompiles");
+            assert_eq!(std::fs::read(&path).expect("stored again"), whole);
+            assert!(load(&engine, &path).is_some());
+        }
+    }
+
+    #[test]
+    fn the_built_in_guest_is_keyed_by_the_digest_computed_at_build_time() {
+        use crate::sandbox::{GUEST_COMPONENT, GUEST_COMPONENT_SHA256};
+        let computed: [u8; 32] = Sha256::digest(GUEST_COMPONENT).into();
+        assert_eq!(GUEST_COMPONENT_SHA256, computed);
+        assert_eq!(component_digest(GUEST_COMPONENT), computed);
+        let copy = GUEST_COMPONENT.to_vec();
+        assert_eq!(component_digest(&copy), computed, "a copy is hashed now");
+        assert_ne!(component_digest(EMPTY_COMPONENT), computed);
     }
 
     #[test]
