@@ -7,7 +7,7 @@
 //! program can reach.
 
 use rquickjs::object::Property;
-use rquickjs::{Constructor, Ctx, Function, Object, Symbol, Type, Value};
+use rquickjs::{Array, Constructor, Ctx, Function, Object, Persistent, Symbol, Type, Value};
 
 /// Defines `ToolError` and hands back the originals the evaluator keeps.
 /// Runs before the program, so every name here is still the intrinsic.
@@ -40,22 +40,45 @@ pub(crate) struct Intrinsics<'js> {
     web: Object<'js>,
 }
 
-impl<'js> Intrinsics<'js> {
+/// The originals and `ToolError`, made once with the evaluator (before the
+/// snapshot, so that no execution compiles the prelude again).
+#[derive(Debug)]
+pub(crate) struct Originals {
+    /// `[Error, ToolError, String.prototype.toWellFormed]`.
+    captured: Persistent<Array<'static>>,
+}
+
+impl Originals {
     /// Captures the originals and defines the global `ToolError`.
-    pub(crate) fn capture(ctx: &Ctx<'js>, web: &crate::web::Web) -> rquickjs::Result<Self> {
-        let web = web.shared(ctx)?;
+    pub(crate) fn install(ctx: &Ctx<'_>) -> rquickjs::Result<Self> {
         let mut options = rquickjs::context::EvalOptions::default();
         options.filename = Some(PRELUDE_FILE.into());
-        let captured: rquickjs::Array = ctx.eval_with_options(PRELUDE, options)?;
-        let error: Constructor = captured.get(0)?;
+        let captured: Array = ctx.eval_with_options(PRELUDE, options)?;
         let tool_error: Constructor = captured.get(1)?;
-        let to_well_formed: Function = captured.get(2)?;
-        let tool_error_prototype: Object = tool_error.get("prototype")?;
         // Like the built-in classes: writable, configurable, not enumerable.
         ctx.globals().prop(
             "ToolError",
             Property::from(tool_error).writable().configurable(),
         )?;
+        Ok(Originals {
+            captured: Persistent::save(ctx, captured),
+        })
+    }
+}
+
+impl<'js> Intrinsics<'js> {
+    /// The originals [`Originals::install`] captured, for this run.
+    pub(crate) fn capture(
+        ctx: &Ctx<'js>,
+        originals: &Originals,
+        web: &crate::web::Web,
+    ) -> rquickjs::Result<Self> {
+        let web = web.shared(ctx)?;
+        let captured = originals.captured.clone().restore(ctx)?;
+        let error: Constructor = captured.get(0)?;
+        let tool_error: Constructor = captured.get(1)?;
+        let to_well_formed: Function = captured.get(2)?;
+        let tool_error_prototype: Object = tool_error.get("prototype")?;
         Ok(Intrinsics {
             error,
             tool_error_prototype,

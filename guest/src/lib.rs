@@ -89,7 +89,7 @@ use rquickjs::{Context, Runtime};
 use wire::{FailureKind, Start};
 
 use crate::event_loop::Settled;
-use crate::intrinsics::Intrinsics;
+use crate::intrinsics::{Intrinsics, Originals};
 use crate::limits::StackGuard;
 use crate::outcome::{Ending, Judge};
 use crate::random::Random;
@@ -118,6 +118,8 @@ pub struct Evaluator {
     random: Random,
     /// The web surface's internals; dropped before the runtime too.
     web: Web,
+    /// The originals and `ToolError` (see `intrinsics`); the same.
+    originals: Originals,
     runtime: Runtime,
     context: Context,
     guard: StackGuard,
@@ -147,8 +149,13 @@ impl Evaluator {
         let stop = Rc::new(RefCell::new(Stop::new()));
         limits::install_interrupt_handler(&runtime, &guard, &memory, &stop);
         let context = Context::full(&runtime)?;
-        let (random, web) = context
-            .with(|ctx| Ok::<_, rquickjs::Error>((Random::install(&ctx)?, Web::install(&ctx)?)))?;
+        let (random, web, originals) = context.with(|ctx| {
+            Ok::<_, rquickjs::Error>((
+                Random::install(&ctx)?,
+                Web::install(&ctx)?,
+                Originals::install(&ctx)?,
+            ))
+        })?;
         // What QuickJS holds when the run starts: nothing runs in between.
         // Measured here, ahead of time, because measuring walks every
         // object of the heap, and in a snapshotted instance that touches
@@ -157,6 +164,7 @@ impl Evaluator {
         Ok(Evaluator {
             random,
             web,
+            originals,
             runtime,
             context,
             guard,
@@ -239,6 +247,7 @@ impl Evaluator {
         let memory = self.memory.clone();
         let random = &self.random;
         let web = &self.web;
+        let originals = &self.originals;
         self.context.with(|ctx| {
             if let Some(limit) = memory_limit {
                 memory.watch(&ctx, limit);
@@ -250,7 +259,7 @@ impl Evaluator {
                     "memory limit: no room to seed Math.random",
                 );
             }
-            let intrinsics = match Intrinsics::capture(&ctx, web) {
+            let intrinsics = match Intrinsics::capture(&ctx, originals, web) {
                 Ok(intrinsics) => intrinsics,
                 Err(e) => {
                     // Only a heap too small for a few objects gets here.
