@@ -30,6 +30,8 @@ struct State {
     running: usize,
     /// Set when the ticker is dropped.
     stop: bool,
+    /// Epochs advanced so far (for tests: that an idle ticker is idle).
+    ticks: u64,
 }
 
 impl Shared {
@@ -87,6 +89,7 @@ fn tick(engine: &Engine, shared: &Shared) {
         }
         std::thread::sleep(TICK);
         engine.increment_epoch();
+        shared.lock().ticks += 1;
     }
 }
 
@@ -112,5 +115,76 @@ impl Drop for Running {
     fn drop(&mut self) {
         let mut state = self.shared.lock();
         state.running = state.running.saturating_sub(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    fn ticker() -> Ticker {
+        Ticker::start(Engine::default()).expect("a thread")
+    }
+
+    fn ticks(ticker: &Ticker) -> u64 {
+        ticker.shared.lock().ticks
+    }
+
+    /// Waits (at most 10 s) until `ticker` has ticked `n` times in all.
+    fn wait_for_ticks(ticker: &Ticker, n: u64) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while ticks(ticker) < n {
+            assert!(
+                Instant::now() < deadline,
+                "the ticker never ticked {n} times"
+            );
+            std::thread::sleep(TICK);
+        }
+    }
+
+    #[test]
+    fn each_running_child_is_counted_until_its_guard_drops() {
+        let ticker = ticker();
+        let first = ticker.running();
+        let second = ticker.running();
+        assert_eq!(ticker.shared.lock().running, 2);
+        drop(first);
+        assert_eq!(ticker.shared.lock().running, 1);
+        drop(second);
+        assert_eq!(ticker.shared.lock().running, 0);
+    }
+
+    #[test]
+    fn it_ticks_only_while_a_child_runs() {
+        let ticker = ticker();
+        // Idle: ten ticks' worth of time passes without one (a ticker that
+        // ticked while idle would have ticked about ten times).
+        std::thread::sleep(TICK * 10);
+        assert_eq!(ticks(&ticker), 0, "an idle ticker ticked");
+        let running = ticker.running();
+        wait_for_ticks(&ticker, 3);
+        drop(running);
+        // The tick under way when the guard dropped may still land.
+        std::thread::sleep(TICK * 2);
+        let after = ticks(&ticker);
+        std::thread::sleep(TICK * 10);
+        assert_eq!(
+            ticks(&ticker),
+            after,
+            "the ticker went on after the last child"
+        );
+    }
+
+    #[test]
+    fn dropping_it_ends_its_thread() {
+        let ticker = ticker();
+        let running = ticker.running();
+        wait_for_ticks(&ticker, 1);
+        drop(running);
+        let shared = Arc::clone(&ticker.shared);
+        drop(ticker);
+        // The thread held the other reference; joined, it holds none.
+        assert_eq!(Arc::strong_count(&shared), 1);
     }
 }

@@ -220,6 +220,74 @@ mod tests {
     }
 
     #[test]
+    fn growth_to_exactly_the_memory_maximum_is_allowed() {
+        let mut limiter = MemoryLimiter::new(0);
+        assert!(
+            limiter
+                .memory_growing(0, 2 * PAGE, Some(2 * PAGE))
+                .expect("the limiter never errors")
+        );
+        assert_eq!(limiter.refused(), None);
+    }
+
+    #[test]
+    fn a_failed_growth_is_recorded_as_a_refusal() {
+        let mut limiter = MemoryLimiter::new(0);
+        assert!(grow(&mut limiter, 0, 2 * PAGE));
+        limiter
+            .memory_grow_failed(wasmtime::format_err!("no memory"))
+            .expect("the limiter never errors");
+        assert_eq!(
+            limiter.refused(),
+            Some(Refusal::Memory {
+                requested: 2 * PAGE as u64
+            })
+        );
+
+        let mut limiter = MemoryLimiter::new(0);
+        assert!(
+            limiter
+                .table_growing(0, 1000, None)
+                .expect("the limiter never errors")
+        );
+        limiter
+            .table_grow_failed(wasmtime::format_err!("no memory"))
+            .expect("the limiter never errors");
+        assert_eq!(limiter.refused(), Some(Refusal::Table { requested: 1000 }));
+    }
+
+    #[test]
+    fn tables_may_grow_to_exactly_their_limits() {
+        let mut limiter = MemoryLimiter::new(0);
+        assert!(
+            limiter
+                .table_growing(0, MAX_TABLE_ELEMENTS, None)
+                .expect("the limiter never errors")
+        );
+        assert!(
+            limiter
+                .table_growing(0, 10, Some(10))
+                .expect("the limiter never errors")
+        );
+        assert!(
+            !limiter
+                .table_growing(0, 11, Some(10))
+                .expect("the limiter never errors")
+        );
+        assert_eq!(limiter.refused(), Some(Refusal::Table { requested: 11 }));
+    }
+
+    #[test]
+    fn the_counts_a_child_may_create_are_the_documented_ones() {
+        let limiter = MemoryLimiter::new(0);
+        assert_eq!(
+            (limiter.instances(), limiter.memories(), limiter.tables()),
+            (MAX_INSTANCES, MAX_MEMORIES, MAX_TABLES)
+        );
+        assert_eq!(MAX_TABLE_ELEMENTS, 1_048_576);
+    }
+
+    #[test]
     fn huge_tables_are_refused() {
         let mut limiter = MemoryLimiter::new(0);
         assert!(
