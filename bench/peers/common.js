@@ -4,7 +4,7 @@
 // `target/release/wasmwire-bench` runs a driver as a child process, once per
 // figure:
 //
-//   node bench/peers/<driver>.js <figure> '<json arguments>'
+//   node --expose-gc bench/peers/<driver>.js <figure> '<json arguments>'
 //
 // and reads one line of JSON from its stdout. The programs, their expected
 // answers and the run counts come from the Rust side (bench/src/workload.rs,
@@ -23,7 +23,10 @@
 //               executions in flight
 //   memory      {program, expected, at_once, rounds, warm_up}: median of
 //               (RSS while `at_once` executions wait in `hold()`, less the
-//               RSS before) / at_once, in bytes
+//               RSS before) / at_once, in bytes, Node's heap collected
+//               before each reading (the bench asks for one round per
+//               process: memory freed by a round is not always returned to
+//               the system, and the next round would reuse it)
 //
 // The tools are host functions, as the host of each peer would write them:
 //   echo(x)        answers x with a promise the host resolves at once (the
@@ -199,6 +202,14 @@ async function throughputWorker(peer) {
   }
 }
 
+// Node's own heap is collected before each reading (the drivers run with
+// --expose-gc), so that garbage of earlier executions (a disposed wasm
+// module instance is freed only by a collection) is not counted for or
+// against the executions in flight.
+function collect() {
+  if (typeof global.gc === "function") global.gc();
+}
+
 async function memory(peer, args) {
   const runner = await peer.create(args);
   await warmUp(runner, args, tools("async", newGate()));
@@ -208,6 +219,7 @@ async function memory(peer, args) {
     const gate = newGate();
     const toolset = tools("async", gate);
     await sleep(200);
+    collect();
     const before = process.memoryUsage.rss();
     const running = [];
     for (let i = 0; i < n; i++) running.push(runChecked(runner, args.program, args.expected, toolset));
@@ -226,6 +238,7 @@ async function memory(peer, args) {
     }
     if (failed) throw failed;
     await sleep(200);
+    collect();
     const during = process.memoryUsage.rss();
     gate.open();
     await watch;

@@ -3,7 +3,7 @@
 //!
 //! Each is measured by a driver in `bench/peers/` (installed there by
 //! `scripts/bench` with `npm ci`), run as a child process once per figure:
-//! `node bench/peers/<driver>.js <figure> '<json>'`. The driver runs the
+//! `node --expose-gc bench/peers/<driver>.js <figure> '<json>'`. The driver runs the
 //! programs of `workload.rs`, with the run counts of the contender's
 //! [`Plan`], and prints medians as JSON; the figures are derived here by the
 //! same functions as the other contenders' (`figures::per_call`,
@@ -206,20 +206,35 @@ impl Peer {
             .await;
         }
         if wanted("memory") {
-            f.memory = run(
-                "memory",
-                vec![
-                    ("program", Arg::Text(workload::HELD.into())),
-                    (
-                        "expected",
-                        Arg::Text(workload::expected(workload::HELD).into()),
-                    ),
-                    ("at_once", Arg::Count(plan.memory_at_once)),
-                    ("rounds", Arg::Count(plan.memory_rounds)),
-                    ("warm_up", Arg::Count(plan.warm_up)),
-                ],
-            )
-            .await;
+            // One round per driver process: memory an earlier round freed
+            // is not always given back to the system (a disposed wasm
+            // instance's memory, the shared module's grown linear memory),
+            // and the next round would reuse it and read as free.
+            let mut rounds = Vec::with_capacity(plan.memory_rounds);
+            for _ in 0..plan.memory_rounds {
+                let round = run(
+                    "memory",
+                    vec![
+                        ("program", Arg::Text(workload::HELD.into())),
+                        (
+                            "expected",
+                            Arg::Text(workload::expected(workload::HELD).into()),
+                        ),
+                        ("at_once", Arg::Count(plan.memory_at_once)),
+                        ("rounds", Arg::Count(1)),
+                        ("warm_up", Arg::Count(plan.warm_up)),
+                    ],
+                )
+                .await;
+                match round {
+                    Some(bytes) => rounds.push(bytes),
+                    None => {
+                        rounds.clear();
+                        break;
+                    }
+                }
+            }
+            f.memory = (!rounds.is_empty()).then(|| figures::median(&mut rounds));
         }
         if wanted("compute") {
             f.fib = timed(workload::FIB, plan.compute, "async").await;
@@ -232,7 +247,10 @@ impl Peer {
     /// Runs the driver for one figure; its answer.
     fn call(&self, figure: &str, args: &[(&'static str, Arg)]) -> anyhow::Result<Answer> {
         let json = to_json(self.fixed.iter().chain(args));
+        // --expose-gc: the memory figure collects Node's heap before each
+        // reading (peers/common.js).
         let output = Command::new("node")
+            .arg("--expose-gc")
             .arg(&self.script)
             .arg(figure)
             .arg(&json)
