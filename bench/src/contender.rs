@@ -1,4 +1,6 @@
-//! The four contenders, and one way to run a program on each.
+//! The contenders, and one way to run a program on each of wasmwire's and
+//! the floor (the peers that run in Node.js are measured by their drivers:
+//! `peers.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,13 +24,30 @@ pub enum Kind {
     Process,
     /// A Node.js child speaking wire, running the program with `node:vm`.
     Node,
+    /// quickjs-emscripten in Node.js: a fresh QuickJS runtime per execution
+    /// in one shared wasm module (`peers/qjs-emscripten.js`).
+    QjsRuntime,
+    /// quickjs-emscripten in Node.js: a fresh instance of the wasm module per
+    /// execution (`peers/qjs-emscripten.js`).
+    QjsModule,
+    /// isolated-vm in Node.js: a fresh V8 isolate per execution
+    /// (`peers/isolated-vm.js`).
+    IsolatedVm,
     /// QuickJS in this process: no isolation, no protocol.
     Floor,
 }
 
 impl Kind {
     /// Every contender, in table order.
-    pub const ALL: [Kind; 4] = [Kind::Wasm, Kind::Process, Kind::Node, Kind::Floor];
+    pub const ALL: [Kind; 7] = [
+        Kind::Wasm,
+        Kind::Process,
+        Kind::Node,
+        Kind::QjsRuntime,
+        Kind::QjsModule,
+        Kind::IsolatedVm,
+        Kind::Floor,
+    ];
 
     /// The column heading.
     pub fn name(self) -> &'static str {
@@ -36,6 +55,9 @@ impl Kind {
             Kind::Wasm => "wasmwire wasm",
             Kind::Process => "process (native)",
             Kind::Node => "node:vm child",
+            Kind::QjsRuntime => "quickjs-emscripten, fresh runtime",
+            Kind::QjsModule => "quickjs-emscripten, fresh module",
+            Kind::IsolatedVm => "isolated-vm",
             Kind::Floor => "in-process QuickJS",
         }
     }
@@ -46,7 +68,29 @@ impl Kind {
             Kind::Wasm => "wasm",
             Kind::Process => "process",
             Kind::Node => "node",
+            Kind::QjsRuntime => "qjs-emscripten",
+            Kind::QjsModule => "qjs-emscripten-module",
+            Kind::IsolatedVm => "isolated-vm",
             Kind::Floor => "floor",
+        }
+    }
+
+    /// The isolation one execution gets (a row of the table).
+    pub fn isolation(self) -> &'static str {
+        match self {
+            Kind::Wasm => "fresh wasm instance per execution, memory cap, wall clock",
+            Kind::Process => "fresh child process per execution, memory cap (cgroup), wall clock",
+            Kind::Node => "fresh Node.js process per execution (node:vm context), wall clock",
+            Kind::QjsRuntime => {
+                "fresh QuickJS runtime in a shared wasm module, memory cap, interrupt deadline"
+            }
+            Kind::QjsModule => {
+                "fresh wasm module instance per execution, memory cap, interrupt deadline"
+            }
+            Kind::IsolatedVm => {
+                "fresh V8 isolate per execution, memory cap, timeout and wall clock"
+            }
+            Kind::Floor => "none: fresh QuickJS runtime in this process, no limits",
         }
     }
 }
@@ -150,6 +194,12 @@ impl Contender {
                 sandbox: None,
                 budget: budget(0),
             },
+            Kind::QjsRuntime | Kind::QjsModule | Kind::IsolatedVm => {
+                bail!(
+                    "{} is measured by its Node.js driver (peers.rs)",
+                    kind.name()
+                )
+            }
         };
         Ok(Some(contender))
     }
@@ -201,7 +251,8 @@ pub fn check(kind: Kind, program: &str, result: &wire::Result) -> anyhow::Result
     Ok(())
 }
 
-fn node_available() -> bool {
+/// Whether `node` runs.
+pub fn node_available() -> bool {
     std::process::Command::new("node")
         .arg("--version")
         .stdout(std::process::Stdio::null())

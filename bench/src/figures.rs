@@ -78,6 +78,32 @@ impl Plan {
                 compute: 5,
                 cli: 10,
             },
+            // A fresh QuickJS runtime takes a few hundred microseconds in
+            // quickjs-emscripten; its drivers run each figure in a Node.js
+            // process of their own (peers.rs).
+            Kind::QjsRuntime => Plan {
+                warm_up: 50,
+                overhead: 2000,
+                calls: 30,
+                throughput_rounds: 5,
+                throughput_per_round: 1000,
+                memory_rounds: 3,
+                memory_at_once: 500,
+                compute: 10,
+                cli: 0,
+            },
+            // A fresh wasm instance or V8 isolate takes a few milliseconds.
+            Kind::QjsModule | Kind::IsolatedVm => Plan {
+                warm_up: 20,
+                overhead: 300,
+                calls: 20,
+                throughput_rounds: 5,
+                throughput_per_round: 300,
+                memory_rounds: 3,
+                memory_at_once: 500,
+                compute: 10,
+                cli: 0,
+            },
         };
         if quick {
             let cut = |n: usize| (n / 10).max(1);
@@ -131,10 +157,22 @@ pub async fn overhead(contender: &Contender, plan: &Plan) -> anyhow::Result<f64>
     timed(contender, workload::TRIVIAL, plan.overhead).await
 }
 
+/// Seconds per call of a program that makes `workload::CALLS` calls one
+/// after another in `total` seconds, the contender's `overhead` subtracted.
+pub fn per_call(total: f64, overhead: f64) -> f64 {
+    (total - overhead).max(0.0) / f64::from(workload::CALLS)
+}
+
+/// Calls per second of a program that makes `workload::CALLS` calls at once
+/// in `total` seconds, the contender's `overhead` subtracted.
+pub fn calls_per_second(total: f64, overhead: f64) -> f64 {
+    f64::from(workload::CALLS) / (total - overhead).max(1e-9)
+}
+
 /// Tool-call round trip: seconds per sequential call.
 pub async fn round_trip(contender: &Contender, plan: &Plan, overhead: f64) -> anyhow::Result<f64> {
     let total = timed(contender, workload::SEQUENTIAL, plan.calls).await?;
-    Ok((total - overhead).max(0.0) / f64::from(workload::CALLS))
+    Ok(per_call(total, overhead))
 }
 
 /// Tool-call round trip through a handler that awaits once (never answered
@@ -145,13 +183,13 @@ pub async fn round_trip_awaiting(
     overhead: f64,
 ) -> anyhow::Result<f64> {
     let total = timed(contender, workload::SEQUENTIAL_AWAITING, plan.calls).await?;
-    Ok((total - overhead).max(0.0) / f64::from(workload::CALLS))
+    Ok(per_call(total, overhead))
 }
 
 /// Fan-out: calls per second with all 1000 in flight at once.
 pub async fn fan_out(contender: &Contender, plan: &Plan, overhead: f64) -> anyhow::Result<f64> {
     let total = timed(contender, workload::FAN_OUT, plan.calls).await?;
-    Ok(f64::from(workload::CALLS) / (total - overhead).max(1e-9))
+    Ok(calls_per_second(total, overhead))
 }
 
 /// CPU-bound `program`: median seconds.
@@ -268,7 +306,7 @@ pub async fn memory(contender: &Contender, plan: &Plan) -> anyhow::Result<f64> {
 }
 
 /// The CLI: `wasmwire run -` of `return 1` as a whole process. Seconds.
-/// `None` for the floor, which has no CLI.
+/// `None` for the floor and the peers in Node.js, which have no CLI.
 pub async fn cli(kind: Kind, paths: &Paths, plan: &Plan) -> anyhow::Result<Option<f64>> {
     let mut args: Vec<String> = vec!["run".into()];
     match kind {
@@ -283,7 +321,7 @@ pub async fn cli(kind: Kind, paths: &Paths, plan: &Plan) -> anyhow::Result<Optio
             args.push("--max-memory".into());
             args.push("0".into());
         }
-        Kind::Floor => return Ok(None),
+        Kind::Floor | Kind::QjsRuntime | Kind::QjsModule | Kind::IsolatedVm => return Ok(None),
     }
     args.push("-".into());
     let cli = paths.cli.clone();

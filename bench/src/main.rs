@@ -8,11 +8,21 @@
 //! 2. **process (native)**: wasmwire's process backend running the same
 //!    evaluator compiled natively (`target/release/wasmwire-guest`);
 //! 3. **node:vm child**: a Node.js child speaking wire (`node/child.js`);
-//! 4. **in-process QuickJS**: the evaluator linked into this process, tools
+//! 4. **quickjs-emscripten** (issue 15): QuickJS compiled to wasm by
+//!    Emscripten, in Node.js; a fresh runtime per execution in a shared wasm
+//!    module, and (a second column) a fresh wasm module instance per
+//!    execution (`peers/qjs-emscripten.js`);
+//! 5. **isolated-vm** (issue 15): a fresh V8 isolate per execution, in
+//!    Node.js (`peers/isolated-vm.js`);
+//! 6. **in-process QuickJS**: the evaluator linked into this process, tools
 //!    called directly: no isolation, no protocol (the floor).
 //!
+//! The peers in Node.js (4, 5) are measured by their drivers, one child
+//! process per figure (`peers.rs`); a peer that cannot run reads n/a.
+//!
 //! ```text
-//! wasmwire-bench [--quick] [--only wasm,process,node,floor]
+//! wasmwire-bench [--quick]
+//!                [--only wasm,process,node,qjs-emscripten,qjs-emscripten-module,isolated-vm,floor]
 //!                [--no-preinit] [--no-pooling]
 //!                [--figures overhead,round-trip,round-trip-awaiting,fan-out,throughput,memory,compute,cli]
 //! ```
@@ -26,6 +36,7 @@
 mod contender;
 mod figures;
 mod floor;
+mod peers;
 mod rss;
 mod table;
 mod workload;
@@ -76,7 +87,7 @@ impl Args {
                 }
                 "-h" | "--help" => {
                     println!(
-                        "wasmwire-bench [--quick] [--only wasm,process,node,floor] [--no-preinit] [--no-pooling] [--figures overhead,round-trip,round-trip-awaiting,fan-out,throughput,memory,compute,cli]"
+                        "wasmwire-bench [--quick] [--only wasm,process,node,qjs-emscripten,qjs-emscripten-module,isolated-vm,floor] [--no-preinit] [--no-pooling] [--figures overhead,round-trip,round-trip-awaiting,fan-out,throughput,memory,compute,cli]"
                     );
                     std::process::exit(0);
                 }
@@ -106,6 +117,8 @@ struct Figures {
     overhead: Option<f64>,
     round_trip: Option<f64>,
     round_trip_awaiting: Option<f64>,
+    /// The peers' synchronous host functions (wasmwire's tools are async).
+    round_trip_sync: Option<f64>,
     fan_out: Option<f64>,
     throughput: Option<f64>,
     memory: Option<f64>,
@@ -176,8 +189,39 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
     let wasm = args.wasm_config();
     let started = Instant::now();
     let mut columns = Vec::new();
+    let mut versions = Vec::new();
+    let mut node_version = None;
     for kind in kinds {
         eprintln!("bench: {}: setting up", kind.name());
+        if let Some(peer) = peers::Peer::for_kind(kind) {
+            let figures = match peer.probe() {
+                Ok(probe) => {
+                    eprintln!(
+                        "bench: {}: {} {} in Node.js {}",
+                        kind.name(),
+                        probe.package,
+                        probe.version,
+                        probe.node
+                    );
+                    let line = format!("{} {}", probe.package, probe.version);
+                    if !versions.contains(&line) {
+                        versions.push(line);
+                    }
+                    node_version = Some(probe.node);
+                    let plan = Plan::for_kind(kind, args.quick);
+                    peer.measure(&plan, cores, args.figures.as_deref()).await
+                }
+                Err(e) => {
+                    eprintln!(
+                        "bench: {}: not available here, its column reads n/a: {e:#}",
+                        kind.name()
+                    );
+                    Figures::default()
+                }
+            };
+            columns.push((kind, figures));
+            continue;
+        }
         let Some(contender) = Contender::new(kind, &paths, &wasm)? else {
             eprintln!("bench: {}: not available here, skipped", kind.name());
             continue;
@@ -195,6 +239,13 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
         Some(pick(f)? / base)
     };
     let mut table = Table::new(columns.iter().map(|(k, _)| *k).collect());
+    table.describe(
+        "isolation of one execution",
+        columns
+            .iter()
+            .map(|(k, _)| k.isolation().to_string())
+            .collect(),
+    );
     let row = |figure: &str, unit, pick: &dyn Fn(&Figures) -> Option<f64>| Row {
         figure: figure.to_string(),
         unit,
@@ -202,6 +253,7 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
     };
     let at_once: Vec<String> = columns
         .iter()
+        .filter(|(_, f)| f.memory.is_some())
         .map(|(k, f)| format!("{} {}", k.flag(), f.memory_at_once))
         .collect();
     table.push(row(
@@ -220,6 +272,11 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
         &|f| f.round_trip_awaiting,
     ));
     table.push(row(
+        "tool-call round trip, `await echo(i)` x1000, `echo` a synchronous host function (per call; the peers in Node.js)",
+        Unit::Micros,
+        &|f| f.round_trip_sync,
+    ));
+    table.push(row(
         "fan-out, `Promise.all` of 1000 calls (calls/s, higher is better)",
         Unit::Rate,
         &|f| f.fan_out,
@@ -229,11 +286,13 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
         Unit::Rate,
         &|f| f.throughput,
     ));
+    let at_once = if at_once.is_empty() {
+        String::new()
+    } else {
+        format!(" ({} at once)", at_once.join(", "))
+    };
     table.push(row(
-        &format!(
-            "memory, RSS per in-flight execution ({} at once)",
-            at_once.join(", ")
-        ),
+        &format!("memory, RSS per in-flight execution{at_once}"),
         Unit::MiB,
         &|f| f.memory,
     ));
@@ -263,6 +322,13 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64()
     );
     println!();
+    if let Some(node) = node_version {
+        println!(
+            "Peers: {} in Node.js {node} (bench/peers/package-lock.json).",
+            versions.join(", ")
+        );
+        println!();
+    }
     print!("{}", table.markdown());
     Ok(())
 }

@@ -47,6 +47,8 @@ pub struct Row {
 #[derive(Debug)]
 pub struct Table {
     kinds: Vec<Kind>,
+    /// Rows of text, before the figures: (what, a cell per contender).
+    descriptions: Vec<(String, Vec<String>)>,
     rows: Vec<Row>,
 }
 
@@ -55,8 +57,14 @@ impl Table {
     pub fn new(kinds: Vec<Kind>) -> Self {
         Table {
             kinds,
+            descriptions: Vec::new(),
             rows: Vec::new(),
         }
+    }
+
+    /// Adds a row of text (printed before the figures).
+    pub fn describe(&mut self, what: &str, cells: Vec<String>) {
+        self.descriptions.push((what.to_string(), cells));
     }
 
     /// Adds a row.
@@ -78,6 +86,13 @@ impl Table {
             let _ = write!(out, "---:|");
         }
         out.push('\n');
+        for (what, cells) in &self.descriptions {
+            let _ = write!(out, "| {what} |");
+            for cell in cells {
+                let _ = write!(out, " {cell} |");
+            }
+            out.push('\n');
+        }
         for row in &self.rows {
             let _ = write!(out, "| {} |", row.figure);
             let base = wasm.and_then(|w| row.values.get(w).copied().flatten());
