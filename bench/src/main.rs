@@ -136,14 +136,8 @@ async fn measure(
     only: Option<&[String]>,
 ) -> anyhow::Result<Figures> {
     let name = contender.kind.name();
-    let selected = |figure: &str| only.is_none_or(|only| only.iter().any(|f| f == figure));
-    let wanted = |figure: &str| {
-        let yes = selected(figure);
-        if yes {
-            eprintln!("bench: {name}: {figure}");
-        }
-        yes
-    };
+    let selected = |figure: &str| selects(only, figure);
+    let wanted = |figure: &str| wanted(name, only, figure);
     eprintln!("bench: {name}: warming up");
     figures::warm_up(contender, plan).await?;
     let mut f = Figures {
@@ -343,4 +337,19 @@ fn main() -> anyhow::Result<()> {
         .context("starting the async runtime")?;
     // On a worker thread, as a server's request handler would be.
     runtime.block_on(async move { tokio::spawn(bench(args, cores)).await? })
+}
+
+/// Whether `figure` is one `--figures` selected (all are when `only` is
+/// `None`).
+fn selects(only: Option<&[String]>, figure: &str) -> bool {
+    only.is_none_or(|only| only.iter().any(|f| f == figure))
+}
+
+/// [`selects`], said on stderr when it is, as `name` starts measuring it.
+fn wanted(name: &str, only: Option<&[String]>, figure: &str) -> bool {
+    let yes = selects(only, figure);
+    if yes {
+        eprintln!("bench: {name}: {figure}");
+    }
+    yes
 }

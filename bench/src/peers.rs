@@ -109,14 +109,8 @@ impl Peer {
     /// stderr).
     pub async fn measure(&self, plan: &Plan, cores: usize, only: Option<&[String]>) -> Figures {
         let name = self.kind.name();
-        let selected = |figure: &str| only.is_none_or(|only| only.iter().any(|f| f == figure));
-        let wanted = |figure: &str| {
-            let yes = selected(figure);
-            if yes {
-                eprintln!("bench: {name}: {figure}");
-            }
-            yes
-        };
+        let selected = |figure: &str| crate::selects(only, figure);
+        let wanted = |figure: &str| crate::wanted(name, only, figure);
         let peer = self.clone();
         let plan = *plan;
         let mut f = Figures {
