@@ -84,26 +84,16 @@ async function runIn(module, program, tools) {
       ctx.setProp(ctx.global, name, f);
       f.dispose();
     }
-    const started = ctx.evalCode(`(async function () {${program}\n})()`, "program.js");
-    if (started.error) {
-      const error = ctx.dump(started.error);
-      started.error.dispose();
-      throw new Error(`the program failed: ${JSON.stringify(error)}`);
-    }
-    const settled = ctx.resolvePromise(started.value);
-    started.value.dispose();
+    const started = succeeded(ctx, ctx.evalCode(`(async function () {${program}\n})()`, "program.js"));
+    const settled = ctx.resolvePromise(started);
+    started.dispose();
     disposeJobs(rt.executePendingJobs());
     const expired = new Promise((_, reject) => {
       timer = setTimeout(() => reject(new Error("wall clock")), common.WALL_CLOCK_MS);
     });
-    const outcome = await Promise.race([settled, expired]);
-    if (outcome.error) {
-      const error = ctx.dump(outcome.error);
-      outcome.error.dispose();
-      throw new Error(`the program failed: ${JSON.stringify(error)}`);
-    }
-    const value = ctx.dump(outcome.value);
-    outcome.value.dispose();
+    const outcome = succeeded(ctx, await Promise.race([settled, expired]));
+    const value = ctx.dump(outcome);
+    outcome.dispose();
     return JSON.stringify(value === undefined ? null : value);
   } finally {
     clearTimeout(timer);
@@ -144,3 +134,13 @@ const peer = {
 };
 
 common.main(peer, __filename);
+
+/** The value of a quickjs-emscripten result, or its error thrown (disposed). */
+function succeeded(ctx, result) {
+  if (result.error) {
+    const error = ctx.dump(result.error);
+    result.error.dispose();
+    throw new Error(`the program failed: ${JSON.stringify(error)}`);
+  }
+  return result.value;
+}
