@@ -24,10 +24,9 @@ use wasmwire_tests::{children, mib, rss_bytes, run_on, sandbox, tools};
 
 const AT_ONCE: usize = 50;
 
-/// How far the RSS after a round may rise above the RSS once warm. Which
-/// programs ran in which pool slots last moves it a little (measured: +5 MiB
-/// over 23 rounds); a leak of 16 KiB per execution (a guest heap is several
-/// MiB) would fail it within 20 rounds of 54.
+/// How far the peak RSS of the later warm rounds may rise above the peak of
+/// the earlier ones (see the end of the test for why peaks, and what leak
+/// this catches).
 const RSS_MARGIN: u64 = 16 << 20;
 
 /// One entry of the mix: what to run, where, and what must come of it.
@@ -235,15 +234,23 @@ async fn mixed_hostile_executions_for_two_minutes_end_in_one_result_each_and_lea
     assert!(after.is_empty(), "processes left behind: {after:#?}");
     // The first rounds bring the process to its working size: the pool
     // fills its warm slots (up to 64, each keeping up to 384 KiB resident)
-    // and the allocator its arenas. From the end of that warm-up (a quarter
-    // of the rounds, at least 4) RSS must stay flat.
+    // and the allocator its arenas. After that warm-up (a quarter of the
+    // rounds, at least 4) RSS moves within a band, not up: which rounds
+    // freed a large value to which arena moves one reading by tens of MiB
+    // (measured: 105-159 MiB over 28 warm rounds), so one reading is no
+    // baseline. The band's top is: the peak of the later half of the warm
+    // rounds may not rise over the peak of the earlier half. A leak lifts
+    // the band by its rate times the rounds between the two peaks, about a
+    // quarter of the rounds: in a two-minute soak (37 rounds of 60) a leak
+    // of 20 KiB per execution fails it (a guest heap is several MiB).
     let warm = (r / 4).max(4);
-    let baseline = rss[warm];
-    let highest = rss[warm..].iter().copied().max().unwrap();
+    let mid = warm + (r - warm) / 2;
+    let peak = |rounds: &[u64]| rounds.iter().copied().max().unwrap();
+    let (earlier, later) = (peak(&rss[warm..mid]), peak(&rss[mid..]));
     assert!(
-        highest < baseline + RSS_MARGIN,
-        "RSS rose from {} (after round {warm}) to {}",
-        mib(baseline),
-        mib(highest)
+        later < earlier + RSS_MARGIN,
+        "RSS rose: its peak over rounds {warm}..{mid} was {}, over rounds {mid}..{r} {}",
+        mib(earlier),
+        mib(later)
     );
 }
