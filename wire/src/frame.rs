@@ -177,12 +177,21 @@ impl FrameDecoder {
 /// Scratch size for readers: wasmtime-wasi hands a guest at most 64 KiB per read.
 pub(crate) const READ_CHUNK: usize = 64 * 1024;
 
+/// A reader's first scratch size: most frames (a Start, a Result, a call)
+/// are a few hundred bytes. A reader's scratch doubles, up to
+/// [`READ_CHUNK`], each time one read fills it.
+pub(crate) const FIRST_CHUNK: usize = 4 * 1024;
+
 /// Reads frames from a blocking byte stream.
 #[derive(Debug)]
 pub struct FrameReader<R> {
     inner: R,
     decoder: FrameDecoder,
-    /// Scratch space, allocated (and zeroed) once on the first read.
+    /// Scratch space, zeroed: [`FIRST_CHUNK`] bytes from the first read,
+    /// doubled (up to [`READ_CHUNK`]) each time a read fills it. 64 KiB
+    /// from the start cost every execution of the wasm guest 16 pages of
+    /// its memory, zeroed, faulted in and reset afterwards, to read a Start
+    /// of a few hundred bytes.
     buf: Vec<u8>,
     /// `buf[pos..filled]` is read but not yet fed to the decoder.
     pos: usize,
@@ -216,8 +225,11 @@ impl<R: Read> FrameReader<R> {
                     return done.map(Some);
                 }
             }
+            // Everything read before has been fed to the decoder by now.
             if self.buf.is_empty() {
-                self.buf = vec![0; READ_CHUNK];
+                self.buf = vec![0; FIRST_CHUNK];
+            } else if self.filled == self.buf.len() && self.buf.len() < READ_CHUNK {
+                self.buf.resize((self.buf.len() * 2).min(READ_CHUNK), 0);
             }
             let n = loop {
                 match self.inner.read(&mut self.buf) {
@@ -292,6 +304,25 @@ mod tests {
         let mut v = (payload.len() as u32).to_be_bytes().to_vec();
         v.extend_from_slice(payload);
         v
+    }
+
+    #[test]
+    fn a_reader_starts_small_and_grows_only_for_large_reads() {
+        // Small frames: the first scratch is never outgrown.
+        let mut small = framed(b"{\"v\":1}");
+        small.extend(framed(&[b'x'; 3000]));
+        let mut r = FrameReader::new(&small[..]);
+        assert_eq!(r.read_frame().unwrap().unwrap(), b"{\"v\":1}");
+        assert_eq!(r.read_frame().unwrap().unwrap().len(), 3000);
+        assert_eq!(r.read_frame().unwrap(), None);
+        assert_eq!(r.buf.len(), FIRST_CHUNK);
+        // A frame of 200 KiB arrives whole, through reads that each fill
+        // the scratch, which doubles up to its most and no further.
+        let big: Vec<u8> = (0..200 << 10).map(|i| (i % 251) as u8).collect();
+        let stream = framed(&big);
+        let mut r = FrameReader::new(&stream[..]);
+        assert_eq!(r.read_frame().unwrap().unwrap(), big);
+        assert_eq!(r.buf.len(), READ_CHUNK);
     }
 
     fn read_all(bytes: &[u8]) -> (Vec<Vec<u8>>, Option<FrameError>) {

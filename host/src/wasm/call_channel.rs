@@ -24,6 +24,9 @@ use wasmtime_wasi::p2::{InputStream, OutputStream, Pollable, StreamError, Stream
 /// The most bytes read from the parent at a time (a guest asks for 64 KiB).
 const READ_CHUNK: usize = 64 * 1024;
 
+/// The first read's room for the parent's Responses.
+const FIRST_CHUNK: usize = 4 * 1024;
+
 /// Bytes the child may have written and the parent not yet taken before
 /// its writes wait: one write permit.
 pub const WRITE_BUDGET: usize = 64 * 1024;
@@ -64,6 +67,10 @@ struct Inbound {
     reader: Reader,
     /// Read from the parent, not yet taken by the child.
     ready: BytesMut,
+    /// Room made for the next read: starts at [`FIRST_CHUNK`] and doubles,
+    /// up to [`READ_CHUNK`], each time a read fills it (an execution whose
+    /// answers are small never allocates 64 KiB for them).
+    chunk: usize,
     end: End,
 }
 
@@ -79,11 +86,15 @@ impl Inbound {
         // 64 KiB scratch was 16 pages of every execution that made a call).
         // `ready` is empty here, so once the child has taken (and dropped)
         // what it read, this reuses the same allocation.
-        self.ready.reserve(READ_CHUNK);
+        self.ready.reserve(self.chunk);
         match tokio_util::io::poll_read_buf(Pin::new(&mut self.reader), cx, &mut self.ready) {
             Poll::Pending => return Poll::Pending,
             Poll::Ready(Ok(0)) => self.end = End::Closed,
-            Poll::Ready(Ok(_)) => {}
+            Poll::Ready(Ok(n)) => {
+                if n >= self.chunk {
+                    self.chunk = (self.chunk * 2).min(READ_CHUNK);
+                }
+            }
             Poll::Ready(Err(e)) => self.end = End::Failed(e.to_string()),
         }
         Poll::Ready(())
@@ -116,6 +127,7 @@ impl CallIn {
         CallIn(Arc::new(Mutex::new(Inbound {
             reader,
             ready: BytesMut::new(),
+            chunk: FIRST_CHUNK,
             end: End::Open,
         })))
     }
@@ -394,6 +406,36 @@ mod tests {
             drop((parent_read, parent_write));
             stdin.ready().await;
             assert!(matches!(stdin.read(16), Err(StreamError::Closed)));
+        });
+    }
+
+    #[test]
+    fn answers_are_read_into_room_that_grows_only_when_filled() {
+        block_on(async {
+            let (parent, child) = tokio::io::duplex(256 << 10);
+            let (_parent_read, mut parent_write) = tokio::io::split(parent);
+            let (child_read, _child_write) = tokio::io::split(child);
+            let mut stdin = CallIn::new(Box::new(child_read));
+            let chunk = |stdin: &CallIn| stdin.0.try_lock().expect("not held").chunk;
+            tokio::io::AsyncWriteExt::write_all(&mut parent_write, b"small")
+                .await
+                .expect("the parent writes");
+            stdin.ready().await;
+            assert_eq!(stdin.read(64).expect("open"), Bytes::from_static(b"small"));
+            assert_eq!(chunk(&stdin), FIRST_CHUNK);
+            // 200 KiB waiting: each read fills its room, which doubles up
+            // to READ_CHUNK, and every byte arrives in order.
+            let big: Vec<u8> = (0..200 << 10).map(|i| (i % 251) as u8).collect();
+            tokio::io::AsyncWriteExt::write_all(&mut parent_write, &big)
+                .await
+                .expect("the parent writes");
+            let mut got = Vec::new();
+            while got.len() < big.len() {
+                stdin.ready().await;
+                got.extend_from_slice(&stdin.read(READ_CHUNK).expect("open"));
+            }
+            assert_eq!(got, big);
+            assert_eq!(chunk(&stdin), READ_CHUNK);
         });
     }
 
