@@ -1,0 +1,95 @@
+//! `wasmwire-sequential [--threads 1|2] [--runs N] [PROGRAM]`: runs PROGRAM
+//! (default `return 1`) N times (default 3,000), one execution after
+//! another, after 200 untimed ones, and prints the median and minimum wall
+//! time of one execution, and the process's CPU time and minor page faults
+//! per execution. `--threads 1` (the default) drives it on a current-thread
+//! tokio runtime, `--threads 2` on a multi-threaded one with two workers
+//! (as `wasmwire-bench` does). The tool `echo` answers its argument.
+//!
+//! Where `wasmwire-bench` compares contenders, this isolates wasmwire's own
+//! cost per execution: bench/RESULTS.md says which change moved it how much.
+
+use std::time::Instant;
+
+use anyhow::Context;
+use wasmwire::{CancellationToken, Execution, JsonText, Sandbox, SandboxOptions, Tool, Tools};
+
+/// CPU seconds of this process so far, and its minor page faults.
+fn usage() -> (f64, i64) {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (
+        seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        usage.ru_minflt,
+    )
+}
+
+fn main() -> anyhow::Result<()> {
+    let mut threads = 1;
+    let mut runs = 3000usize;
+    let mut program = "return 1".to_owned();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--threads" => threads = args.next().context("--threads N")?.parse()?,
+            "--runs" => runs = args.next().context("--runs N")?.parse()?,
+            "--help" | "-h" => {
+                println!("wasmwire-sequential [--threads 1|2] [--runs N] [PROGRAM]");
+                return Ok(());
+            }
+            _ => program = arg,
+        }
+    }
+    anyhow::ensure!(runs > 0, "--runs must be at least 1");
+    let runtime = match threads {
+        1 => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?,
+        n => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(n)
+            .enable_all()
+            .build()?,
+    };
+    runtime.block_on(async move { tokio::spawn(sequential(program, runs, threads)).await? })
+}
+
+async fn sequential(program: String, runs: usize, threads: usize) -> anyhow::Result<()> {
+    let sandbox = Sandbox::new(SandboxOptions::default())?;
+    let mut tools = Tools::new();
+    tools.register(Tool::new("echo", |call: wire::Call| async move {
+        Ok(JsonText::new(call.args)?)
+    }))?;
+    let execution = Execution::new(program);
+    let run = || sandbox.run(&execution, &tools, CancellationToken::new());
+    for _ in 0..200 {
+        run().await?;
+    }
+    let (cpu, faults) = usage();
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        let outcome = run().await?;
+        samples.push(started.elapsed().as_secs_f64());
+        anyhow::ensure!(
+            outcome.result.ok,
+            "the program failed: {:?}",
+            outcome.result
+        );
+    }
+    let (cpu_after, faults_after) = usage();
+    samples.sort_by(f64::total_cmp);
+    let per = |x: f64| x / runs as f64 * 1e6;
+    println!(
+        "{runs} executions on {threads} thread(s): median {:.1} µs, min {:.1} µs; per execution {:.1} µs CPU, {:.1} minor faults",
+        samples[runs / 2] * 1e6,
+        samples[0] * 1e6,
+        per(cpu_after - cpu),
+        (faults_after - faults) as f64 / runs as f64,
+    );
+    Ok(())
+}
