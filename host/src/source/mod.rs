@@ -132,7 +132,7 @@ pub enum SourceError {
 /// comes back as it is.
 ///
 /// Where it is parsed: a program nests at most one level per byte, so a
-/// program whose bytes times [`STACK_PER_BYTE`] (plus a margin) fit in
+/// program whose bytes times 4 KiB (plus a margin) fit in
 /// the calling thread's remaining stack is parsed right here; a larger one
 /// on the process's parser thread (with a stack deep enough for
 /// [`MAX_PARSED_BYTES`]), and this call waits for it. The hand-off costs
