@@ -166,8 +166,18 @@ mod tests {
         // ticked while idle would have ticked about ten times).
         std::thread::sleep(TICK * 10);
         assert_eq!(ticks(&ticker), 0, "an idle ticker ticked");
+        let started = Instant::now();
         let running = ticker.running();
         wait_for_ticks(&ticker, 3);
+        // Each tick comes after a sleep of TICK: no faster than that.
+        let most =
+            u64::try_from(started.elapsed().as_nanos() / TICK.as_nanos()).unwrap_or(u64::MAX);
+        assert!(
+            ticks(&ticker) <= most,
+            "{} ticks in {:?}",
+            ticks(&ticker),
+            started.elapsed()
+        );
         drop(running);
         // The tick under way when the guard dropped may still land.
         std::thread::sleep(TICK * 2);
