@@ -838,3 +838,26 @@ async fn no_call_is_accepted_once_the_wall_clock_has_run_out() {
     assert!(r.error.contains("wall clock ran out"), "{}", r.error);
     assert_eq!((called.load(Ordering::SeqCst), child.tally.calls()), (1, 1));
 }
+
+/// A child that breaks the protocol ends the connection at once, even with
+/// answers queued that it never reads: they are dropped, not written first
+/// (a writer waiting on a child that reads nothing would hold serve for
+/// ever; no cancel comes here).
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn a_violation_ends_the_connection_without_writing_what_is_queued() {
+    let server = Server::new(options(), Arc::new(echo()));
+    let tally = server.tally();
+    let (mut to_server, server_in) = tokio::io::duplex(1 << 16);
+    let served = tokio::spawn(server.serve(server_in, NeverReads, CancellationToken::new()));
+    let mut requests = encode(&Request::new("1", "t", "queued")).unwrap();
+    requests.extend(encode(&Request::new("", "t", "no id")).unwrap());
+    to_server.write_all(&requests).await.unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(3600), served)
+        .await
+        .expect("serve returned without a cancel")
+        .unwrap();
+    assert!(ended.is_err(), "{ended:?}");
+    assert_eq!(tally.calls(), 1, "the first call was accepted");
+    assert_eq!(tally.bytes(), 0, "and its answer never written");
+    drop(to_server);
+}
