@@ -46,6 +46,7 @@ fn main() -> anyhow::Result<()> {
         }
     }
     anyhow::ensure!(runs > 0, "--runs must be at least 1");
+    anyhow::ensure!(threads > 0, "--threads must be at least 1");
     let runtime = match threads {
         1 => tokio::runtime::Builder::new_current_thread()
             .enable_all()
