@@ -4,6 +4,49 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::frame::{FIRST_CHUNK, FrameDecoder, FrameError, READ_CHUNK};
 
+/// How much room to make for the next read from a stream: [`FIRST_CHUNK`]
+/// (4 KiB) at first, doubled each time a read fills it, up to
+/// [`READ_CHUNK`] (64 KiB, the most wasmtime-wasi hands a guest at once).
+///
+/// A fixed 64 KiB per reader was, for every short execution, a fresh
+/// allocation at the top of the heap that glibc gave back to the kernel
+/// when it was freed (two `brk` calls, and the page faults of the next
+/// one's first bytes); most frames (a Start, a Result, a call) are a few
+/// hundred bytes. Shared by [`AsyncFrameReader`] and the host's call
+/// channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadRoom(usize);
+
+impl ReadRoom {
+    /// The room the first read gets.
+    pub const FIRST: usize = FIRST_CHUNK;
+    /// The most room a read gets.
+    pub const MOST: usize = READ_CHUNK;
+
+    /// Room for a stream not read yet.
+    pub fn new() -> Self {
+        ReadRoom(Self::FIRST)
+    }
+
+    /// Bytes to make room for before the next read.
+    pub fn size(self) -> usize {
+        self.0
+    }
+
+    /// Takes note of a read of `n` bytes: one that filled the room doubles it.
+    pub fn read(&mut self, n: usize) {
+        if n >= self.0 {
+            self.0 = (self.0 * 2).min(Self::MOST);
+        }
+    }
+}
+
+impl Default for ReadRoom {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Reads frames from an async byte stream.
 #[derive(Debug)]
 pub struct AsyncFrameReader<R> {
@@ -11,12 +54,8 @@ pub struct AsyncFrameReader<R> {
     decoder: FrameDecoder,
     buf: Vec<u8>,
     pos: usize,
-    /// Room made for the next read: it starts small and doubles (up to
-    /// [`READ_CHUNK`]) each time a read fills it. A fixed 64 KiB per reader
-    /// was, for every short execution, a fresh allocation at the top of the
-    /// heap that glibc gave back to the kernel when it was freed (two `brk`
-    /// calls and the page faults of the next one's first bytes).
-    chunk: usize,
+    /// Room made for the next read.
+    room: ReadRoom,
 }
 
 impl<R: AsyncRead + Unpin> AsyncFrameReader<R> {
@@ -27,7 +66,7 @@ impl<R: AsyncRead + Unpin> AsyncFrameReader<R> {
             decoder: FrameDecoder::new(),
             buf: Vec::new(),
             pos: 0,
-            chunk: FIRST_CHUNK,
+            room: ReadRoom::new(),
         }
     }
 
@@ -45,15 +84,13 @@ impl<R: AsyncRead + Unpin> AsyncFrameReader<R> {
             }
             self.buf.clear();
             self.pos = 0;
-            self.buf.reserve(self.chunk);
+            self.buf.reserve(self.room.size());
             // read_buf is cancel-safe: either it read into buf or nothing happened.
             let n = self.inner.read_buf(&mut self.buf).await?;
             if n == 0 {
                 return self.decoder.finish().map(|()| None);
             }
-            if n >= self.chunk {
-                self.chunk = (self.chunk * 2).min(READ_CHUNK);
-            }
+            self.room.read(n);
         }
     }
 }
@@ -88,12 +125,12 @@ mod tests {
         assert_eq!(r.read_frame().await.unwrap().unwrap(), b"{}");
         assert_eq!(r.read_frame().await.unwrap().unwrap().len(), 3000);
         assert_eq!(r.read_frame().await.unwrap(), None);
-        assert_eq!(r.chunk, FIRST_CHUNK);
-        assert!(r.buf.capacity() < READ_CHUNK, "{}", r.buf.capacity());
+        assert_eq!(r.room.size(), ReadRoom::FIRST);
+        assert!(r.buf.capacity() < ReadRoom::MOST, "{}", r.buf.capacity());
         let big: Vec<u8> = (0..200 << 10).map(|i| (i % 251) as u8).collect();
         let stream = framed(&big);
         let mut r = AsyncFrameReader::new(&stream[..]);
         assert_eq!(r.read_frame().await.unwrap().unwrap(), big);
-        assert_eq!(r.chunk, READ_CHUNK);
+        assert_eq!(r.room.size(), ReadRoom::MOST);
     }
 }

@@ -110,7 +110,7 @@ pub use message::{
 pub use runner::{Runner, RunnerError};
 
 #[cfg(feature = "tokio")]
-pub use async_frame::{AsyncFrameReader, write_frame_async};
+pub use async_frame::{AsyncFrameReader, ReadRoom, write_frame_async};
 #[cfg(feature = "tokio")]
 pub use server::{
     Call, Ending, Handler, HandlerError, HandlerFuture, MAX_UNWRITTEN_BYTES, Server, ServerOptions,

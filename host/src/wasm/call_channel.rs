@@ -20,12 +20,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Mutex;
 use wasmtime_wasi::cli::{IsTerminal, StdinStream, StdoutStream};
 use wasmtime_wasi::p2::{InputStream, OutputStream, Pollable, StreamError, StreamResult};
-
-/// The most bytes read from the parent at a time (a guest asks for 64 KiB).
-const READ_CHUNK: usize = 64 * 1024;
-
-/// The first read's room for the parent's Responses.
-const FIRST_CHUNK: usize = 4 * 1024;
+use wire::ReadRoom;
 
 /// Bytes the child may have written and the parent not yet taken before
 /// its writes wait: one write permit.
@@ -67,10 +62,9 @@ struct Inbound {
     reader: Reader,
     /// Read from the parent, not yet taken by the child.
     ready: BytesMut,
-    /// Room made for the next read: starts at [`FIRST_CHUNK`] and doubles,
-    /// up to [`READ_CHUNK`], each time a read fills it (an execution whose
-    /// answers are small never allocates 64 KiB for them).
-    chunk: usize,
+    /// Room made for the next read (an execution whose answers are small
+    /// never allocates 64 KiB for them).
+    room: ReadRoom,
     end: End,
 }
 
@@ -86,15 +80,11 @@ impl Inbound {
         // 64 KiB scratch was 16 pages of every execution that made a call).
         // `ready` is empty here, so once the child has taken (and dropped)
         // what it read, this reuses the same allocation.
-        self.ready.reserve(self.chunk);
+        self.ready.reserve(self.room.size());
         match tokio_util::io::poll_read_buf(Pin::new(&mut self.reader), cx, &mut self.ready) {
             Poll::Pending => return Poll::Pending,
             Poll::Ready(Ok(0)) => self.end = End::Closed,
-            Poll::Ready(Ok(n)) => {
-                if n >= self.chunk {
-                    self.chunk = (self.chunk * 2).min(READ_CHUNK);
-                }
-            }
+            Poll::Ready(Ok(n)) => self.room.read(n),
             Poll::Ready(Err(e)) => self.end = End::Failed(e.to_string()),
         }
         Poll::Ready(())
@@ -127,7 +117,7 @@ impl CallIn {
         CallIn(Arc::new(Mutex::new(Inbound {
             reader,
             ready: BytesMut::new(),
-            chunk: FIRST_CHUNK,
+            room: ReadRoom::new(),
             end: End::Open,
         })))
     }
@@ -416,15 +406,15 @@ mod tests {
             let (_parent_read, mut parent_write) = tokio::io::split(parent);
             let (child_read, _child_write) = tokio::io::split(child);
             let mut stdin = CallIn::new(Box::new(child_read));
-            let chunk = |stdin: &CallIn| stdin.0.try_lock().expect("not held").chunk;
+            let room = |stdin: &CallIn| stdin.0.try_lock().expect("not held").room.size();
             tokio::io::AsyncWriteExt::write_all(&mut parent_write, b"small")
                 .await
                 .expect("the parent writes");
             stdin.ready().await;
             assert_eq!(stdin.read(64).expect("open"), Bytes::from_static(b"small"));
-            assert_eq!(chunk(&stdin), FIRST_CHUNK);
+            assert_eq!(room(&stdin), ReadRoom::FIRST);
             // 200 KiB waiting: each read fills its room, which doubles up
-            // to READ_CHUNK, and every byte arrives in order.
+            // to ReadRoom::MOST, and every byte arrives in order.
             let big: Vec<u8> = (0..200 << 10).map(|i| (i % 251) as u8).collect();
             tokio::io::AsyncWriteExt::write_all(&mut parent_write, &big)
                 .await
@@ -432,10 +422,10 @@ mod tests {
             let mut got = Vec::new();
             while got.len() < big.len() {
                 stdin.ready().await;
-                got.extend_from_slice(&stdin.read(READ_CHUNK).expect("open"));
+                got.extend_from_slice(&stdin.read(ReadRoom::MOST).expect("open"));
             }
             assert_eq!(got, big);
-            assert_eq!(chunk(&stdin), READ_CHUNK);
+            assert_eq!(room(&stdin), ReadRoom::MOST);
         });
     }
 

@@ -169,15 +169,13 @@ mod tests {
         let started = Instant::now();
         let running = ticker.running();
         wait_for_ticks(&ticker, 3);
-        // Each tick comes after a sleep of TICK: no faster than that.
-        let most =
-            u64::try_from(started.elapsed().as_nanos() / TICK.as_nanos()).unwrap_or(u64::MAX);
-        assert!(
-            ticks(&ticker) <= most,
-            "{} ticks in {:?}",
-            ticks(&ticker),
-            started.elapsed()
-        );
+        // Each tick comes after a sleep of TICK that began after `started`:
+        // no faster than that. Counted first, then timed, so a tick landing
+        // in between cannot be counted without its time.
+        let counted = ticks(&ticker);
+        let elapsed = started.elapsed();
+        let most = u64::try_from(elapsed.as_nanos() / TICK.as_nanos()).unwrap_or(u64::MAX);
+        assert!(counted <= most, "{counted} ticks in {elapsed:?}");
         drop(running);
         // The tick under way when the guard dropped may still land.
         std::thread::sleep(TICK * 2);
