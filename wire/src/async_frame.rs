@@ -4,9 +4,9 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::frame::{FIRST_CHUNK, FrameDecoder, FrameError, READ_CHUNK};
 
-/// How much room to make for the next read from a stream: [`FIRST_CHUNK`]
+/// How much room to make for the next read from a stream: [`Self::FIRST`]
 /// (4 KiB) at first, doubled each time a read fills it, up to
-/// [`READ_CHUNK`] (64 KiB, the most wasmtime-wasi hands a guest at once).
+/// [`Self::MOST`] (64 KiB, the most wasmtime-wasi hands a guest at once).
 ///
 /// A fixed 64 KiB per reader was, for every short execution, a fresh
 /// allocation at the top of the heap that glibc gave back to the kernel
