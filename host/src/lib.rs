@@ -54,6 +54,7 @@ pub mod console;
 pub mod containment;
 mod describe;
 mod error;
+mod inline_wake;
 pub mod process;
 mod sandbox;
 mod schema;

@@ -12,6 +12,7 @@ use wire::{
 
 use crate::backend::Backend;
 use crate::console::{Console, ConsoleSink, DEFAULT_CONSOLE_CAP};
+use crate::inline_wake::inline_wakes;
 use crate::process::ProcessChild;
 use crate::source::{self, Language};
 use crate::tools::Tools;
@@ -284,6 +285,18 @@ impl Sandbox {
     /// Everything that happens once it has started, whatever the program or
     /// the child does, ends in the returned [`Outcome`].
     pub async fn run(
+        &self,
+        execution: &Execution,
+        tools: &Tools,
+        cancel: CancellationToken,
+    ) -> Result<Outcome, SandboxError> {
+        // The child, the Server and the Starter wake one another inside this
+        // one task: poll again in place rather than through the scheduler,
+        // which would wake another worker to steal the task.
+        inline_wakes(self.execute(execution, tools, cancel)).await
+    }
+
+    async fn execute(
         &self,
         execution: &Execution,
         tools: &Tools,
