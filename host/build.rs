@@ -142,7 +142,12 @@ fn from_source(manifest_dir: &Path, out_dir: &Path) -> Result<(), String> {
         .args(["--config", "profile.release.lto=\"fat\""])
         .env("WASI_SDK", &wasi_sdk);
     nested_cargo::scrub_environment(&mut command);
-    reproducible(&mut command, &workspace, &guest_target_dir);
+    let mut cflags = reproducible(&mut command, &workspace, &guest_target_dir);
+    // QuickJS's vsnprintf calls (every line of every stack trace) go to the
+    // guest's own, which writes the formats they use without wasi-libc's
+    // general printf machinery: guest/c/format.c.
+    cflags.push("-Dvsnprintf=wasmwire_vsnprintf".to_owned());
+    command.env("CFLAGS_wasm32_wasip2", cflags.join(" "));
     let status = command
         .status()
         .map_err(|e| format!("could not run cargo to build the guest: {e}"))?;
@@ -168,8 +173,8 @@ fn from_source(manifest_dir: &Path, out_dir: &Path) -> Result<(), String> {
 /// panic locations and C `__FILE__`s), so that its bytes depend only on the
 /// sources and the toolchain: the checkout, the nested target directory
 /// (QuickJS is compiled from a copy in `OUT_DIR`) and cargo's home (the
-/// registry's sources).
-fn reproducible(command: &mut Command, workspace: &Path, target_dir: &Path) {
+/// registry's sources). Sets the Rust flags; returns the C flags.
+fn reproducible(command: &mut Command, workspace: &Path, target_dir: &Path) -> Vec<String> {
     let cargo_home = env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
@@ -189,13 +194,10 @@ fn reproducible(command: &mut Command, workspace: &Path, target_dir: &Path) {
         .rev()
         .map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display()))
         .collect();
-    let cflags: Vec<String> = maps
-        .iter()
+    command.env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\x1f"));
+    maps.iter()
         .map(|(from, to)| format!("-ffile-prefix-map={}={to}", from.display()))
-        .collect();
-    command
-        .env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\x1f"))
-        .env("CFLAGS_wasm32_wasip2", cflags.join(" "));
+        .collect()
 }
 
 fn embed(component: &Path) -> Result<(), String> {
@@ -226,6 +228,7 @@ fn watch(workspace: &Path) {
         "guest/src",
         "guest/Cargo.toml",
         "guest/build.rs",
+        "guest/c",
         "wire/src",
         "wire/Cargo.toml",
         "wit",

@@ -112,7 +112,7 @@ fn binding_function<'js>(
         ctx.clone(),
         move |ctx: Ctx<'js>, values: Rest<Value<'js>>| {
             let args = match &binding.parameters {
-                Some(parameters) => args_from_parameters(&ctx, &session, parameters, &values.0),
+                Some(parameters) => args_from_parameters(&ctx, parameters, &values.0),
                 None => args_from_value(&ctx, &session, &binding.name, values.0.first()),
             };
             call(&ctx, &session, binding.name.clone(), args, 0, None)
@@ -230,7 +230,6 @@ fn signal_of<'js>(options: Option<&Value<'js>>) -> rquickjs::Result<Option<Value
 /// Args for a binding with a signature: its parameters by position.
 fn args_from_parameters<'js>(
     ctx: &Ctx<'js>,
-    session: &Session<'js>,
     parameters: &[String],
     values: &[Value<'js>],
 ) -> rquickjs::Result<String> {
@@ -244,10 +243,17 @@ fn args_from_parameters<'js>(
             )?;
         }
     }
-    let json = ctx.json_stringify(object)?;
-    let intrinsics = session.intrinsics().ok_or_else(|| ended(ctx))?;
     // An object always has JSON text.
-    Ok(json.map(|s| intrinsics.string(&s)).unwrap_or_default())
+    ctx.json_stringify(object)?
+        .map_or(Ok(String::new()), |json| json_text(&json))
+}
+
+/// `JSON.stringify`'s text as Rust text. It is always well-formed (a lone
+/// surrogate comes out as a `\uXXXX` escape), so it skips the repair
+/// [`Intrinsics::string`](crate::intrinsics::Intrinsics::string) makes,
+/// a JavaScript call per tool call.
+fn json_text(json: &rquickjs::String<'_>) -> rquickjs::Result<String> {
+    json.to_string()
 }
 
 /// Args for a binding without a signature, and for `host.call`.
@@ -264,8 +270,12 @@ fn args_from_value<'js>(
     if let Some(s) = value.as_string() {
         return Ok(intrinsics.string(s));
     }
+    // A whole number (the argument of many calls) is its own JSON text.
+    if let Some(n) = value.as_int() {
+        return Ok(n.to_string());
+    }
     match ctx.json_stringify(value.clone())? {
-        Some(json) => Ok(intrinsics.string(&json)),
+        Some(json) => json_text(&json),
         None => Err(Exception::throw_type(
             ctx,
             &format!(

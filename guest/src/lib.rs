@@ -64,6 +64,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod bindings;
+mod c_format;
 mod calls;
 pub mod channel;
 mod console;
@@ -243,6 +244,8 @@ impl Evaluator {
             Ok(None) => None,
             Err(why) => return Ending::failed(FailureKind::Limit, format!("memory limit: {why}")),
         };
+        self.runtime
+            .set_gc_threshold(limits::gc_threshold(quickjs_in_use, memory_limit));
         let guard = self.guard.clone();
         let memory = self.memory.clone();
         let random = &self.random;

@@ -83,6 +83,16 @@ async fn a_memory_bomb_ends_as_limit() {
 }
 
 #[tokio::test]
+async fn cyclic_garbage_is_collected_under_a_small_budget() {
+    // Each pair refers to the other, so reference counting never frees it:
+    // only QuickJS's cycle collector does, and it must run well before the
+    // limit (about 30 MiB of pairs go through an 8 MiB budget).
+    let program = "for (let i = 0; i < 200000; i++) { const a = { i }; a.b = { a }; } return 1";
+    let outcome = run_with(program, with(|b| b.max_memory = 8 << 20)).await;
+    assert_eq!(value(&outcome), json!(1), "{:?}", outcome.result);
+}
+
+#[tokio::test]
 async fn a_string_doubling_bomb_ends_as_limit() {
     // QuickJS concatenates into ropes, so this meets its 2^30-character
     // cap on one string before it fills memory: a size limit.

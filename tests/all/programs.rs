@@ -17,6 +17,25 @@ async fn a_program_calls_a_tool_and_returns_its_value() {
 }
 
 #[tokio::test]
+async fn args_reach_the_tool_as_the_json_text_of_the_value() {
+    // Whole numbers, other numbers, and text whose lone surrogate JSON
+    // escapes (so the Result is compared as text: serde_json refuses a lone
+    // surrogate escape).
+    let program = r#"
+        const got = [];
+        for (const v of [7, -12, 0, 2147483647, -0, 1.5, 1e21, NaN, [1, 'two'], { s: "x\ud800" }])
+            got.push(await echo(v));
+        return got;
+    "#;
+    let outcome = run(program).await;
+    assert!(outcome.result.ok, "{outcome:#?}");
+    assert_eq!(
+        outcome.result.value,
+        r#"[7,-12,0,2147483647,0,1.5,1e+21,null,[1,"two"],{"s":"x\ud800"}]"#
+    );
+}
+
+#[tokio::test]
 async fn signature_parameters_become_the_args_object() {
     // delay(ms, value) receives {"ms":1,"value":[1,"two"]} and returns value.
     let outcome = run("return await delay(1, [1, 'two']);").await;
