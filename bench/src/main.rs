@@ -59,6 +59,10 @@ struct Args {
     no_pooling: bool,
     /// Only these figures (for profiling one of them).
     figures: Option<Vec<String>>,
+    /// Run one round of the memory figure for the one contender `--only`
+    /// names and print its bytes per execution (how `memory` measures each
+    /// round in a fresh process).
+    memory_round: bool,
 }
 
 impl Args {
@@ -70,6 +74,7 @@ impl Args {
                 "--quick" => args.quick = true,
                 "--no-preinit" => args.no_preinit = true,
                 "--no-pooling" => args.no_pooling = true,
+                "--memory-round" => args.memory_round = true,
                 "--figures" => {
                     let list = it.next().context("--figures needs a list")?;
                     args.figures = Some(list.split(',').map(str::to_string).collect());
@@ -95,6 +100,26 @@ impl Args {
             }
         }
         Ok(args)
+    }
+
+    /// The arguments that run one memory round of `kind` in a fresh
+    /// process, with this run's settings.
+    fn memory_round_for(&self, kind: Kind) -> Vec<String> {
+        let mut args = vec![
+            "--memory-round".to_owned(),
+            "--only".to_owned(),
+            kind.flag().to_owned(),
+        ];
+        for (set, flag) in [
+            (self.quick, "--quick"),
+            (self.no_preinit, "--no-preinit"),
+            (self.no_pooling, "--no-pooling"),
+        ] {
+            if set {
+                args.push(flag.to_owned());
+            }
+        }
+        args
     }
 
     fn wasm_config(&self) -> WasmConfig {
@@ -133,8 +158,9 @@ async fn measure(
     paths: &Paths,
     plan: &Plan,
     cores: usize,
-    only: Option<&[String]>,
+    args: &Args,
 ) -> anyhow::Result<Figures> {
+    let only = args.figures.as_deref();
     let name = contender.kind.name();
     let selected = |figure: &str| selects(only, figure);
     let wanted = |figure: &str| wanted(name, only, figure);
@@ -165,7 +191,8 @@ async fn measure(
         f.throughput = Some(figures::throughput(contender, plan, cores).await?);
     }
     if wanted("memory") {
-        f.memory = Some(figures::memory(contender, plan).await?);
+        let relaunch = args.memory_round_for(contender.kind);
+        f.memory = Some(figures::memory(plan, relaunch).await?);
     }
     if wanted("compute") {
         f.fib = Some(figures::compute(contender, plan, workload::FIB).await?);
@@ -179,6 +206,9 @@ async fn measure(
 
 async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
     let paths = Paths::beside_this_binary()?;
+    if args.memory_round {
+        return memory_round(&args, &paths).await;
+    }
     let kinds = args.only.clone().unwrap_or_else(|| Kind::ALL.to_vec());
     let wasm = args.wasm_config();
     let started = Instant::now();
@@ -221,7 +251,7 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
             continue;
         };
         let plan = Plan::for_kind(kind, args.quick);
-        let figures = measure(&contender, &paths, &plan, cores, args.figures.as_deref()).await?;
+        let figures = measure(&contender, &paths, &plan, cores, &args).await?;
         columns.push((kind, figures));
     }
 
@@ -324,6 +354,20 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
         println!();
     }
     print!("{}", table.markdown());
+    Ok(())
+}
+
+/// `--memory-round`: one round of the memory figure, after the same
+/// warm-up as every contender gets, printed as bytes per execution.
+async fn memory_round(args: &Args, paths: &Paths) -> anyhow::Result<()> {
+    let [kind] = args.only.as_deref().unwrap_or_default() else {
+        bail!("--memory-round needs --only with one contender");
+    };
+    let contender = Contender::new(*kind, paths, &args.wasm_config())?
+        .with_context(|| format!("{} is not available here", kind.name()))?;
+    let plan = Plan::for_kind(*kind, args.quick);
+    figures::warm_up(&contender, &plan).await?;
+    println!("{}", figures::memory_round(&contender, &plan).await?);
     Ok(())
 }
 
