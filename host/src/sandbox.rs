@@ -293,7 +293,19 @@ impl Sandbox {
         // The child, the Server and the Starter wake one another inside this
         // one task: poll again in place rather than through the scheduler,
         // which would wake another worker to steal the task.
-        inline_wakes(self.execute(execution, tools, cancel)).await
+        let execution = self.execute(execution, tools, cancel);
+        match self.backend {
+            // Nor does tokio's cooperative budget make the task yield: on a
+            // multi-threaded runtime each budget-forced yield also woke
+            // another worker to steal it (every few dozen calls; round trip
+            // 9.1 -> 7.4 µs on two workers). A wasm child cannot hold the
+            // thread without it: it yields at every epoch tick, and a yield
+            // is polled in place for at most `IN_PLACE_FOR`.
+            Backend::Wasm(_) => inline_wakes(tokio::task::coop::unconstrained(execution)).await,
+            // A child process floods a pipe at no cost to itself: the budget
+            // is what makes its reader give the thread up.
+            Backend::Process(_) => inline_wakes(execution).await,
+        }
     }
 
     async fn execute(

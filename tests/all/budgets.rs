@@ -243,6 +243,18 @@ async fn cancellation_ends_in_cancelled_and_stops_the_child() {
     assert_still_healthy(sandbox()).await;
 }
 
+/// On a one-thread runtime (`#[tokio::test]`'s), the cancel comes from
+/// another task: it lands only if a program calling tools in a loop, whose
+/// every call is answered at once, still gives the thread up.
+#[tokio::test]
+async fn a_program_calling_tools_in_a_loop_still_lets_other_tasks_run() {
+    let (cancel, tools) = cancel_once_running();
+    let execution = Execution::new("await running(); for (;;) await echo(1);").budget(budget());
+    let outcome = sandbox().run(&execution, &tools, cancel).await.unwrap();
+    assert_failed(&outcome, FailureKind::Cancelled, "cancel");
+    assert!(outcome.result.calls > 1, "the loop ran: {outcome:#?}");
+}
+
 #[tokio::test]
 async fn cancellation_while_waiting_on_a_tool_ends_in_cancelled() {
     let (cancel, tools) = cancel_once_running();
