@@ -15,7 +15,7 @@ const STACK_BYTES: u64 = 4 << 20;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    format();
+    compile_format();
     if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32") {
         println!("cargo:rustc-link-arg=-zstack-size={STACK_BYTES}");
         // The stack below the data and heap: an overflow faults at address
@@ -28,7 +28,7 @@ fn main() {
 /// the component (and, natively, for its tests). On wasm32 with the
 /// compiler and C library that build QuickJS: wasi-sdk's, where
 /// host/build.rs set `WASI_SDK`.
-fn format() {
+fn compile_format() {
     println!("cargo:rerun-if-changed=c/format.c");
     println!("cargo:rerun-if-env-changed=WASI_SDK");
     let mut build = cc::Build::new();

@@ -56,7 +56,7 @@ mod tests {
                 c"ab".as_ptr(),
                 255 as c_int
             );
-            same!(size, c"%.3s %ld %u", c"abcdef".as_ptr(), -7i64, 7 as u32);
+            same!(size, c"%.3s %ld %u", c"abcdef".as_ptr(), -7i64, 7_u32);
             same!(size, c"%g %c", 1.5f64, b'z' as c_int);
         }
     }
