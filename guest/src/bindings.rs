@@ -249,7 +249,7 @@ fn args_from_parameters<'js>(
 }
 
 /// `JSON.stringify`'s text as Rust text. It is always well-formed (a lone
-/// surrogate comes out as a `\uXXXX` escape), so it skips the repair
+/// surrogate comes out escaped, as `\ud800`), so it skips the repair
 /// [`Intrinsics::string`](crate::intrinsics::Intrinsics::string) makes,
 /// a JavaScript call per tool call.
 fn json_text(json: &rquickjs::String<'_>) -> rquickjs::Result<String> {

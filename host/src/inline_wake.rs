@@ -188,17 +188,25 @@ mod tests {
         );
     }
 
+    /// Never ready; keeps the waker of its latest poll where the test can
+    /// take it.
+    fn keeping_its_waker() -> (Arc<Mutex<Option<Waker>>>, impl Future<Output = ()>) {
+        let kept = Arc::new(Mutex::new(None::<Waker>));
+        let future = std::future::poll_fn({
+            let kept = Arc::clone(&kept);
+            move |cx| {
+                *kept.lock().unwrap() = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        });
+        (kept, future)
+    }
+
     #[test]
     fn a_wake_between_polls_goes_to_the_task() {
         let (count, waker) = task();
-        let stored = Arc::new(Mutex::new(None::<Waker>));
-        let mut future = inline_wakes({
-            let stored = Arc::clone(&stored);
-            std::future::poll_fn(move |cx| {
-                *stored.lock().unwrap() = Some(cx.waker().clone());
-                Poll::<()>::Pending
-            })
-        });
+        let (stored, future) = keeping_its_waker();
+        let mut future = inline_wakes(future);
         let polled = Pin::new(&mut future).poll(&mut Context::from_waker(&waker));
         assert_eq!(polled, Poll::Pending);
         assert_eq!(count.0.load(Ordering::SeqCst), 0);
@@ -215,14 +223,8 @@ mod tests {
     fn the_newest_task_waker_is_the_one_woken() {
         let (first, first_waker) = task();
         let (second, second_waker) = task();
-        let stored = Arc::new(Mutex::new(None::<Waker>));
-        let mut future = inline_wakes({
-            let stored = Arc::clone(&stored);
-            std::future::poll_fn(move |cx| {
-                *stored.lock().unwrap() = Some(cx.waker().clone());
-                Poll::<()>::Pending
-            })
-        });
+        let (stored, future) = keeping_its_waker();
+        let mut future = inline_wakes(future);
         let _ = Pin::new(&mut future).poll(&mut Context::from_waker(&first_waker));
         let _ = Pin::new(&mut future).poll(&mut Context::from_waker(&second_waker));
         stored.lock().unwrap().take().unwrap().wake();
