@@ -41,30 +41,44 @@ pub(super) const VARIANT: &[u8] = b"wasmtime-wizer-48/snapshot-1";
 
 /// Whether `component` exports [`INIT_EXPORT`] at its top level.
 ///
-/// Read from the binary without compiling it. Anything unreadable is
-/// "no": the component is then compiled as it is, and reports its own
-/// errors there.
+/// Read from the binary without compiling it, and only its top level: a
+/// nested module or component is skipped unread (the guest's core module
+/// is most of its 1.9 MB, and reading it faulted every page of the copy
+/// embedded in the binary into a CLI run that then loads its compiled
+/// snapshot from the cache). Anything unreadable is "no": the component is
+/// then compiled as it is, and reports its own errors there.
 pub(super) fn wanted(component: &[u8]) -> bool {
-    let mut depth = 0usize;
-    for payload in wasmparser::Parser::new(0).parse_all(component) {
-        let Ok(payload) = payload else {
+    use wasmparser::{Chunk, Payload};
+    let mut parser = wasmparser::Parser::new(0);
+    let mut rest = component;
+    loop {
+        let Ok(Chunk::Parsed { consumed, payload }) = parser.parse(rest, true) else {
             return false;
         };
-        match payload {
-            wasmparser::Payload::Version { .. } => depth += 1,
-            wasmparser::Payload::End(_) => depth = depth.saturating_sub(1),
-            wasmparser::Payload::ComponentExportSection(exports) if depth == 1 => {
-                let named = exports
+        let skip = match payload {
+            Payload::ModuleSection {
+                unchecked_range, ..
+            }
+            | Payload::ComponentSection {
+                unchecked_range, ..
+            } => consumed.saturating_add(unchecked_range.len()),
+            Payload::ComponentExportSection(exports) => {
+                if exports
                     .into_iter()
-                    .any(|export| export.is_ok_and(|e| e.name.name == INIT_EXPORT));
-                if named {
+                    .any(|export| export.is_ok_and(|e| e.name.name == INIT_EXPORT))
+                {
                     return true;
                 }
+                consumed
             }
-            _ => {}
-        }
+            Payload::End(_) => return false,
+            _ => consumed,
+        };
+        let Some(after) = rest.get(skip..) else {
+            return false;
+        };
+        rest = after;
     }
-    false
 }
 
 /// Runs `component`'s initialiser and returns the snapshot: the same
@@ -229,5 +243,32 @@ mod tests {
         // The smallest component: magic, version 0x0d, layer 1.
         assert!(!wanted(b"\0asm\x0d\0\x01\0"));
         assert!(!wanted(b"not wasm"));
+    }
+
+    fn component(wat: &str) -> Vec<u8> {
+        wat::parse_str(wat).expect("valid WAT")
+    }
+
+    #[test]
+    fn only_an_export_of_the_component_itself_counts() {
+        let top = r#"(component
+            (core module (func (export "wizer-initialize")))
+            (import "f" (func $f))
+            (export "wizer-initialize" (func $f)))"#;
+        assert!(wanted(&component(top)));
+        // The same name exported by a nested module or component, after
+        // which the top level goes on: not the component's own export.
+        let nested = r#"(component
+            (core module (func (export "wizer-initialize")))
+            (component
+                (import "f" (func $f))
+                (export "wizer-initialize" (func $f)))
+            (import "g" (func $g))
+            (export "run" (func $g)))"#;
+        assert!(!wanted(&component(nested)));
+        // A nested module that claims more bytes than there are.
+        let mut truncated = component(nested);
+        truncated.truncate(truncated.len() - 20);
+        assert!(!wanted(&truncated));
     }
 }
