@@ -41,9 +41,9 @@ use wire::{ClientError, FrameDecoder, FrameError, InFlight, ProtocolError, Reply
 use crate::stop::Stop;
 use crate::transport::Transport;
 
-/// Bytes asked of the parent's stream at a time (wasmtime-wasi hands a
-/// guest at most 64 KiB per read anyway).
-pub const READ_CHUNK: usize = 64 * 1024;
+/// Bytes asked of the parent's stream at a time: the most any frame reader
+/// reads at once (wasmtime-wasi hands a guest at most 64 KiB per read).
+const READ_CHUNK: usize = wire::ReadRoom::MOST;
 
 /// What the parent has sent and the channel has not yet handed out: whole
 /// frames, in order, and how the stream ended if it did.

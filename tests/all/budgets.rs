@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use serde_json::json;
-use wasmwire::{Budget, CancellationToken, Execution, FailureKind, Sandbox, SandboxOptions};
+use wasmwire::{
+    Budget, CancellationToken, Execution, FailureKind, Outcome, Sandbox, SandboxOptions,
+};
 use wasmwire_tests::{
     assert_failed, assert_still_healthy, budget, run, run_on, run_with, sandbox, tools, value,
 };
@@ -227,12 +229,19 @@ fn cancel_once_running() -> (CancellationToken, wasmwire::Tools) {
     (cancel, tools)
 }
 
-#[tokio::test]
-async fn cancellation_ends_in_cancelled_and_stops_the_child() {
+/// Runs `program` with [`cancel_once_running`]'s tools and token, and
+/// checks that it ended `cancelled`.
+async fn run_until_cancelled(program: &str) -> Outcome {
     let (cancel, tools) = cancel_once_running();
-    let execution = Execution::new("await running(); for (;;) {}").budget(budget());
+    let execution = Execution::new(program).budget(budget());
     let outcome = sandbox().run(&execution, &tools, cancel).await.unwrap();
     assert_failed(&outcome, FailureKind::Cancelled, "cancel");
+    outcome
+}
+
+#[tokio::test]
+async fn cancellation_ends_in_cancelled_and_stops_the_child() {
+    let outcome = run_until_cancelled("await running(); for (;;) {}").await;
     assert_eq!(outcome.result.calls, 1, "the program ran: {outcome:#?}");
     // From the Start: the Sandbox's build does not count.
     assert!(
@@ -248,19 +257,13 @@ async fn cancellation_ends_in_cancelled_and_stops_the_child() {
 /// every call is answered at once, still gives the thread up.
 #[tokio::test]
 async fn a_program_calling_tools_in_a_loop_still_lets_other_tasks_run() {
-    let (cancel, tools) = cancel_once_running();
-    let execution = Execution::new("await running(); for (;;) await echo(1);").budget(budget());
-    let outcome = sandbox().run(&execution, &tools, cancel).await.unwrap();
-    assert_failed(&outcome, FailureKind::Cancelled, "cancel");
+    let outcome = run_until_cancelled("await running(); for (;;) await echo(1);").await;
     assert!(outcome.result.calls > 1, "the loop ran: {outcome:#?}");
 }
 
 #[tokio::test]
 async fn cancellation_while_waiting_on_a_tool_ends_in_cancelled() {
-    let (cancel, tools) = cancel_once_running();
-    let execution = Execution::new("await running_forever(); return 1;").budget(budget());
-    let outcome = sandbox().run(&execution, &tools, cancel).await.unwrap();
-    assert_failed(&outcome, FailureKind::Cancelled, "cancel");
+    let outcome = run_until_cancelled("await running_forever(); return 1;").await;
     assert_eq!(outcome.result.calls, 1, "the program ran: {outcome:#?}");
 }
 

@@ -2,50 +2,7 @@
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use crate::frame::{FIRST_CHUNK, FrameDecoder, FrameError, READ_CHUNK};
-
-/// How much room to make for the next read from a stream: [`Self::FIRST`]
-/// (4 KiB) at first, doubled each time a read fills it, up to
-/// [`Self::MOST`] (64 KiB, the most wasmtime-wasi hands a guest at once).
-///
-/// A fixed 64 KiB per reader was, for every short execution, a fresh
-/// allocation at the top of the heap that glibc gave back to the kernel
-/// when it was freed (two `brk` calls, and the page faults of the next
-/// one's first bytes); most frames (a Start, a Result, a call) are a few
-/// hundred bytes. Shared by [`AsyncFrameReader`] and the host's call
-/// channel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReadRoom(usize);
-
-impl ReadRoom {
-    /// The room the first read gets.
-    pub const FIRST: usize = FIRST_CHUNK;
-    /// The most room a read gets.
-    pub const MOST: usize = READ_CHUNK;
-
-    /// Room for a stream not read yet.
-    pub fn new() -> Self {
-        ReadRoom(Self::FIRST)
-    }
-
-    /// Bytes to make room for before the next read.
-    pub fn size(self) -> usize {
-        self.0
-    }
-
-    /// Takes note of a read of `n` bytes: one that filled the room doubles it.
-    pub fn read(&mut self, n: usize) {
-        if n >= self.0 {
-            self.0 = (self.0 * 2).min(Self::MOST);
-        }
-    }
-}
-
-impl Default for ReadRoom {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+use crate::frame::{FrameDecoder, FrameError, ReadRoom};
 
 /// Reads frames from an async byte stream.
 #[derive(Debug)]

@@ -174,25 +174,58 @@ impl FrameDecoder {
     }
 }
 
-/// Scratch size for readers: wasmtime-wasi hands a guest at most 64 KiB per read.
-pub(crate) const READ_CHUNK: usize = 64 * 1024;
+/// How much room to make for the next read from a stream: [`Self::FIRST`]
+/// (4 KiB) at first, doubled each time a read fills it, up to
+/// [`Self::MOST`] (64 KiB, the most wasmtime-wasi hands a guest at once).
+///
+/// Most frames (a Start, a Result, a call) are a few hundred bytes. A fixed
+/// 64 KiB per reader cost every short execution: in the wasm guest, 16
+/// pages of its memory zeroed, faulted in and reset afterwards; in the
+/// parent, a fresh allocation at the top of the heap that glibc gave back
+/// to the kernel when it was freed (two `brk` calls, and the page faults of
+/// the next one's first bytes). Used by [`FrameReader`], the async frame
+/// reader and the host's call channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadRoom(usize);
 
-/// A reader's first scratch size: most frames (a Start, a Result, a call)
-/// are a few hundred bytes. A reader's scratch doubles, up to
-/// [`READ_CHUNK`], each time one read fills it.
-pub(crate) const FIRST_CHUNK: usize = 4 * 1024;
+impl ReadRoom {
+    /// The room the first read gets.
+    pub const FIRST: usize = 4 * 1024;
+    /// The most room a read gets.
+    pub const MOST: usize = 64 * 1024;
+
+    /// Room for a stream not read yet.
+    pub fn new() -> Self {
+        ReadRoom(Self::FIRST)
+    }
+
+    /// Bytes to make room for before the next read.
+    pub fn size(self) -> usize {
+        self.0
+    }
+
+    /// Takes note of a read of `n` bytes: one that filled the room doubles it.
+    pub fn read(&mut self, n: usize) {
+        if n >= self.0 {
+            self.0 = (self.0 * 2).min(Self::MOST);
+        }
+    }
+}
+
+impl Default for ReadRoom {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 /// Reads frames from a blocking byte stream.
 #[derive(Debug)]
 pub struct FrameReader<R> {
     inner: R,
     decoder: FrameDecoder,
-    /// Scratch space, zeroed: [`FIRST_CHUNK`] bytes from the first read,
-    /// doubled (up to [`READ_CHUNK`]) each time a read fills it. 64 KiB
-    /// from the start cost every execution of the wasm guest 16 pages of
-    /// its memory, zeroed, faulted in and reset afterwards, to read a Start
-    /// of a few hundred bytes.
+    /// Scratch space, zeroed, as large as `room` says.
     buf: Vec<u8>,
+    room: ReadRoom,
     /// `buf[pos..filled]` is read but not yet fed to the decoder.
     pos: usize,
     filled: usize,
@@ -210,6 +243,7 @@ impl<R: Read> FrameReader<R> {
             inner,
             decoder,
             buf: Vec::new(),
+            room: ReadRoom::new(),
             pos: 0,
             filled: 0,
         }
@@ -226,10 +260,8 @@ impl<R: Read> FrameReader<R> {
                 }
             }
             // Everything read before has been fed to the decoder by now.
-            if self.buf.is_empty() {
-                self.buf = vec![0; FIRST_CHUNK];
-            } else if self.filled == self.buf.len() && self.buf.len() < READ_CHUNK {
-                self.buf.resize((self.buf.len() * 2).min(READ_CHUNK), 0);
+            if self.buf.len() < self.room.size() {
+                self.buf.resize(self.room.size(), 0);
             }
             let n = loop {
                 match self.inner.read(&mut self.buf) {
@@ -241,6 +273,7 @@ impl<R: Read> FrameReader<R> {
                     }
                 }
             };
+            self.room.read(n);
             self.filled = n;
             self.pos = 0;
             if n == 0 {
@@ -315,14 +348,14 @@ mod tests {
         assert_eq!(r.read_frame().unwrap().unwrap(), b"{\"v\":1}");
         assert_eq!(r.read_frame().unwrap().unwrap().len(), 3000);
         assert_eq!(r.read_frame().unwrap(), None);
-        assert_eq!(r.buf.len(), FIRST_CHUNK);
+        assert_eq!(r.buf.len(), ReadRoom::FIRST);
         // A frame of 200 KiB arrives whole, through reads that each fill
         // the scratch, which doubles up to its most and no further.
         let big: Vec<u8> = (0..200 << 10).map(|i| (i % 251) as u8).collect();
         let stream = framed(&big);
         let mut r = FrameReader::new(&stream[..]);
         assert_eq!(r.read_frame().unwrap().unwrap(), big);
-        assert_eq!(r.buf.len(), READ_CHUNK);
+        assert_eq!(r.buf.len(), ReadRoom::MOST);
     }
 
     fn read_all(bytes: &[u8]) -> (Vec<Vec<u8>>, Option<FrameError>) {

@@ -100,7 +100,7 @@ mod starter;
 pub use client::{Client, ClientError, InFlight, Reply, Withdrawal};
 pub use codec::{DecodeError, decode, encode};
 pub use error::ProtocolError;
-pub use frame::{FrameDecoder, FrameError, FrameReader, write_frame};
+pub use frame::{FrameDecoder, FrameError, FrameReader, ReadRoom, write_frame};
 pub use holdings::{DEFAULT_MAX_HELD, Held, Holdings, OverHoldings};
 pub use kind::{FAILURE_KINDS, FailureKind, KindInfo, UnknownKind};
 pub use message::{
@@ -110,7 +110,7 @@ pub use message::{
 pub use runner::{Runner, RunnerError};
 
 #[cfg(feature = "tokio")]
-pub use async_frame::{AsyncFrameReader, ReadRoom, write_frame_async};
+pub use async_frame::{AsyncFrameReader, write_frame_async};
 #[cfg(feature = "tokio")]
 pub use server::{
     Call, Ending, Handler, HandlerError, HandlerFuture, MAX_UNWRITTEN_BYTES, Server, ServerOptions,
