@@ -338,9 +338,17 @@ pub async fn memory_round(contender: &Contender, plan: &Plan) -> anyhow::Result<
     Ok(during.saturating_sub(before) as f64 / n as f64)
 }
 
-/// The CLI: `wasmwire run -` of `return 1` as a whole process. Seconds.
+/// The CLI, `wasmwire run -` of `return 1` as a whole process: the median
+/// of its wall-clock time and of its peak RSS.
+pub struct Cli {
+    pub seconds: f64,
+    /// The kernel's high-water mark of the process's resident pages, in
+    /// bytes (see [`peak_rss_of`]).
+    pub max_rss: f64,
+}
+
 /// `None` for the floor and the peers in Node.js, which have no CLI.
-pub async fn cli(kind: Kind, paths: &Paths, plan: &Plan) -> anyhow::Result<Option<f64>> {
+pub async fn cli(kind: Kind, paths: &Paths, plan: &Plan) -> anyhow::Result<Option<Cli>> {
     let mut args: Vec<String> = vec!["run".into()];
     match kind {
         Kind::Wasm => {}
@@ -359,39 +367,120 @@ pub async fn cli(kind: Kind, paths: &Paths, plan: &Plan) -> anyhow::Result<Optio
     args.push("-".into());
     let cli = paths.cli.clone();
     let runs = plan.cli;
-    let seconds = tokio::task::spawn_blocking(move || -> anyhow::Result<f64> {
-        let mut samples = Vec::with_capacity(runs);
+    let figure = tokio::task::spawn_blocking(move || -> anyhow::Result<Cli> {
+        let mut seconds = Vec::with_capacity(runs);
         // The first run fills the compiled-component cache; it is not timed.
         for i in 0..=runs {
             let started = Instant::now();
-            let mut child = std::process::Command::new(&cli)
-                .args(&args)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .with_context(|| format!("running {}", cli.display()))?;
-            if let Some(mut stdin) = child.stdin.take() {
-                use std::io::Write;
-                stdin.write_all(workload::TRIVIAL.as_bytes())?;
-            }
-            let output = child.wait_with_output()?;
+            let output = run_cli(&cli, &args, std::process::Command::new(&cli))?;
             let took = started.elapsed().as_secs_f64();
-            let line = String::from_utf8_lossy(&output.stdout);
-            if !output.status.success() || !line.contains(r#""value":"1""#) {
-                bail!(
-                    "{} {}: {line} {}",
-                    cli.display(),
-                    args.join(" "),
-                    String::from_utf8_lossy(&output.stderr)
-                );
-            }
             if i > 0 {
-                samples.push(took);
+                seconds.push(took);
             }
+            check_cli(&cli, &args, &output)?;
         }
-        Ok(median(&mut samples))
+        // The peak RSS, in runs of their own: each through a probe process,
+        // which adds its own start to the time.
+        let mut max_rss = Vec::with_capacity(runs);
+        let probe = std::env::current_exe().context("finding wasmwire-bench")?;
+        for _ in 0..runs {
+            let mut command = std::process::Command::new(&probe);
+            command.arg(PEAK_RSS_OF).arg(&cli);
+            let output = run_cli(&cli, &args, command)?;
+            check_cli(&cli, &args, &output)?;
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let bytes = stderr
+                .lines()
+                .find_map(|line| line.strip_prefix("peak_rss="))
+                .and_then(|n| n.parse::<f64>().ok())
+                .with_context(|| format!("the RSS probe said no peak: {stderr}"))?;
+            max_rss.push(bytes);
+        }
+        Ok(Cli {
+            seconds: median(&mut seconds),
+            max_rss: median(&mut max_rss),
+        })
     })
     .await??;
-    Ok(Some(seconds))
+    Ok(Some(figure))
+}
+
+/// Runs `command` (the CLI, or the probe running it) with `args` after
+/// those it has, the trivial program on its stdin.
+fn run_cli(
+    cli: &std::path::Path,
+    args: &[String],
+    mut command: std::process::Command,
+) -> anyhow::Result<std::process::Output> {
+    let mut child = command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("running {}", cli.display()))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        stdin.write_all(workload::TRIVIAL.as_bytes())?;
+    }
+    Ok(child.wait_with_output()?)
+}
+
+fn check_cli(
+    cli: &std::path::Path,
+    args: &[String],
+    output: &std::process::Output,
+) -> anyhow::Result<()> {
+    let line = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() || !line.contains(r#""value":"1""#) {
+        bail!(
+            "{} {}: {line} {}",
+            cli.display(),
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(())
+}
+
+/// The argument that makes `wasmwire-bench` the RSS probe.
+pub const PEAK_RSS_OF: &str = "--peak-rss-of";
+
+/// `--peak-rss-of COMMAND ARGS...`: runs the command with this process's
+/// stdin and stdout, then says its peak RSS on stderr as `peak_rss=BYTES`.
+///
+/// Why a process of its own: Linux counts into a child's peak RSS
+/// (`ru_maxrss`) the memory of the process it was spawned from, before its
+/// `exec` (std spawns with `vfork`, on the parent's memory), so a CLI run
+/// spawned by the benchmark (a hundred MiB by then) reads as a hundred MiB.
+/// This probe has only just started, and holds less than the CLI; it checks
+/// that it does, or the figure would be its own.
+pub fn peak_rss_of(command: Vec<String>) -> anyhow::Result<()> {
+    let (program, args) = command
+        .split_first()
+        .context("--peak-rss-of needs a command")?;
+    let child = std::process::Command::new(program)
+        .args(args)
+        .spawn()
+        .with_context(|| format!("running {program}"))?;
+    let pid = libc::pid_t::try_from(child.id())?;
+    let mut status = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of the plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is this process's own child, not yet reaped; `status`
+    // and `usage` are valid for writes. std's `Child` is not waited on.
+    if unsafe { libc::wait4(pid, &mut status, 0, &mut usage) } != pid {
+        bail!("wait4: {}", std::io::Error::last_os_error());
+    }
+    // Linux says ru_maxrss in KiB.
+    let peak = u64::try_from(usage.ru_maxrss)? * 1024;
+    let own = rss::own_peak();
+    if peak <= own {
+        bail!("the probe's own peak RSS ({own} bytes) is not below its child's ({peak})");
+    }
+    eprintln!("peak_rss={peak}");
+    if libc::WIFEXITED(status) {
+        std::process::exit(libc::WEXITSTATUS(status));
+    }
+    bail!("{program} ended by signal (status {status})")
 }

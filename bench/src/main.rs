@@ -151,6 +151,7 @@ struct Figures {
     fib: Option<f64>,
     json: Option<f64>,
     cli: Option<f64>,
+    cli_rss: Option<f64>,
 }
 
 async fn measure(
@@ -198,8 +199,11 @@ async fn measure(
         f.fib = Some(figures::compute(contender, plan, workload::FIB).await?);
         f.json = Some(figures::compute(contender, plan, workload::JSON_ROUND_TRIPS).await?);
     }
-    if wanted("cli") {
-        f.cli = figures::cli(contender.kind, paths, plan).await?;
+    if wanted("cli")
+        && let Some(cli) = figures::cli(contender.kind, paths, plan).await?
+    {
+        f.cli = Some(cli.seconds);
+        f.cli_rss = Some(cli.max_rss);
     }
     Ok(f)
 }
@@ -339,6 +343,11 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
         Unit::Millis,
         &|f| f.cli,
     ));
+    table.push(row(
+        "CLI `wasmwire run` of `return 1`, peak RSS of the process (median)",
+        Unit::MiB,
+        &|f| f.cli_rss,
+    ));
 
     println!(
         "wasmwire-bench: {cores} cores, {} run, {:.0} s",
@@ -372,6 +381,11 @@ async fn memory_round(args: &Args, paths: &Paths) -> anyhow::Result<()> {
 }
 
 fn main() -> anyhow::Result<()> {
+    // Before anything else, so that this process holds as little as it can.
+    let mut argv = std::env::args().skip(1);
+    if argv.next().as_deref() == Some(figures::PEAK_RSS_OF) {
+        return figures::peak_rss_of(argv.collect());
+    }
     let args = Args::parse()?;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let runtime = tokio::runtime::Builder::new_multi_thread()

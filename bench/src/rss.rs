@@ -37,12 +37,22 @@ fn parent(pid: u32) -> Option<u32> {
 
 /// `VmRSS` of `pid` in bytes; 0 when it is gone or has none (a zombie).
 fn rss(pid: u32) -> u64 {
-    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+    status_bytes(&pid.to_string(), "VmRSS:")
+}
+
+/// This process's peak RSS so far (`VmHWM`), in bytes.
+pub fn own_peak() -> u64 {
+    status_bytes("self", "VmHWM:")
+}
+
+/// A `kB` field of `/proc/PROCESS/status`, in bytes; 0 when there is none.
+fn status_bytes(process: &str, field: &str) -> u64 {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{process}/status")) else {
         return 0;
     };
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .find_map(|line| line.strip_prefix(field))
         .and_then(|rest| {
             rest.trim()
                 .trim_end_matches("kB")
