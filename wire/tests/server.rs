@@ -513,6 +513,52 @@ async fn flood<H: wire::Handler>(handler: H) -> (usize, usize) {
     (ok, N)
 }
 
+/// A handler that is not ready at its first poll goes on in serve's own
+/// task, beside the others that wait: no task is spawned for it (a spawn
+/// woke another worker of a multi-threaded runtime, which took the handler,
+/// and its answer came back across threads), and the waiting handlers still
+/// run at once, each answered when it is done.
+#[tokio::test(flavor = "current_thread")]
+async fn handlers_that_wait_run_at_once_in_the_servers_own_task() {
+    let go = Arc::new(Notify::new());
+    let waiting = Arc::new(AtomicUsize::new(0));
+    let handler = {
+        let (go, waiting) = (go.clone(), waiting.clone());
+        move |call: Call| {
+            let (go, waiting) = (go.clone(), waiting.clone());
+            async move {
+                let released = go.notified();
+                waiting.fetch_add(1, Ordering::SeqCst);
+                released.await;
+                Ok::<_, HandlerError>(call.args)
+            }
+        }
+    };
+    let metrics = tokio::runtime::Handle::current().metrics();
+    let before = metrics.num_alive_tasks();
+    let mut child = Child::spawn(options(), handler);
+    for id in ["1", "2", "3"] {
+        child.call(id, "t", id).await;
+    }
+    while waiting.load(Ordering::SeqCst) < 3 {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(
+        metrics.num_alive_tasks() - before,
+        1,
+        "three waiting handlers took tasks of their own beside serve's"
+    );
+    assert_eq!(child.tally.in_flight(), 3);
+    go.notify_waiters();
+    let mut answered: Vec<String> = Vec::new();
+    for _ in 0..3 {
+        answered.push(child.recv().await.value);
+    }
+    answered.sort();
+    assert_eq!(answered, ["1", "2", "3"]);
+    assert_eq!(child.tally.in_flight(), 0);
+}
+
 #[tokio::test]
 async fn a_handler_that_panics_after_its_first_poll_is_answered_unknown() {
     let handler = |call: Call| async move {
