@@ -426,6 +426,7 @@ fn run_cli(
     Ok(child.wait_with_output()?)
 }
 
+/// Fails unless the run exited 0 and printed `return 1`'s Result.
 fn check_cli(
     cli: &std::path::Path,
     args: &[String],
