@@ -460,19 +460,19 @@ pub fn peak_rss_of(command: Vec<String>) -> anyhow::Result<()> {
     let (program, args) = command
         .split_first()
         .context("--peak-rss-of needs a command")?;
-    let child = std::process::Command::new(program)
+    let status = std::process::Command::new(program)
         .args(args)
-        .spawn()
+        .status()
         .with_context(|| format!("running {program}"))?;
-    let pid = libc::pid_t::try_from(child.id())?;
-    let mut status = 0;
-    // SAFETY: an all-zero `rusage` is a valid value of the plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is this process's own child, not yet reaped; `status`
-    // and `usage` are valid for writes. std's `Child` is not waited on.
-    if unsafe { libc::wait4(pid, &mut status, 0, &mut usage) } != pid {
-        bail!("wait4: {}", std::io::Error::last_os_error());
-    }
+    // The one child this process had: the peak of the children waited for
+    // is its peak.
+    // SAFETY: an all-zero `rusage` is a valid value of the plain C struct,
+    // and getrusage only writes into the one it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
     // Linux says ru_maxrss in KiB.
     let peak = u64::try_from(usage.ru_maxrss)? * 1024;
     let own = rss::own_peak();
@@ -480,8 +480,8 @@ pub fn peak_rss_of(command: Vec<String>) -> anyhow::Result<()> {
         bail!("the probe's own peak RSS ({own} bytes) is not below its child's ({peak})");
     }
     eprintln!("peak_rss={peak}");
-    if libc::WIFEXITED(status) {
-        std::process::exit(libc::WEXITSTATUS(status));
+    match status.code() {
+        Some(code) => std::process::exit(code),
+        None => bail!("{program} ended by a signal ({status})"),
     }
-    bail!("{program} ended by signal (status {status})")
 }
