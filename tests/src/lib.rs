@@ -169,6 +169,31 @@ pub async fn assert_still_healthy(sandbox: &Sandbox) {
     assert_eq!(value(&outcome), serde_json::json!(42), "{outcome:#?}");
 }
 
+/// Fixes glibc's thresholds for serving a large allocation with its own
+/// mapping and for giving back the free top of a heap, at their defaults
+/// (128 KiB), for the rest of the process. Called by [`rss_bytes`]; a test
+/// that measures RSS calls it before its first round too.
+///
+/// Left to itself glibc raises both after it frees a large block (the
+/// mmap threshold up to 32 MiB, the trim threshold to twice that), and from
+/// then on a thread arena keeps up to 64 MiB of free memory at its top,
+/// which `malloc_trim` does not give back (it trims only the main arena's
+/// top). Measured in the soak: one arena held 55 MiB after a trim, and which
+/// round it grew in moved the RSS reading by 45 MiB, up or down, with
+/// nothing leaked. With the thresholds fixed, freed memory goes back and
+/// RSS follows what is live.
+pub fn steady_allocator() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: mallopt only sets allocator parameters; it has no
+        // preconditions and may be called at any time.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, 128 << 10);
+        }
+    });
+}
+
 /// This process's resident set size in bytes (`VmRSS` of /proc/self/status).
 ///
 /// The whole process: in a test binary that runs other tests at the same
@@ -177,6 +202,7 @@ pub async fn assert_still_healthy(sandbox: &Sandbox) {
 /// (`malloc_trim`), so that the figure is what is live, not what the
 /// allocator happened to keep after a peak.
 pub fn rss_bytes() -> u64 {
+    steady_allocator();
     // SAFETY: malloc_trim only releases free heap memory; it has no
     // preconditions.
     unsafe {
@@ -190,6 +216,48 @@ pub fn rss_bytes() -> u64 {
         .and_then(|n| n.trim().parse().ok())
         .expect("VmRSS in kB");
     kib * 1024
+}
+
+/// Where this process's resident memory is, for a figure that moved: the
+/// resident bytes of /proc/self/smaps summed by kind of mapping, largest
+/// first, with how many mappings of each kind. Files by their name;
+/// anonymous mappings as those of at least 1 GiB (wasmtime's pooled memory
+/// slots, 4 GiB each), those at a 64 MiB boundary and no larger (glibc's
+/// thread arenas), and the rest (stacks, large allocations).
+pub fn rss_breakdown() -> String {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap_or_default();
+    let mut kinds: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
+    let mut kind = String::new();
+    for line in smaps.lines() {
+        let mut fields = line.split_whitespace();
+        let first = fields.next().unwrap_or("");
+        if let Some((start, end)) = first.split_once('-') {
+            // A mapping's header: range, perms, offset, dev, inode, [path].
+            let hex = |n| u64::from_str_radix(n, 16).unwrap_or(0);
+            let (start, size) = (hex(start), hex(end).saturating_sub(hex(start)));
+            kind = match fields.nth(4) {
+                Some(path) => path.to_string(),
+                None if size >= 1 << 30 => "anon, 1 GiB or more (pool slots)".to_string(),
+                None if start % (64 << 20) == 0 && size <= 64 << 20 => {
+                    "anon at 64 MiB (thread arenas)".to_string()
+                }
+                None => "anon, other (stacks, large blocks)".to_string(),
+            };
+        } else if first == "Rss:" {
+            let kib: u64 = fields.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+            let entry = kinds.entry(kind.clone()).or_default();
+            entry.0 += kib * 1024;
+            entry.1 += 1;
+        }
+    }
+    let mut kinds: Vec<_> = kinds.into_iter().filter(|(_, (rss, _))| *rss > 0).collect();
+    kinds.sort_by_key(|(_, (rss, _))| std::cmp::Reverse(*rss));
+    kinds
+        .iter()
+        .take(8)
+        .map(|(kind, (rss, n))| format!("{kind} ({n}): {}", mib(*rss)))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Bytes as MiB with one decimal, for the figures tests print.
