@@ -17,7 +17,17 @@
 //! native process child ([`ThreadLink`]).
 //!
 //! It paces as [`wire::InFlight`] does: at most the Start's `max_inflight`
-//! calls on the wire, the rest waiting in order for a slot. And it can wait
+//! calls on the wire, the rest waiting in order for a slot.
+//!
+//! Requests go out in batches: the frames of the calls sent, and of those
+//! whose slot an answer freed, gather in one buffer, written with one
+//! [`Link::send`] before the channel waits for the parent, once it has
+//! handed out every answer it had already read, when the buffer reaches
+//! [`OUT_BATCH`], and whenever the evaluator asks ([`Transport::flush`]:
+//! before a timer fires, before it sleeps, and when the run ends). So a
+//! call never waits for the program beyond the answers already in hand,
+//! and `Promise.all` over a thousand calls costs a few writes, not a
+//! thousand (each write to the component's stdout is three host calls). And it can wait
 //! for an answer with a timeout ([`Transport::recv_within`]), which the
 //! event loop needs while a timer is pending: in the component the link
 //! polls a monotonic-clock pollable together with stdin.
@@ -44,6 +54,10 @@ use crate::transport::Transport;
 /// Bytes asked of the parent's stream at a time: the most any frame reader
 /// reads at once (wasmtime-wasi hands a guest at most 64 KiB per read).
 const READ_CHUNK: usize = wire::ReadRoom::MOST;
+
+/// Bytes of Requests gathered before they are written without waiting for
+/// a flush: a frame this large or larger goes on its own.
+pub const OUT_BATCH: usize = 64 * 1024;
 
 /// What the parent has sent and the channel has not yet handed out: whole
 /// frames, in order, and how the stream ended if it did.
@@ -113,6 +127,40 @@ impl Inbox {
     }
 }
 
+/// Frames sent and not yet written to the link, in order.
+#[derive(Debug, Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    /// Requests among them (the rest are Withdraws).
+    requests: u64,
+    /// Requests counted as sent whose batch could not be written.
+    unwritten: u64,
+}
+
+impl Batch {
+    /// Adds a frame; `request`: it is a Request (counted as a call).
+    fn push(&mut self, frame: &[u8], request: bool) {
+        self.bytes.extend_from_slice(frame);
+        self.requests += u64::from(request);
+    }
+
+    /// Writes the batch to `link` and empties it. If the write fails, its
+    /// Requests are not counted: the parent did not get them (or not all
+    /// of them; a partial frame is nothing to it).
+    fn write<L: Link>(&mut self, link: &mut L, inbox: &mut Inbox) -> io::Result<()> {
+        if self.bytes.is_empty() {
+            return Ok(());
+        }
+        let written = link.send(&self.bytes, inbox);
+        if written.is_err() {
+            self.unwritten += self.requests;
+        }
+        self.bytes.clear();
+        self.requests = 0;
+        written
+    }
+}
+
 /// The two directions of the call channel, served so that neither waits on
 /// the other.
 pub trait Link {
@@ -146,6 +194,8 @@ pub struct Channel<L> {
     link: L,
     inbox: Inbox,
     calls: InFlight,
+    /// Frames sent and not yet written to the link (see the module's doc).
+    out: Batch,
     /// Set once a write failed: the parent gets no more Requests.
     broken: Option<String>,
     /// The run's stop: told when the channel ends, and read while waiting.
@@ -165,6 +215,7 @@ impl<L: Link> Channel<L> {
             link,
             inbox: Inbox::default(),
             calls: InFlight::default(),
+            out: Batch::default(),
             broken: None,
             stop,
         }
@@ -205,14 +256,40 @@ impl<L: Link> Channel<L> {
 }
 
 impl<L: Link> Channel<L> {
-    /// Writes every waiting Request that has a slot on the wire; none once
-    /// the channel broke (those calls then fail, uncounted).
+    /// Sends every waiting Request that has a slot on the wire, into the
+    /// batch; none once the channel broke (those calls then fail,
+    /// uncounted).
     fn write_ready(&mut self) {
         if self.broken.is_some() {
             return;
         }
-        let (link, inbox) = (&mut self.link, &mut self.inbox);
-        if let Err(e) = self.calls.send_ready(|frame| link.send(frame, inbox)) {
+        let (link, inbox, out) = (&mut self.link, &mut self.inbox, &mut self.out);
+        let sent = self.calls.send_ready(|frame| {
+            if out.bytes.len() + frame.len() > OUT_BATCH {
+                out.write(link, inbox)?;
+                if frame.len() >= OUT_BATCH {
+                    // On its own, unbuffered; uncounted if it fails.
+                    return link.send(frame, inbox);
+                }
+            }
+            out.push(frame, true);
+            Ok(())
+        });
+        self.note_broken(sent);
+    }
+
+    /// Writes the batch now (see the module's doc for when).
+    fn write_out(&mut self) {
+        if self.broken.is_none() {
+            let written = self.out.write(&mut self.link, &mut self.inbox);
+            self.note_broken(written);
+        }
+    }
+
+    /// A failed write broke the channel: the parent gets no more Requests,
+    /// and the run is cancelled.
+    fn note_broken(&mut self, written: io::Result<()>) {
+        if let Err(e) = written {
             let why = format!("the call channel broke: {e}");
             self.stop.cancel(why.clone());
             self.broken = Some(why);
@@ -255,6 +332,11 @@ impl<L: Link> Channel<L> {
                     let reply = self.calls.answer(&payload)?;
                     // The answer freed a slot: the next waiting call takes it.
                     self.write_ready();
+                    if self.inbox.frames.is_empty() {
+                        // The last answer in hand: what the answers freed
+                        // goes before the program runs on.
+                        self.write_out();
+                    }
                     return Ok(Some(reply));
                 }
                 Some(Err(FrameError::Io(e))) => {
@@ -272,6 +354,13 @@ impl<L: Link> Channel<L> {
             }
             if stoppable && self.stop.is_stopped() {
                 return Ok(None);
+            }
+            if self.broken.is_none() && !self.out.bytes.is_empty() {
+                // The batch goes before the wait. Writing it may have read
+                // answers into the inbox (a link reads while it writes), and
+                // those go before any wait: look again.
+                self.write_out();
+                continue;
             }
             let timeout = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             if timeout == Some(Duration::ZERO) {
@@ -316,14 +405,21 @@ impl<L: Link> Transport for Channel<L> {
         if let Ok(wire::Withdrawal::OnTheWire(frame)) = self.calls.withdraw(id)
             && tell_parent
             && self.broken.is_none()
-            && let Err(e) = self.link.send(&frame, &mut self.inbox)
         {
-            self.broken = Some(format!("the call channel broke: {e}"));
+            // In the batch, after the Request it withdraws.
+            self.out.push(&frame, false);
+            if self.out.bytes.len() >= OUT_BATCH {
+                self.write_out();
+            }
         }
     }
 
+    fn flush(&mut self) {
+        self.write_out();
+    }
+
     fn calls(&self) -> u64 {
-        self.calls.calls()
+        self.calls.calls().saturating_sub(self.out.unwritten)
     }
 
     fn bytes(&self) -> u64 {

@@ -12,6 +12,12 @@
 //! promise nobody will resolve), and the loop says so instead of waiting
 //! forever.
 //!
+//! What the loop sends, the transport may gather and write in one go (the
+//! child's own channel does, until it waits or has handed out the answers
+//! it read): the loop flushes it before a timer's callback runs, before it
+//! sleeps, and when it ends, so no call waits on code that is not an
+//! answer's, and the parent has every call the Result counts.
+//!
 //! The loop stops as soon as the promise settles: timers still pending are
 //! dropped with the session, and the Result goes at once. It also stops as
 //! soon as the run's [`Stop`] says so (the wall clock, or the parent
@@ -50,8 +56,24 @@ pub(crate) enum Settled<'js> {
 }
 
 /// Drives `promise` to an end. `tell_parent`: the parent takes Withdraw
-/// messages (the Start's `withdraw`).
+/// messages (the Start's `withdraw`). Whatever the transport still holds
+/// is written before it returns: the Result counts those calls.
 pub(crate) fn drive<'js, T: Transport + ?Sized>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    promise: &Promise<'js>,
+    transport: &mut T,
+    guard: &StackGuard,
+    stop: &Stop,
+    tell_parent: bool,
+) -> Settled<'js> {
+    let settled = turns(ctx, session, promise, transport, guard, stop, tell_parent);
+    transport.flush();
+    settled
+}
+
+/// The turns of [`drive`].
+fn turns<'js, T: Transport + ?Sized>(
     ctx: &Ctx<'js>,
     session: &Session<'js>,
     promise: &Promise<'js>,
@@ -109,6 +131,8 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
         let timer_due = next_due.is_some_and(|due| due <= now);
         if timer_due && !(channel_first && in_flight > 0) {
             channel_first = true;
+            // The timer's code is not an answer's: the calls go first.
+            transport.flush();
             if let Some(stop) = fire_one(ctx, session, now, guard, stop) {
                 return stop;
             }
@@ -123,6 +147,8 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
         let waited = match (in_flight, next_due, wake) {
             (0, None, _) => return Settled::Stuck,
             (0, Some(_), wake) => {
+                // Withdraws the transport holds go before the sleep.
+                transport.flush();
                 let wake = wake.unwrap_or(now);
                 stop.sleep(wake.saturating_duration_since(now));
                 continue;

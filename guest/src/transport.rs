@@ -52,6 +52,15 @@ pub trait Transport {
         let _ = (id, tell_parent);
     }
 
+    /// Writes the Requests (and Withdraws) sent so far that the transport
+    /// still holds. A transport may gather what it sends and write it in
+    /// one go ([`Channel`](crate::Channel) does, before it waits and once
+    /// it has handed out the answers it read); the evaluator flushes before
+    /// the program runs code that is not an answer's (a timer), before it
+    /// sleeps, and when the run ends, so that the parent has every call the
+    /// Result counts. By default there is nothing to write.
+    fn flush(&mut self) {}
+
     /// Calls sent so far, reported in the Result for reconciliation.
     fn calls(&self) -> u64;
 
@@ -105,6 +114,10 @@ impl<T: Transport + ?Sized> Transport for &mut T {
 
     fn withdraw(&mut self, id: &str, tell_parent: bool) {
         (**self).withdraw(id, tell_parent);
+    }
+
+    fn flush(&mut self) {
+        (**self).flush();
     }
 
     fn calls(&self) -> u64 {

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::json;
-use wasmwire::{Sandbox, SandboxOptions, Tool, Tools};
-use wasmwire_tests::{budget, run, run_on, value};
-use wire::{Call, HandlerError};
+use wasmwire::{Budget, Sandbox, SandboxOptions, Tool, Tools};
+use wasmwire_tests::{assert_failed, budget, run, run_on, sandbox, tools, value};
+use wire::{Call, FailureKind, HandlerError};
 
 #[tokio::test]
 async fn promise_all_over_a_thousand_calls_completes_with_the_default_cap() {
@@ -81,4 +81,38 @@ async fn calls_made_while_others_are_paced_settle_in_their_own_order() {
     let outcome = run(program).await;
     assert_eq!(value(&outcome), json!(true));
     assert_eq!(outcome.result.calls, 300);
+}
+
+/// The child gathers its Requests and writes them in one go (when it
+/// waits, or has handed out the answers it read). None may wait on code
+/// that is not an answer's, and none may be left unwritten at the end.
+#[tokio::test]
+async fn gathered_calls_reach_the_parent_before_a_timer_runs_and_when_the_run_ends() {
+    // A call made, then a timer whose callback never returns: the call
+    // reaches the parent before the callback runs, and the run ends at
+    // its wall clock.
+    let outcome = run_on(
+        sandbox(),
+        "const answered = echo(7);\n\
+         setTimeout(() => { for (;;) {} }, 0);\n\
+         return await answered;",
+        Budget {
+            wall_clock: Duration::from_millis(300),
+            ..budget()
+        },
+        &tools(),
+    )
+    .await;
+    assert_failed(&outcome, FailureKind::Limit, "wall clock");
+    assert_eq!(outcome.result.calls, 1, "{outcome:#?}");
+    // A call the program never waits for: it is still made, and the
+    // Result's count (the parent's) agrees with the child's.
+    let outcome = run("echo(1); echo(2); return 3;").await;
+    assert_eq!(value(&outcome), json!(3));
+    assert_eq!(
+        (outcome.result.calls, outcome.child_counts.map(|c| c.0)),
+        (2, Some(2)),
+        "{outcome:#?}"
+    );
+    assert!(!outcome.counts_disagree, "{outcome:#?}");
 }

@@ -20,6 +20,8 @@ struct Scripted {
     at: usize,
     chunk: usize,
     sent: Vec<u8>,
+    /// How many writes brought `sent`.
+    writes: usize,
 }
 
 impl Scripted {
@@ -33,6 +35,7 @@ impl Scripted {
             at: 0,
             chunk,
             sent: Vec::new(),
+            writes: 0,
         }
     }
 
@@ -49,6 +52,7 @@ impl Scripted {
 impl Link for Scripted {
     fn send(&mut self, bytes: &[u8], _inbox: &mut Inbox) -> std::io::Result<()> {
         self.sent.extend_from_slice(bytes);
+        self.writes += 1;
         Ok(())
     }
 
@@ -143,7 +147,7 @@ fn a_request_too_large_for_a_frame_is_refused_and_takes_no_id() {
     assert_eq!(channel.calls(), 1);
 }
 
-/// A link whose parent takes one Request, then stops reading: every later
+/// A link whose parent takes one write, then stops reading: every later
 /// write fails.
 struct TakesOne {
     taken: usize,
@@ -165,9 +169,14 @@ impl Link for TakesOne {
 fn the_channel_counts_only_the_calls_it_wrote_and_a_broken_write_cancels_the_run() {
     let stop = wasmwire_guest::Stop::new();
     let mut channel = Channel::stopped_by(TakesOne { taken: 0 }, stop.clone());
-    for _ in 0..3 {
-        channel.send("t", "{}", 0).unwrap();
-    }
+    channel.send("t", "{}", 0).unwrap();
+    channel.flush();
+    assert_eq!(channel.calls(), 1);
+    assert!(stop.reason().is_none());
+    // Two more in one batch, whose write fails.
+    channel.send("t", "{}", 0).unwrap();
+    channel.send("t", "{}", 0).unwrap();
+    channel.flush();
     assert_eq!(channel.calls(), 1, "only the first Request was written");
     let mut cancelled = 0;
     while let Ok(reply) = channel.recv() {
@@ -180,6 +189,42 @@ fn the_channel_counts_only_the_calls_it_wrote_and_a_broken_write_cancels_the_run
         "{:?}",
         stop.reason()
     );
+}
+
+/// A parent whose answers come in while the child writes (as a link that
+/// reads while it writes hands them over): each write brings the answer to
+/// each Request in it. The child must never wait with answers in hand.
+struct AnswersWhileWritten;
+
+impl Link for AnswersWhileWritten {
+    fn send(&mut self, bytes: &[u8], inbox: &mut Inbox) -> std::io::Result<()> {
+        let mut reader = FrameReader::new(bytes);
+        while let Some(payload) = reader.read_frame().unwrap() {
+            let request: Request = wire::decode(&payload).unwrap();
+            inbox.push(&wire::encode(&Response::success(request.id, request.args)).unwrap());
+        }
+        Ok(())
+    }
+
+    fn receive(&mut self, _inbox: &mut Inbox, _timeout: Option<Duration>) {
+        panic!("waited for the parent with its answers already in hand");
+    }
+}
+
+#[test]
+fn answers_read_while_the_batch_is_written_are_taken_without_a_wait() {
+    let mut channel = Channel::new(AnswersWhileWritten);
+    channel.pace(2);
+    let ids: Vec<String> = (0..5)
+        .map(|i| channel.send("t", &i.to_string(), 0).unwrap())
+        .collect();
+    // Each answer frees a slot for the next call; the batch that carries
+    // it is written (and so answered) as the last answer in hand goes.
+    for (i, id) in ids.iter().enumerate() {
+        let reply = channel.recv().unwrap();
+        assert_eq!((&reply.id, reply.outcome), (id, Ok(i.to_string())));
+    }
+    assert_eq!(channel.calls(), 5);
 }
 
 /// A parent that answers each Request with its args, over a socket, from
@@ -237,6 +282,7 @@ fn the_thread_link_sees_the_parent_close() {
     let link = ThreadLink::new(child.try_clone().unwrap(), child).unwrap();
     let mut channel = Channel::new(link);
     let id = channel.send("t", "{}", 0).unwrap();
+    channel.flush();
     // The parent reads the Request whole (a socket closed with bytes unread
     // would be reset, not closed), then closes.
     let mut prefix = [0; 4];
@@ -274,15 +320,26 @@ fn the_channel_paces_calls_to_its_cap_and_sends_the_next_as_an_answer_frees_a_sl
             .map(|r| r.id)
             .collect::<Vec<_>>()
     };
+    // Gathered, and written in one go when the evaluator flushes.
+    assert!(sent(&mut channel).is_empty());
+    channel.flush();
+    assert_eq!(channel.link_mut().writes, 1);
     assert_eq!(sent(&mut channel), ["1", "2"]);
     assert_eq!(
         (channel.in_flight(), channel.on_the_wire(), channel.calls()),
         (3, 2, 2)
     );
+    // The first read brings all three answers (the parent is scripted to
+    // answer 3 before it could have it). Answer 1 frees a slot for call 3,
+    // which waits in the batch while answers already read remain ...
     assert_eq!(channel.recv().unwrap().id, "1");
-    assert_eq!(sent(&mut channel), ["1", "2", "3"]);
+    assert_eq!(sent(&mut channel), ["1", "2"]);
     assert_eq!(channel.recv().unwrap().id, "2");
+    assert_eq!(sent(&mut channel), ["1", "2"]);
+    // ... and is written once the last of them is handed out.
     assert_eq!(channel.recv().unwrap().id, "3");
+    assert_eq!(sent(&mut channel), ["1", "2", "3"]);
+    assert_eq!(channel.link_mut().writes, 2);
     assert_eq!(channel.calls(), 3);
 }
 
