@@ -27,10 +27,11 @@
 //! before a timer fires, before it sleeps, and when the run ends). So a
 //! call never waits for the program beyond the answers already in hand,
 //! and `Promise.all` over a thousand calls costs a few writes, not a
-//! thousand (each write to the component's stdout is three host calls). And it can wait
-//! for an answer with a timeout ([`Transport::recv_within`]), which the
-//! event loop needs while a timer is pending: in the component the link
-//! polls a monotonic-clock pollable together with stdin.
+//! thousand (each write to the component's stdout is three host calls).
+//!
+//! It can wait for an answer with a timeout ([`Transport::recv_within`]),
+//! which the event loop needs while a timer is pending: in the component
+//! the link polls a monotonic-clock pollable together with stdin.
 //!
 //! The rest is [`wire::Client`]'s contract, which [`Transport`] states: ids
 //! unique within the run, answers in any order, and once the channel ends
@@ -168,7 +169,9 @@ pub trait Link {
     ///
     /// While the parent is not taking them, whatever it sends must be read
     /// into `inbox`: a parent may wait for its answers to be read before it
-    /// reads more. An error means the parent cannot get Requests any more.
+    /// reads more. (The channel therefore looks at `inbox` after a send
+    /// before it waits: answers may be there.) An error means the parent
+    /// cannot get Requests any more.
     fn send(&mut self, bytes: &[u8], inbox: &mut Inbox) -> io::Result<()>;
 
     /// Waits until the parent sends something, or its stream ends, and puts
