@@ -97,7 +97,7 @@ use crate::random::Random;
 use crate::session::Session;
 use crate::web::Web;
 
-pub use crate::channel::{Channel, Inbox, Link, ThreadLink};
+pub use crate::channel::{Channel, Inbox, Link, OUT_BATCH, ThreadLink};
 pub use crate::stop::{Reason, Stop};
 pub use crate::transport::Transport;
 

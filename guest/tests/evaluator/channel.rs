@@ -8,7 +8,7 @@ use std::os::unix::net::UnixStream;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use wasmwire_guest::{Channel, Inbox, Link, ThreadLink, Transport};
+use wasmwire_guest::{Channel, Inbox, Link, OUT_BATCH, ThreadLink, Transport};
 use wire::{ClientError, FailureKind, FrameReader, Request, Response};
 
 use crate::fake::start;
@@ -22,6 +22,8 @@ struct Scripted {
     sent: Vec<u8>,
     /// How many writes brought `sent`.
     writes: usize,
+    /// The size of each write.
+    sizes: Vec<usize>,
 }
 
 impl Scripted {
@@ -36,6 +38,7 @@ impl Scripted {
             chunk,
             sent: Vec::new(),
             writes: 0,
+            sizes: Vec::new(),
         }
     }
 
@@ -53,6 +56,7 @@ impl Link for Scripted {
     fn send(&mut self, bytes: &[u8], _inbox: &mut Inbox) -> std::io::Result<()> {
         self.sent.extend_from_slice(bytes);
         self.writes += 1;
+        self.sizes.push(bytes.len());
         Ok(())
     }
 
@@ -145,6 +149,34 @@ fn a_request_too_large_for_a_frame_is_refused_and_takes_no_id() {
     assert_eq!(channel.send("t", "{}", 0).unwrap(), "1");
     assert_eq!(channel.recv().unwrap().outcome, Ok("1".into()));
     assert_eq!(channel.calls(), 1);
+}
+
+#[test]
+fn a_batch_is_written_before_it_passes_64_kib_and_a_frame_that_large_goes_alone() {
+    let mut channel = Channel::new(Scripted::new(&[], 1024));
+    channel.pace(100);
+    let frame = |args: &str| wire::encode(&Request::new("1", "t", args)).unwrap().len();
+    let (small, large) = ("x".repeat(20 << 10), "y".repeat(OUT_BATCH));
+    for _ in 0..7 {
+        channel.send("t", &small, 0).unwrap();
+    }
+    channel.send("t", &large, 0).unwrap();
+    channel.send("t", "1", 0).unwrap();
+    channel.flush();
+    // Three 20 KiB frames fit under 64 KiB and a fourth does not: written
+    // three by three, the seventh alone when the large one comes, which
+    // goes on its own, and the last with the flush.
+    let (s, l, one) = (frame(&small), frame(&large), frame("1"));
+    assert!(3 * s <= OUT_BATCH && 4 * s > OUT_BATCH && l > OUT_BATCH);
+    assert_eq!(channel.link_mut().sizes, [3 * s, 3 * s, s, l, one]);
+    let ids: Vec<String> = channel
+        .link_mut()
+        .requests()
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(ids, ["1", "2", "3", "4", "5", "6", "7", "8", "9"]);
+    assert_eq!(channel.calls(), 9);
 }
 
 /// A link whose parent takes one write, then stops reading: every later
