@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use wasmwire_guest::{Channel, Inbox, Link, OUT_BATCH, ThreadLink, Transport};
-use wire::{ClientError, FailureKind, FrameReader, Request, Response};
+use wire::{ClientError, FailureKind, FrameReader, Request, Response, Withdraw};
 
 use crate::fake::start;
 
@@ -177,6 +177,23 @@ fn a_batch_is_written_before_it_passes_64_kib_and_a_frame_that_large_goes_alone(
         .collect();
     assert_eq!(ids, ["1", "2", "3", "4", "5", "6", "7", "8", "9"]);
     assert_eq!(channel.calls(), 9);
+}
+
+#[test]
+fn a_withdraw_goes_in_the_batch_after_the_request_it_withdraws() {
+    let mut channel = Channel::new(Scripted::new(&[], 1024));
+    let id = channel.send("t", "1", 0).unwrap();
+    channel.withdraw(&id, true);
+    assert_eq!(channel.link_mut().writes, 0, "held until the batch goes");
+    channel.flush();
+    let link = channel.link_mut();
+    assert_eq!(link.writes, 1);
+    let mut reader = FrameReader::new(&link.sent[..]);
+    let request: Request = wire::decode(&reader.read_frame().unwrap().unwrap()).unwrap();
+    let withdraw: Withdraw = wire::decode(&reader.read_frame().unwrap().unwrap()).unwrap();
+    assert_eq!((request.id, withdraw), (id.clone(), Withdraw::new(&id)));
+    assert!(reader.read_frame().unwrap().is_none());
+    assert_eq!(channel.calls(), 1);
 }
 
 /// A link whose parent takes one write, then stops reading: every later
