@@ -14,9 +14,10 @@
 //!
 //! What the loop sends, the transport may gather and write in one go (the
 //! child's own channel does, until it waits or has handed out the answers
-//! it read): the loop flushes it before a timer's callback runs, before it
-//! sleeps, and when it ends, so no call waits on code that is not an
-//! answer's, and the parent has every call the Result counts.
+//! it read): the loop flushes it before a timer's callback runs and before
+//! it sleeps, and the evaluator when the loop ends, so no call waits on
+//! code that is not an answer's, and the parent has every call the Result
+//! counts.
 //!
 //! The loop stops as soon as the promise settles: timers still pending are
 //! dropped with the session, and the Result goes at once. It also stops as
@@ -56,24 +57,9 @@ pub(crate) enum Settled<'js> {
 }
 
 /// Drives `promise` to an end. `tell_parent`: the parent takes Withdraw
-/// messages (the Start's `withdraw`). Whatever the transport still holds
-/// is written before it returns: the Result counts those calls.
+/// messages (the Start's `withdraw`). What the transport still holds when
+/// it returns, the caller flushes.
 pub(crate) fn drive<'js, T: Transport + ?Sized>(
-    ctx: &Ctx<'js>,
-    session: &Session<'js>,
-    promise: &Promise<'js>,
-    transport: &mut T,
-    guard: &StackGuard,
-    stop: &Stop,
-    tell_parent: bool,
-) -> Settled<'js> {
-    let settled = turns(ctx, session, promise, transport, guard, stop, tell_parent);
-    transport.flush();
-    settled
-}
-
-/// The turns of [`drive`].
-fn turns<'js, T: Transport + ?Sized>(
     ctx: &Ctx<'js>,
     session: &Session<'js>,
     promise: &Promise<'js>,

@@ -340,7 +340,7 @@ fn run_program<'js, T: Transport + ?Sized>(
     let settled = match returned.into_promise() {
         Some(promise) => {
             event_loop::note_throw(ctx, session, &promise);
-            event_loop::drive(
+            let settled = event_loop::drive(
                 ctx,
                 session,
                 &promise,
@@ -348,7 +348,10 @@ fn run_program<'js, T: Transport + ?Sized>(
                 guard,
                 stop,
                 start.withdraw,
-            )
+            );
+            // What the transport still holds goes now: the Result counts it.
+            transport.flush();
+            settled
         }
         // Only a program that broke out of its wrapper returns a non-promise.
         None => {
