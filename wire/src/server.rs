@@ -24,7 +24,7 @@
 //! Response and leaves the calls in flight at once. A Withdraw for an id
 //! not in flight is ignored: the answer may have crossed it on the wire.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
@@ -309,9 +309,8 @@ impl Server {
             tally: self.tally,
             holdings: self.holdings,
             reader: AsyncFrameReader::new(reader),
-            in_flight: HashSet::new(),
             calls: FuturesUnordered::new(),
-            aborts: HashMap::new(),
+            running: HashMap::new(),
             tx,
             outbox,
         };
@@ -359,12 +358,13 @@ struct Connection<R> {
     handler: Arc<dyn Handler>,
     tally: Arc<Tally>,
     reader: AsyncFrameReader<R>,
-    in_flight: HashSet<String>,
     /// The handlers not ready at their first poll, polled here, in serve's
     /// own task, each with its call's id.
     calls: FuturesUnordered<Running>,
-    /// How to abort each running call, by request id (for [`Withdraw`]).
-    aborts: HashMap<String, AbortHandle>,
+    /// The calls in `calls`, by request id, with how to abort each (for
+    /// [`Withdraw`]): a Request with one of these ids is a duplicate, and
+    /// their number is held to the in-flight cap.
+    running: HashMap<String, AbortHandle>,
     tx: mpsc::UnboundedSender<Outgoing>,
     outbox: Outbox,
     holdings: Holdings,
@@ -399,8 +399,7 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
                         Ok(Err(_panic)) => handler_panicked(id.clone()),
                         Err(Aborted) => withdrawn(id.clone()),
                     };
-                    self.in_flight.remove(&id);
-                    self.aborts.remove(&id);
+                    self.running.remove(&id);
                     self.tally.in_flight.fetch_sub(1, Ordering::AcqRel);
                     self.send(response)?;
                 }
@@ -446,7 +445,7 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
                 max: MAX_ID_BYTES,
             });
         }
-        if self.in_flight.contains(&request.id) {
+        if self.running.contains_key(&request.id) {
             return Err(ProtocolError::DuplicateId(request.id));
         }
         if self
@@ -457,7 +456,7 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
             let why = "the execution's wall clock ran out; no call is accepted after it";
             return self.send(Response::failure(request.id, FailureKind::Limit, why));
         }
-        if self.in_flight.len() >= self.options.max_in_flight {
+        if self.running.len() >= self.options.max_in_flight {
             let why = format!(
                 "in-flight cap of {} calls reached; the call was not queued",
                 self.options.max_in_flight
@@ -514,13 +513,12 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
                 // trip spawned, 7.6-7.7 µs here, on two workers).
                 let (abort, registration) = AbortHandle::new_pair();
                 let id = request.id.clone();
-                let running =
+                let polled =
                     Abortable::new(AssertUnwindSafe(answering).catch_unwind(), registration)
                         .map(move |ended| (id, ended));
-                self.calls.push(Box::pin(running));
-                self.aborts.insert(request.id.clone(), abort);
+                self.calls.push(Box::pin(polled));
+                self.running.insert(request.id, abort);
                 self.tally.in_flight.fetch_add(1, Ordering::AcqRel);
-                self.in_flight.insert(request.id);
                 Ok(())
             }
             Err(_) => self.send(handler_panicked(request.id)),
@@ -531,7 +529,7 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
     /// dropped at its next turn in `calls`, and the call answered by
     /// [`withdrawn`].
     fn withdraw(&mut self, id: &str) {
-        if let Some(handle) = self.aborts.get(id) {
+        if let Some(handle) = self.running.get(id) {
             handle.abort();
         }
     }
