@@ -10,14 +10,16 @@
 //! Every handle the child opens on its stdin (or stdout) shares one state,
 //! as WASI requires. A stream is only ever used from the child's Store, so
 //! the lock is never contended; it exists because the traits require `Sync`.
+//! It is a plain mutex, taken for one call or one poll and never held
+//! across a wait (an async mutex cost every host call a semaphore's
+//! acquire and release).
 
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::Mutex;
 use wasmtime_wasi::cli::{IsTerminal, StdinStream, StdoutStream};
 use wasmtime_wasi::p2::{InputStream, OutputStream, Pollable, StreamError, StreamResult};
 use wire::ReadRoom;
@@ -112,6 +114,11 @@ impl Inbound {
 pub struct CallIn(Arc<Mutex<Inbound>>);
 
 impl CallIn {
+    fn lock(&self) -> MutexGuard<'_, Inbound> {
+        // Nothing panics while holding it; a poisoned lock's state is whole.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// A stdin reading from `reader`.
     pub fn new(reader: Reader) -> Self {
         CallIn(Arc::new(Mutex::new(Inbound {
@@ -142,18 +149,14 @@ impl StdinStream for CallIn {
 #[wasmtime_wasi::async_trait]
 impl InputStream for CallIn {
     fn read(&mut self, size: usize) -> StreamResult<Bytes> {
-        match self.0.try_lock() {
-            Ok(mut inbound) => inbound.take(size),
-            Err(_) => Err(StreamError::trap("concurrent reads of stdin")),
-        }
+        self.lock().take(size)
     }
 }
 
 #[wasmtime_wasi::async_trait]
 impl Pollable for CallIn {
     async fn ready(&mut self) {
-        let mut inbound = self.0.lock().await;
-        std::future::poll_fn(|cx| inbound.fill(cx)).await;
+        std::future::poll_fn(|cx| self.lock().fill(cx)).await;
     }
 }
 
@@ -163,10 +166,7 @@ impl AsyncRead for CallIn {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        let Ok(mut inbound) = self.0.try_lock() else {
-            cx.waker().wake_by_ref();
-            return Poll::Pending;
-        };
+        let mut inbound = self.lock();
         if inbound.fill(cx).is_pending() {
             return Poll::Pending;
         }
@@ -251,6 +251,11 @@ impl Outbound {
 pub struct CallOut(Arc<Mutex<Outbound>>);
 
 impl CallOut {
+    fn lock(&self) -> MutexGuard<'_, Outbound> {
+        // Nothing panics while holding it; a poisoned lock's state is whole.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// A stdout writing to `writer`.
     pub fn new(writer: Writer) -> Self {
         CallOut(Arc::new(Mutex::new(Outbound {
@@ -280,9 +285,7 @@ impl StdoutStream for CallOut {
 #[wasmtime_wasi::async_trait]
 impl OutputStream for CallOut {
     fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
-        let Ok(mut outbound) = self.0.try_lock() else {
-            return Err(StreamError::trap("concurrent writes to stdout"));
-        };
+        let mut outbound = self.lock();
         let permit = outbound.permit()?;
         if bytes.len() > permit {
             return Err(StreamError::trap(
@@ -294,26 +297,19 @@ impl OutputStream for CallOut {
     }
 
     fn flush(&mut self) -> StreamResult<()> {
-        match self.0.try_lock() {
-            // Flushing completes in `ready`; only an ended stream fails here.
-            Ok(mut outbound) => outbound.permit().map(drop),
-            Err(_) => Err(StreamError::trap("concurrent flushes of stdout")),
-        }
+        // Flushing completes in `ready`; only an ended stream fails here.
+        self.lock().permit().map(drop)
     }
 
     fn check_write(&mut self) -> StreamResult<usize> {
-        match self.0.try_lock() {
-            Ok(mut outbound) => outbound.permit(),
-            Err(_) => Err(StreamError::trap("concurrent writes to stdout")),
-        }
+        self.lock().permit()
     }
 }
 
 #[wasmtime_wasi::async_trait]
 impl Pollable for CallOut {
     async fn ready(&mut self) {
-        let mut outbound = self.0.lock().await;
-        std::future::poll_fn(|cx| outbound.drain(cx)).await;
+        std::future::poll_fn(|cx| self.lock().drain(cx)).await;
     }
 }
 
@@ -323,10 +319,7 @@ impl AsyncWrite for CallOut {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        let Ok(mut outbound) = self.0.try_lock() else {
-            cx.waker().wake_by_ref();
-            return Poll::Pending;
-        };
+        let mut outbound = self.lock();
         if outbound.drain(cx).is_pending() {
             return Poll::Pending;
         }
@@ -341,11 +334,7 @@ impl AsyncWrite for CallOut {
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        let Ok(mut outbound) = self.0.try_lock() else {
-            cx.waker().wake_by_ref();
-            return Poll::Pending;
-        };
-        outbound.drain(cx).map(Ok)
+        self.lock().drain(cx).map(Ok)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
@@ -406,7 +395,7 @@ mod tests {
             let (_parent_read, mut parent_write) = tokio::io::split(parent);
             let (child_read, _child_write) = tokio::io::split(child);
             let mut stdin = CallIn::new(Box::new(child_read));
-            let room = |stdin: &CallIn| stdin.0.try_lock().expect("not held").room.size();
+            let room = |stdin: &CallIn| stdin.lock().room.size();
             tokio::io::AsyncWriteExt::write_all(&mut parent_write, b"small")
                 .await
                 .expect("the parent writes");
