@@ -400,8 +400,15 @@ impl<L: Link> Transport for Channel<L> {
     }
 
     fn recv_within(&mut self, timeout: Duration) -> Result<Option<Reply>, ClientError> {
-        // A timeout past what an Instant can hold is no timeout.
-        self.next_reply(Instant::now().checked_add(timeout), true)
+        // A timeout past what an Instant can hold is no timeout, and
+        // `Duration::MAX` is none without reading the clock (a host call in
+        // the component).
+        let deadline = if timeout == Duration::MAX {
+            None
+        } else {
+            Instant::now().checked_add(timeout)
+        };
+        self.next_reply(deadline, true)
     }
 
     fn withdraw(&mut self, id: &str, tell_parent: bool) {

@@ -113,9 +113,19 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
         }
         let in_flight = session.with_calls(|calls| calls.in_flight()).unwrap_or(0);
         let next_due = session.with_timers(|timers| timers.next_due()).flatten();
-        let now = Instant::now();
-        let timer_due = next_due.is_some_and(|due| due <= now);
-        if timer_due && !(channel_first && in_flight > 0) {
+        // No wait outlasts the wall clock: the turn after it stops the run.
+        let wake = match (next_due, stop.deadline()) {
+            (Some(due), Some(deadline)) => Some(due.min(deadline)),
+            (due, deadline) => due.or(deadline),
+        };
+        // The clock is read only when something is timed: in the component
+        // a read is a host call, and a turn that waits on calls alone (every
+        // tool call's) needs none.
+        let now = wake.map(|_| Instant::now());
+        if let (Some(due), Some(now)) = (next_due, now)
+            && due <= now
+            && !(channel_first && in_flight > 0)
+        {
             channel_first = true;
             // The timer's code is not an answer's: the calls go first.
             transport.flush();
@@ -125,24 +135,18 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
             continue;
         }
         channel_first = false;
-        // No wait outlasts the wall clock: the turn after it stops the run.
-        let wake = match (next_due, stop.deadline()) {
-            (Some(due), Some(deadline)) => Some(due.min(deadline)),
-            (due, deadline) => due.or(deadline),
-        };
-        let waited = match (in_flight, next_due, wake) {
+        let waited = match (in_flight, next_due, wake.zip(now)) {
             (0, None, _) => return Settled::Stuck,
-            (0, Some(_), wake) => {
+            (0, Some(_), Some((wake, now))) => {
                 // Withdraws the transport holds go before the sleep.
                 transport.flush();
-                let wake = wake.unwrap_or(now);
                 stop.sleep(wake.saturating_duration_since(now));
                 continue;
             }
             // A transport that can wait with a timeout also returns when
             // the run is stopped (the child's own channel does).
             (_, _, None) => transport.recv_within(Duration::MAX),
-            (_, _, Some(wake)) => transport.recv_within(wake.saturating_duration_since(now)),
+            (_, _, Some((wake, now))) => transport.recv_within(wake.saturating_duration_since(now)),
         };
         match waited {
             Ok(Some(reply)) => answer(ctx, session, reply),
