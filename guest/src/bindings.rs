@@ -263,11 +263,11 @@ fn args_from_value<'js>(
     tool: &str,
     value: Option<&Value<'js>>,
 ) -> rquickjs::Result<String> {
-    let intrinsics = session.intrinsics().ok_or_else(|| ended(ctx))?;
     let Some(value) = value.filter(|v| !v.is_undefined()) else {
         return Ok(String::new());
     };
     if let Some(s) = value.as_string() {
+        let intrinsics = session.intrinsics().ok_or_else(|| ended(ctx))?;
         return Ok(intrinsics.string(s));
     }
     // A whole number (the argument of many calls) is its own JSON text.

@@ -117,13 +117,33 @@ impl<'js> Intrinsics<'js> {
     /// `ToolError.prototype`. Made when the program calls a tool; it becomes
     /// the ToolError if the call fails.
     pub(crate) fn call_site(&self) -> rquickjs::Result<Object<'js>> {
-        let site: Object = self.error.construct(("",))?;
+        let ctx = self.tool_error_prototype.ctx();
+        // `JS_NewError`: the error object and its stack, without the
+        // constructor's argument handling (`message`, `cause`, the
+        // prototype read from `new.target`), which a call site, dressed
+        // only if the call fails, never needs. Every tool call makes one.
+        // SAFETY: the context is live for 'js; `from_raw` takes the new
+        // reference, and an exception value is never wrapped.
+        let site = unsafe {
+            let raw = rquickjs::qjs::JS_NewError(ctx.as_raw().as_ptr());
+            if rquickjs::qjs::JS_IsException(raw) {
+                return Err(rquickjs::Error::Exception);
+            }
+            Value::from_raw(ctx.clone(), raw)
+        };
+        let site = site.into_object().ok_or(rquickjs::Error::Exception)?;
         site.set_prototype(Some(&self.tool_error_prototype))?;
         Ok(site)
     }
 
     /// A JS string as Rust text; lone surrogates become U+FFFD.
     pub(crate) fn string(&self, s: &rquickjs::String<'js>) -> String {
+        // Well-formed text, nearly every string, converts as it is: QuickJS
+        // writes a lone surrogate as its own three bytes, which are not
+        // UTF-8, so only such a string pays a JavaScript call.
+        if let Ok(text) = s.to_string() {
+            return text;
+        }
         let well_formed = self
             .to_well_formed
             .call::<_, rquickjs::String>((rquickjs::function::This(s.clone()),));

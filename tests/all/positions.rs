@@ -2,8 +2,9 @@
 //! real guest: a program cut short, CR-only line endings, a thrown value
 //! that is not an Error.
 
+use serde_json::json;
 use wasmwire::FailureKind;
-use wasmwire_tests::{assert_failed, run};
+use wasmwire_tests::{assert_failed, run, value};
 
 /// The outcome's error text, asserting it failed `invalid`.
 async fn invalid(program: &str) -> String {
@@ -50,5 +51,27 @@ async fn a_thrown_string_says_where_it_was_thrown() {
     assert_eq!(
         error,
         r#"uncaught exception: {"code":7} at line 3, column 11"#
+    );
+}
+
+#[tokio::test]
+async fn a_failed_call_is_placed_at_the_line_that_made_it() {
+    // The ToolError is born at the call: its stack is the program's frames
+    // when it called, not the event loop's when the answer came.
+    let outcome = run("const a = 1;\n\nawait fail(\"transient\", \"gone\");\nreturn a;").await;
+    assert_failed(
+        &outcome,
+        FailureKind::Transient,
+        "ToolError from fail: gone at line 3, column 7",
+    );
+    let program = "async function f() {\n  return await fail(\"unknown\", \"no\");\n}\n\
+                   try { await f(); } catch (e) { return [e.stack, e instanceof ToolError]; }";
+    let outcome = run(program).await;
+    assert_eq!(
+        value(&outcome),
+        json!([
+            "    at f (<program>:2:16)\n    at <anonymous> (<program>:4:13)\n",
+            true
+        ])
     );
 }

@@ -36,6 +36,23 @@ async fn args_reach_the_tool_as_the_json_text_of_the_value() {
 }
 
 #[tokio::test]
+async fn text_args_go_as_they_are_and_a_lone_surrogate_becomes_a_replacement_character() {
+    // A string argument is the args' JSON text itself. Well-formed text
+    // converts directly; text with a lone surrogate (not UTF-8) is repaired
+    // the way `toWellFormed` would, also in a tool name given to host.call.
+    let program = r#"
+        const named = await host.call("echo", '"a\ud800b"').catch((e) => e.kind);
+        const unknown = await host.call("echo\udc00", '1').catch((e) => e.message);
+        return [await echo('{"s":"plain é"}'), await echo('"x\ud800y"'), named, unknown];
+    "#;
+    let outcome = run(program).await;
+    assert_eq!(
+        value(&outcome),
+        json!([{"s": "plain é"}, "x\u{FFFD}y", "a\u{FFFD}b", "no tool named \"echo\u{FFFD}\""])
+    );
+}
+
+#[tokio::test]
 async fn signature_parameters_become_the_args_object() {
     // delay(ms, value) receives {"ms":1,"value":[1,"two"]} and returns value.
     let outcome = run("return await delay(1, [1, 'two']);").await;
