@@ -307,3 +307,27 @@ async fn max_memory_over_the_pool_slot_is_refused_not_capped() {
     let outcome = run_with("return 1", with(|b| b.max_memory = 1 << 30)).await;
     assert_eq!(value(&outcome), json!(1));
 }
+
+#[tokio::test]
+async fn program_code_run_by_a_call_sites_stack_capture_cannot_break_the_call() {
+    // A tool call captures the program's stack when it is made, and QuickJS
+    // runs `Error.prepareStackTrace` right there, inside the call's binding:
+    // program code in the middle of a call that is half made.
+    let calls_inside = run("Error.prepareStackTrace = () => echo(1); return await echo(2);").await;
+    assert_eq!(value(&calls_inside), json!(2));
+    assert_eq!(calls_inside.result.calls, 2);
+    let throws = run(r#"
+        Error.prepareStackTrace = () => { throw new Error("no"); };
+        try { await fail("unknown", "gone"); }
+        catch (e) { return [e.stack, e.kind, e.message, await echo(3)]; }
+    "#)
+    .await;
+    assert_eq!(value(&throws), json!([null, "unknown", "gone", 3]));
+    let spins = run_with(
+        "Error.prepareStackTrace = () => { for (;;) {} }; return await echo(4);",
+        with(|b| b.wall_clock = Duration::from_millis(300)),
+    )
+    .await;
+    assert_failed(&spins, FailureKind::Limit, "wall clock");
+    assert_still_healthy(sandbox()).await;
+}
