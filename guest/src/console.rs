@@ -23,13 +23,15 @@ const LEVELS: [(&str, &str); 5] = [
     ("debug", "debug: "),
 ];
 
-/// Defines the global `console`.
-pub(crate) fn install<'js>(ctx: &Ctx<'js>, session: &Session<'js>) -> rquickjs::Result<()> {
+/// Defines the global `console`, once with the evaluator: each call writes
+/// to the console of the run in progress ([`Session::current`]).
+pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
     let console = Object::new(ctx.clone())?;
     for (level, label) in LEVELS {
-        let session = session.clone();
-        let function = Function::new(ctx.clone(), move |args: Rest<Value<'js>>| {
-            write(&session, label, &args.0);
+        let function = Function::new(ctx.clone(), move |ctx: Ctx<'js>, args: Rest<Value<'js>>| {
+            if let Some(session) = Session::current(&ctx) {
+                write(&session, label, &args.0);
+            }
         })?
         .with_name(level)?;
         console.set(level, function)?;

@@ -10,6 +10,8 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;
 
+use rquickjs::{Ctx, JsLifetime};
+
 use crate::calls::Calls;
 use crate::intrinsics::Intrinsics;
 use crate::timers::Timers;
@@ -38,7 +40,35 @@ impl std::fmt::Debug for Session<'_> {
     }
 }
 
+// SAFETY: a Session holds values of one context only, under the lifetime
+// of that context (`'js`), as every rquickjs value does.
+unsafe impl<'js> JsLifetime<'js> for Session<'js> {
+    type Changed<'to> = Session<'to>;
+}
+
 impl<'js> Session<'js> {
+    /// The session of the run in progress, for the functions made once with
+    /// the evaluator (the console, the timers) rather than for each run;
+    /// `None` outside a run.
+    pub(crate) fn current(ctx: &Ctx<'js>) -> Option<Self> {
+        ctx.userdata::<Session<'js>>()
+            .map(|session| session.clone())
+    }
+
+    /// Makes this the run's session ([`current`](Session::current)) until
+    /// [`leave`](Session::leave).
+    pub(crate) fn enter(&self, ctx: &Ctx<'js>) {
+        // Fails only while another handle on it is borrowed, and none is
+        // kept past a call.
+        let _ = ctx.store_userdata(self.clone());
+    }
+
+    /// Ends the run's hold on its session: the context keeps no value of
+    /// the run once it is over.
+    pub(crate) fn leave(ctx: &Ctx<'js>) {
+        let _ = ctx.remove_userdata::<Session<'js>>();
+    }
+
     /// Opens the state of one run.
     pub(crate) fn open(intrinsics: Intrinsics<'js>, console: Box<dyn Write>) -> Self {
         Session {

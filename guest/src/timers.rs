@@ -146,27 +146,21 @@ impl<'js> Timers<'js> {
 }
 
 /// Defines the four functions on the global object.
-pub(crate) fn install<'js>(ctx: &Ctx<'js>, session: &Session<'js>) -> rquickjs::Result<()> {
+pub(crate) fn install(ctx: &Ctx<'_>) -> rquickjs::Result<()> {
     let globals = ctx.globals();
     for (name, repeat) in [("setTimeout", false), ("setInterval", true)] {
-        let function = set(ctx, session, name, repeat)?;
+        let function = set(ctx, name, repeat)?;
         globals.prop(name, Property::from(function).writable().configurable())?;
     }
     for name in ["clearTimeout", "clearInterval"] {
-        let function = clear(ctx, session, name)?;
+        let function = clear(ctx, name)?;
         globals.prop(name, Property::from(function).writable().configurable())?;
     }
     Ok(())
 }
 
 /// `setTimeout(callback, delay, ...args)` or `setInterval(...)`.
-fn set<'js>(
-    ctx: &Ctx<'js>,
-    session: &Session<'js>,
-    name: &'static str,
-    repeat: bool,
-) -> rquickjs::Result<Function<'js>> {
-    let session = session.clone();
+fn set<'js>(ctx: &Ctx<'js>, name: &'static str, repeat: bool) -> rquickjs::Result<Function<'js>> {
     Function::new(
         ctx.clone(),
         move |ctx: Ctx<'js>,
@@ -183,8 +177,10 @@ fn set<'js>(
                 Some(delay) => delay_of(delay.get::<Coerced<f64>>()?.0),
                 None => Duration::ZERO,
             };
-            let id = session
-                .with_timers(|timers| timers.add(delay, callback, args.0, repeat))
+            let id = Session::current(&ctx)
+                .and_then(|session| {
+                    session.with_timers(|timers| timers.add(delay, callback, args.0, repeat))
+                })
                 .ok_or_else(|| Exception::throw_internal(&ctx, "the execution has ended"))?;
             // Ids stay far below 2^53, so the number is exact.
             Ok(id as f64)
@@ -195,13 +191,8 @@ fn set<'js>(
 }
 
 /// `clearTimeout(id)` or `clearInterval(id)`.
-fn clear<'js>(
-    ctx: &Ctx<'js>,
-    session: &Session<'js>,
-    name: &'static str,
-) -> rquickjs::Result<Function<'js>> {
-    let session = session.clone();
-    Function::new(ctx.clone(), move |id: Opt<Value<'js>>| {
+fn clear<'js>(ctx: &Ctx<'js>, name: &'static str) -> rquickjs::Result<Function<'js>> {
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: Opt<Value<'js>>| {
         // Anything that is not a timer's id (undefined, a string, 1.5) is
         // no timer: nothing to clear.
         if let Some(id) = id.0.and_then(|id| id.as_number())
@@ -209,7 +200,9 @@ fn clear<'js>(
             && id.fract() == 0.0
             && id <= u64::MAX as f64
         {
-            session.with_timers(|timers| timers.clear(id as u64));
+            if let Some(session) = Session::current(&ctx) {
+                session.with_timers(|timers| timers.clear(id as u64));
+            }
         }
     })?
     .with_name(name)?
