@@ -1,6 +1,8 @@
 //! `console`: one line per call, each level labelled.
 
-use crate::fake::run_alone;
+use wasmwire_guest::Evaluator;
+
+use crate::fake::{Console, Tools, run_alone, start};
 
 #[test]
 fn each_level_writes_one_labelled_line_per_call() {
@@ -63,4 +65,32 @@ fn replacing_console_methods_is_the_programs_own_business() {
         "const log = console.log;\nconsole.log = () => {};\nconsole.log('hidden');\nlog('shown');",
     );
     assert_eq!(run.console, "shown\n");
+}
+
+#[test]
+fn an_evaluator_runs_one_program_and_a_second_is_refused_before_it_writes() {
+    // The console (and the timers) are made once with the evaluator and
+    // find the run in progress when called; a second run on the same
+    // evaluator is refused before any of its code could reach them.
+    let (first, second) = (Console::default(), Console::default());
+    let mut evaluator = Evaluator::new().expect("evaluator");
+    let mut tools = Tools::new();
+    let program = "console.log('one'); setTimeout(() => console.log('later'), 0); return 1";
+    let ran = evaluator.run(&start(program, &[]), &mut tools, first.clone());
+    assert!(ran.ok, "{ran:?}");
+    let again = evaluator.run(
+        &start("console.log('two'); return 2", &[]),
+        &mut tools,
+        second.clone(),
+    );
+    assert!(!again.ok);
+    assert!(
+        again.error.contains("each run needs a fresh one"),
+        "{}",
+        again.error
+    );
+    assert_eq!(
+        (first.text(), second.text()),
+        ("one\n".to_owned(), String::new())
+    );
 }
