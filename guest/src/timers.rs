@@ -199,10 +199,9 @@ fn clear<'js>(ctx: &Ctx<'js>, name: &'static str) -> rquickjs::Result<Function<'
             && id >= 1.0
             && id.fract() == 0.0
             && id <= u64::MAX as f64
+            && let Some(session) = Session::current(&ctx)
         {
-            if let Some(session) = Session::current(&ctx) {
-                session.with_timers(|timers| timers.clear(id as u64));
-            }
+            session.with_timers(|timers| timers.clear(id as u64));
         }
     })?
     .with_name(name)?
