@@ -31,12 +31,12 @@
 //!   methods throw instead of answering as if there were a locale.
 //!
 //! One module per concern: `bindings` (`host` and the global functions),
-//! `tool_error`, `console` and `timers` (both set up before the snapshot,
-//! finding the run's session when called), `program` (the wrapper, and places in
+//! `tool_error`, `console` and `timers` (made before the snapshot; they find
+//! the run in progress when called), `program` (the wrapper, and places in
 //! the program), `event_loop` (jobs, timers and the call channel), `calls`
-//! (the call table), `outcome` (endings and their Results), `limits` (memory and
-//! stack), `intrinsics` (what is captured before the program runs),
-//! `session` (what the native functions share, and the run's own), `transport`, `channel`
+//! (the call table), `outcome` (endings and their Results), `limits` (memory
+//! and stack), `intrinsics` (what is captured before the program runs),
+//! `session` (one run's state, and how to find it), `transport`, `channel`
 //! (the call channel the child itself uses: it reads while it writes),
 //! `web` (the web APIs, set up before the snapshot).
 //!
