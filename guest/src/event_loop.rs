@@ -121,8 +121,8 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
         // The clock is read only when something is timed: in the component
         // a read is a host call, and a turn that waits on calls alone (every
         // tool call's) needs none.
-        let now = wake.map(|_| Instant::now());
-        if let (Some(due), Some(now)) = (next_due, now)
+        let timed = wake.map(|wake| (wake, Instant::now()));
+        if let (Some(due), Some((_, now))) = (next_due, timed)
             && due <= now
             && !(channel_first && in_flight > 0)
         {
@@ -135,7 +135,7 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
             continue;
         }
         channel_first = false;
-        let waited = match (in_flight, next_due, wake.zip(now)) {
+        let waited = match (in_flight, next_due, timed) {
             (0, None, _) => return Settled::Stuck,
             (0, Some(_), Some((wake, now))) => {
                 // Withdraws the transport holds go before the sleep.
