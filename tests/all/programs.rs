@@ -41,9 +41,9 @@ async fn text_args_go_as_they_are_and_a_lone_surrogate_becomes_a_replacement_cha
     // converts directly; text with a lone surrogate (not UTF-8) is repaired
     // the way `toWellFormed` would, also in a tool name given to host.call.
     let program = r#"
-        const named = await host.call("echo", '"a\ud800b"').catch((e) => e.kind);
+        const via_call = await host.call("echo", '"a\ud800b"').catch((e) => e.kind);
         const unknown = await host.call("echo\udc00", '1').catch((e) => e.message);
-        return [await echo('{"s":"plain é"}'), await echo('"x\ud800y"'), named, unknown];
+        return [await echo('{"s":"plain é"}'), await echo('"x\ud800y"'), via_call, unknown];
     "#;
     let outcome = run(program).await;
     assert_eq!(
