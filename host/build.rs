@@ -132,8 +132,8 @@ fn from_source(manifest_dir: &Path, out_dir: &Path) -> Result<(), String> {
         // stays, so traps still name the guest's functions.
         .args(["--config", "profile.release.debug=false"])
         .args(["--config", "profile.release.strip=\"debuginfo\""])
-        // Whole-program optimisation of the guest's Rust (the C of QuickJS
-        // is compiled by clang, at the level set below): the workspace's release
+        // Whole-program optimisation of the guest's Rust (its C is compiled
+        // by clang, at the level set below): the workspace's release
         // profile is incremental, which splits every crate into hundreds of
         // codegen units. Measured: fib(27) 5-7% faster, the component 9%
         // smaller.
@@ -147,12 +147,13 @@ fn from_source(manifest_dir: &Path, out_dir: &Path) -> Result<(), String> {
     // guest's own, which writes the formats they use without wasi-libc's
     // general printf machinery: guest/c/format.c.
     cflags.push("-Dvsnprintf=wasmwire_vsnprintf".to_owned());
-    // QuickJS's C at -O2 rather than the profile's -O3: its interpreter
-    // loop (`JS_CallInternal`, where a compute-bound program spends all its
-    // time) is one huge function, and what -O3 adds to it made Cranelift's
-    // code slower. Measured side by side: fib(27) 10% faster (36.6-38.6
-    // against 41.0-41.5 ms), JSON and tool calls unchanged; -O1 and -Os
-    // were slower than both.
+    // The guest's C (QuickJS's, and format.c) at -O2 rather than the
+    // profile's -O3; cc puts these flags after its own, so this one wins.
+    // QuickJS's interpreter loop (`JS_CallInternal`, where a compute-bound
+    // program spends all its time) is one huge function, and what -O3
+    // adds to it made Cranelift's code slower. Measured side by side:
+    // fib(27) 10% faster (36.6-38.6 against 41.0-41.5 ms), JSON and tool
+    // calls unchanged; -O1 and -Os were slower than both.
     cflags.push("-O2".to_owned());
     command.env("CFLAGS_wasm32_wasip2", cflags.join(" "));
     let status = command
