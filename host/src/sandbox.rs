@@ -325,12 +325,42 @@ impl Sandbox {
             (None, Backend::Wasm(_)) => Some(Language::JavaScript),
             (None, Backend::Process(_)) => None,
         };
-        let prepared = match language.map(|l| source::prepare(&execution.program, l)) {
-            None => source::Prepared::as_written(&execution.program),
-            Some(Ok(prepared)) => prepared,
-            Some(Err(e)) => {
+        // The wall clock runs from here: preparing the program is part of
+        // the execution (swc's parse of some TypeScript grows faster than
+        // its length), and a cancel ends the wait for it too.
+        let started = Instant::now();
+        let wall_clock = (!budget.wall_clock.is_zero()).then_some(budget.wall_clock);
+        let out_of_time = wall_clock.map(|w| tokio::time::Instant::from_std(started) + w);
+        let deadline = async {
+            match out_of_time {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(deadline);
+        let prepared = match language {
+            None => Ok(Ok(source::Prepared::as_written(&execution.program))),
+            Some(language) => tokio::select! {
+                biased;
+                () = cancel.cancelled() => Err(End::Cancelled),
+                () = &mut deadline => Err(End::WallClock),
+                prepared = source::prepare_async(&execution.program, language) => Ok(prepared),
+            },
+        };
+        let prepared = match prepared {
+            Ok(Ok(prepared)) => prepared,
+            Ok(Err(e)) => {
                 let failure = WireResult::failure(&result_id, FailureKind::Invalid, e.to_string());
-                return Ok(Outcome::new(failure));
+                return Ok(Outcome {
+                    elapsed: started.elapsed(),
+                    ..Outcome::new(failure)
+                });
+            }
+            Err(end) => {
+                return Ok(Outcome {
+                    elapsed: started.elapsed(),
+                    ..Outcome::new(end.into_result(&result_id, &budget))
+                });
             }
         };
         let start = Start {
@@ -350,9 +380,6 @@ impl Sandbox {
             bytes: execution.program.len(),
             max: MAX_FRAME_BYTES,
         })?;
-        let started = Instant::now();
-        let wall_clock = (!budget.wall_clock.is_zero()).then_some(budget.wall_clock);
-        let out_of_time = wall_clock.map(|w| tokio::time::Instant::from_std(started) + w);
         let console = Console::with_sink(self.options.console_cap, execution.console_sink.clone());
         // Stops the child and the server: on cancel, and once we have our answer.
         let stop = cancel.child_token();
@@ -384,16 +411,10 @@ impl Sandbox {
             None,
         );
         tokio::pin!(starting);
-        // The wall clock is polled before anything the child can keep busy:
-        // tokio's timers give way when a task has spent its cooperative
-        // budget, so a timer polled after a flooded channel would never fire.
-        let deadline = async {
-            match out_of_time {
-                Some(at) => tokio::time::sleep_until(at).await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::pin!(deadline);
+        // The wall clock (`deadline`, above) is polled before anything the
+        // child can keep busy: tokio's timers give way when a task has spent
+        // its cooperative budget, so a timer polled after a flooded channel
+        // would never fire.
 
         let mut serving_done = false;
         let mut exited: Option<ChildEnd> = None;

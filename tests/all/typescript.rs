@@ -125,3 +125,81 @@ async fn an_error_in_the_returned_last_expression_is_on_its_own_line() {
     let outcome = wasmwire_tests::run("const x = 1;\n  (await echo(null)).boom").await;
     assert_failed(&outcome, FailureKind::Invalid, "line 2, column 15");
 }
+
+/// TypeScript that swc parses in time growing faster than its length:
+/// every `<` may open type arguments, tried to the end before it is taken
+/// as a comparison (2,000 of them: seconds; 4,000: 12 s on a 2-core VM).
+fn slow_to_parse() -> String {
+    format!("{}a", "a < ".repeat(2000))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wall_clock_covers_preparing_the_program_and_a_slow_parse_holds_up_no_other() {
+    let budget = wasmwire::Budget {
+        wall_clock: std::time::Duration::from_millis(250),
+        ..wasmwire_tests::budget()
+    };
+    let slow = wasmwire::Execution::typescript(slow_to_parse()).budget(budget);
+    let outcome = wasmwire_tests::sandbox()
+        .run(
+            &slow,
+            &wasmwire::Tools::new(),
+            wasmwire::CancellationToken::new(),
+        )
+        .await
+        .expect("the execution starts");
+    assert_failed(&outcome, FailureKind::Limit, "wall clock");
+    // The abandoned parse still has its thread; a program that also needs
+    // a parser thread (too long to parse on a worker's stack) does not
+    // wait for it.
+    let next = format!("const s = {:?};\ns.length", "x".repeat(4000));
+    let next = wasmwire::Execution::typescript(next).budget(wasmwire::Budget {
+        wall_clock: std::time::Duration::from_secs(1),
+        ..wasmwire_tests::budget()
+    });
+    let outcome = wasmwire_tests::sandbox()
+        .run(
+            &next,
+            &wasmwire::Tools::new(),
+            wasmwire::CancellationToken::new(),
+        )
+        .await
+        .expect("the execution starts");
+    assert_eq!(value(&outcome), json!(4000));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_ends_an_execution_whose_program_is_still_being_prepared() {
+    let cancel = wasmwire::CancellationToken::new();
+    let cancelling = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            cancel.cancel();
+        })
+    };
+    let slow = wasmwire::Execution::typescript(slow_to_parse()).budget(wasmwire::Budget {
+        wall_clock: std::time::Duration::ZERO,
+        ..wasmwire_tests::budget()
+    });
+    let started = std::time::Instant::now();
+    let outcome = wasmwire_tests::sandbox()
+        .run(&slow, &wasmwire::Tools::new(), cancel)
+        .await
+        .expect("the execution starts");
+    let waited = started.elapsed();
+    cancelling.await.expect("the cancel was sent");
+    assert_failed(&outcome, FailureKind::Cancelled, "cancelled");
+    // Not a timing guess: the same program's parse alone, on this machine.
+    let parse = tokio::task::spawn_blocking(|| {
+        let started = std::time::Instant::now();
+        let _ = prepare(&slow_to_parse(), Language::TypeScript);
+        started.elapsed()
+    })
+    .await
+    .expect("the parse ran");
+    assert!(
+        waited < parse,
+        "the cancel waited for the parse: {waited:?} against {parse:?}"
+    );
+}

@@ -40,7 +40,7 @@ mod stack;
 mod typescript;
 
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::{OnceLock, mpsc};
+use std::sync::{Mutex, PoisonError, mpsc};
 use std::thread;
 
 pub use position::PositionMap;
@@ -134,23 +134,89 @@ pub enum SourceError {
 /// Where it is parsed: a program nests at most one level per byte, so a
 /// program whose bytes times 4 KiB (plus a margin) fit in
 /// the calling thread's remaining stack is parsed right here; a larger one
-/// on the process's parser thread (with a stack deep enough for
-/// [`MAX_PARSED_BYTES`]), and this call waits for it. The hand-off costs
-/// two thread wake-ups: measured on a 2-core VM with the other core idle,
-/// 215 µs against 63 µs for a whole `return 1` execution parsed here.
+/// on a parser thread (with a stack deep enough for [`MAX_PARSED_BYTES`]),
+/// and this call waits for it. The hand-off costs two thread wake-ups:
+/// measured on a 2-core VM with the other core idle, 215 µs against 63 µs
+/// for a whole `return 1` execution parsed here.
+///
+/// The parse takes time that grows faster than the program's length for
+/// some TypeScript (16 KiB of `a < a < …` took 12 s): a caller with a
+/// deadline uses [`prepare_async`], which it can stop waiting for.
 pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceError> {
-    let unreadable = |why: &str| match language {
-        Language::JavaScript => Ok(Prepared::unchanged(program)),
-        Language::TypeScript => Err(SourceError::Failed(why.to_owned())),
-    };
+    match plan(program, language) {
+        Plan::Ready(prepared) => prepared,
+        Plan::Here => settle(
+            program,
+            language,
+            Some(prepare_guarded(program.to_owned(), language)),
+        ),
+        Plan::Handed => {
+            let (answer, answered) = mpsc::sync_channel(1);
+            let handed = Parsers::shared().hand(
+                program,
+                language,
+                Box::new(move |prepared| {
+                    let _ = answer.send(prepared);
+                }),
+            );
+            settle(
+                program,
+                language,
+                handed.then(|| answered.recv().ok()).flatten(),
+            )
+        }
+    }
+}
+
+/// [`prepare`] for an async caller: a program too large to parse on the
+/// calling thread is parsed on a parser thread while the caller's task
+/// waits without holding its thread. Dropping the future stops the wait,
+/// not the parse: swc cannot be interrupted, so the parser thread finishes
+/// that program (and is then free again) while other programs go to other
+/// parser threads.
+pub async fn prepare_async(program: &str, language: Language) -> Result<Prepared, SourceError> {
+    match plan(program, language) {
+        Plan::Ready(prepared) => prepared,
+        Plan::Here => settle(
+            program,
+            language,
+            Some(prepare_guarded(program.to_owned(), language)),
+        ),
+        Plan::Handed => {
+            let (answer, answered) = tokio::sync::oneshot::channel();
+            let handed = Parsers::shared().hand(
+                program,
+                language,
+                Box::new(move |prepared| {
+                    let _ = answer.send(prepared);
+                }),
+            );
+            let prepared = if handed { answered.await.ok() } else { None };
+            settle(program, language, prepared)
+        }
+    }
+}
+
+/// Where a program is prepared, or what it comes to without a parse.
+enum Plan {
+    /// Decided without parsing (a program over [`MAX_PARSED_BYTES`]).
+    Ready(Result<Prepared, SourceError>),
+    /// On the calling thread: its stack holds the deepest nesting the
+    /// program's length allows.
+    Here,
+    /// On a parser thread.
+    Handed,
+}
+
+fn plan(program: &str, language: Language) -> Plan {
     if program.len() > MAX_PARSED_BYTES {
-        return match language {
+        return Plan::Ready(match language {
             Language::JavaScript => Ok(Prepared::unchanged(program)),
             Language::TypeScript => Err(SourceError::TooLarge {
                 len: program.len(),
                 max: MAX_PARSED_BYTES,
             }),
-        };
+        });
     }
     let fits_here = stack::remaining().is_some_and(|left| {
         left >= program
@@ -158,83 +224,129 @@ pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceErro
             .saturating_mul(STACK_PER_BYTE)
             .saturating_add(STACK_MARGIN)
     });
-    let prepared = if fits_here {
-        Some(
-            panic::catch_unwind(AssertUnwindSafe(|| {
-                prepare_here(program.to_owned(), language)
-            }))
-            .map_err(|_| Panicked),
-        )
+    if fits_here {
+        Plan::Here
     } else {
         #[cfg(test)]
         tests::HANDED_OFF.with(|n| n.set(n.get() + 1));
-        Parser::shared().and_then(|parser| parser.prepare(program, language))
+        Plan::Handed
+    }
+}
+
+/// What a prepare came to: `None` when no parser thread answered.
+fn settle(
+    program: &str,
+    language: Language,
+    answer: Option<Answer>,
+) -> Result<Prepared, SourceError> {
+    let unreadable = |why: &str| match language {
+        Language::JavaScript => Ok(Prepared::unchanged(program)),
+        Language::TypeScript => Err(SourceError::Failed(why.to_owned())),
     };
-    match prepared {
+    match answer {
         Some(Ok(prepared)) => prepared,
         Some(Err(Panicked)) => unreadable("the TypeScript compiler panicked"),
         None => unreadable("no thread for the TypeScript compiler"),
     }
 }
 
+/// [`prepare_here`], with a panic (swc's bug) caught where it happened.
+fn prepare_guarded(program: String, language: Language) -> Answer {
+    panic::catch_unwind(AssertUnwindSafe(|| prepare_here(program, language))).map_err(|_| Panicked)
+}
+
 /// A prepare that panicked (swc's bug, caught where it ran).
 struct Panicked;
 
-/// One job for the parser's thread, and where its answer goes.
-type Job = (
-    String,
-    Language,
-    mpsc::SyncSender<Result<Result<Prepared, SourceError>, Panicked>>,
-);
+/// What a parser thread hands back.
+type Answer = Result<Result<Prepared, SourceError>, Panicked>;
 
-/// The one thread that parses programs, for the whole process: started on
-/// first use, with a stack deep enough for [`MAX_PARSED_BYTES`], and kept.
-/// A thread per program would pay for its stack's mapping and for swc's
-/// per-thread set-up on every execution (measured: 240 µs for `return 1`,
-/// against about 20 µs here); one thread also keeps that set-up warm.
-/// Programs from concurrent executions take turns; each is microseconds.
-struct Parser {
-    jobs: mpsc::Sender<Job>,
+/// One program for a parser thread, and what takes its answer.
+struct Job {
+    program: String,
+    language: Language,
+    answer: Box<dyn FnOnce(Answer) + Send>,
 }
 
-impl Parser {
-    /// The process's parser, started if it is not yet; `None` if no thread
-    /// can be started.
-    fn shared() -> Option<&'static Parser> {
-        static PARSER: OnceLock<Option<Parser>> = OnceLock::new();
-        PARSER
-            .get_or_init(|| {
-                let (jobs, incoming) = mpsc::channel::<Job>();
-                thread::Builder::new()
-                    .name("wasmwire-source".into())
-                    .stack_size(PARSER_STACK)
-                    .spawn(move || {
-                        for (program, language, answer) in incoming {
-                            let prepared = panic::catch_unwind(AssertUnwindSafe(|| {
-                                prepare_here(program, language)
-                            }))
-                            .map_err(|_| Panicked);
-                            let _ = answer.send(prepared);
-                        }
-                    })
-                    .ok()?;
-                Some(Parser { jobs })
-            })
-            .as_ref()
+/// Parser threads kept waiting for work once they are done; more are
+/// started while these are busy, and end after their program.
+const IDLE_PARSERS: usize = 2;
+
+/// The process's parser threads, each with a stack deep enough for
+/// [`MAX_PARSED_BYTES`], started on demand and kept ([`IDLE_PARSERS`] of
+/// them). A thread per program would pay for its stack's mapping and for
+/// swc's per-thread set-up on every execution (measured: 240 µs for
+/// `return 1`, against about 20 µs here); a kept thread has both warm. A
+/// program no one waits for any more still holds its thread until swc is
+/// done with it, so a job never queues behind another: it takes an idle
+/// thread or starts one.
+struct Parsers {
+    idle: Mutex<Vec<mpsc::Sender<Job>>>,
+}
+
+impl Parsers {
+    fn shared() -> &'static Parsers {
+        static PARSERS: Parsers = Parsers {
+            idle: Mutex::new(Vec::new()),
+        };
+        &PARSERS
     }
 
-    /// Prepares `program` on the parser's thread and waits for it; `None`
-    /// if the thread is gone.
-    fn prepare(
-        &self,
+    /// Gives `program` to an idle parser thread, or to a new one; `false`
+    /// (and `answer` dropped) if no thread can be started.
+    fn hand(
+        &'static self,
         program: &str,
         language: Language,
-    ) -> Option<Result<Result<Prepared, SourceError>, Panicked>> {
-        let (answer, answered) = mpsc::sync_channel(1);
-        self.jobs
-            .send((program.to_owned(), language, answer))
+        answer: Box<dyn FnOnce(Answer) + Send>,
+    ) -> bool {
+        let mut job = Job {
+            program: program.to_owned(),
+            language,
+            answer,
+        };
+        loop {
+            let idle = self
+                .idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .pop();
+            let Some(parser) = idle.or_else(|| self.start()) else {
+                return false;
+            };
+            // A kept thread only ends by dropping its receiver after a
+            // panic outside `catch_unwind`; then the job goes to another.
+            match parser.send(job) {
+                Ok(()) => return true,
+                Err(mpsc::SendError(back)) => job = back,
+            }
+        }
+    }
+
+    /// Starts a parser thread; its sender, or `None` if it cannot start.
+    fn start(&'static self) -> Option<mpsc::Sender<Job>> {
+        let (jobs, incoming) = mpsc::channel::<Job>();
+        let me = jobs.clone();
+        thread::Builder::new()
+            .name("wasmwire-source".into())
+            .stack_size(PARSER_STACK)
+            .spawn(move || {
+                for Job {
+                    program,
+                    language,
+                    answer,
+                } in incoming.iter()
+                {
+                    answer(prepare_guarded(program, language));
+                    let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+                    if idle.len() >= IDLE_PARSERS {
+                        break;
+                    }
+                    idle.push(me.clone());
+                }
+            })
             .ok()?;
-        answered.recv().ok()
+        Some(jobs)
     }
 }
 
