@@ -161,12 +161,17 @@ fn print(outcome: &wasmwire::Outcome, output: Output) -> anyhow::Result<u8> {
         writeln!(stdout, "{line}").context("writing the output")?;
         stdout.flush().context("writing the output")?;
     }
-    Ok(if outcome.result.ok {
-        EXIT_OK
-    } else if outcome.protocol_violation() {
-        EXIT_PROTOCOL
-    } else {
-        EXIT_NOT_OK
+    // With `--output value`, a Result whose value cannot be read (it nests
+    // deeper than the parent reads) is no success: nothing went to stdout.
+    let value_failed = match (output, outcome.value()) {
+        (Output::Value, Err(failure)) => Some(failure.is_protocol_violation()),
+        _ => None,
+    };
+    Ok(match value_failed {
+        None if outcome.result.ok => EXIT_OK,
+        None if outcome.protocol_violation() => EXIT_PROTOCOL,
+        Some(true) => EXIT_PROTOCOL,
+        _ => EXIT_NOT_OK,
     })
 }
 

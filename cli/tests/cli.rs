@@ -756,6 +756,41 @@ fn output_value_prints_only_the_value_with_the_same_exit_codes() {
 }
 
 #[test]
+fn output_value_prints_values_javascript_makes_that_serde_would_refuse() {
+    // Half of a surrogate pair (a cut emoji) reads as U+FFFD; 300 levels
+    // of nesting (serde_json's own limit is 128) are printed whole.
+    let out = wasmwire(
+        &["run", "--output", "value", "-"],
+        "let v = 1; for (let i = 0; i < 300; i++) v = [v];\n\
+         return {cut: 'Status \u{1F600} ok'.slice(0, 8), v}",
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let mut value: Value = wasmwire::json::from_str(&stdout).expect("the value is JSON");
+    assert_eq!(value["cut"], json!("Status \u{fffd}"));
+    let mut depth = 0;
+    let mut level = value["v"].take();
+    while let Value::Array(mut inner) = level {
+        level = inner.pop().unwrap_or(Value::Null);
+        depth += 1;
+    }
+    assert_eq!((depth, level), (300, json!(1)));
+    // Deeper than the parent reads: an `invalid` failure that says so, on
+    // stderr, exit 1, and nothing on stdout.
+    let out = wasmwire(
+        &["run", "--output", "value", "-"],
+        "let v = 1; for (let i = 0; i < 3000; i++) v = [v]; return v",
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("invalid: ") && stderr.contains("3000 levels deep"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_tool_timeout_fails_the_call_transient_and_kills_the_command() {
     let pid_file = temp_path("tool-timeout.pid");
     let spec = format!("slow=echo $$ > {}; exec sleep 30", pid_file.display());

@@ -55,6 +55,7 @@ pub mod containment;
 mod describe;
 mod error;
 mod inline_wake;
+pub mod json;
 pub mod process;
 mod sandbox;
 mod schema;

@@ -13,6 +13,7 @@ use wire::{
 use crate::backend::Backend;
 use crate::console::{Console, ConsoleSink, DEFAULT_CONSOLE_CAP};
 use crate::inline_wake::inline_wakes;
+use crate::json;
 use crate::process::ProcessChild;
 use crate::source::{self, Language};
 use crate::tools::Tools;
@@ -198,8 +199,11 @@ impl PartialEq for Outcome {
 impl Eq for Outcome {}
 
 /// The program's value from a Result, or its failure. A Result's value is
-/// JSON by the time it gets here (the parent checks every Result it reads),
-/// so a value that does not parse is the child's fault.
+/// JSON by the time it gets here (the parent checks every Result it reads).
+/// A string with half a surrogate pair in it reads as U+FFFD; a value that
+/// nests deeper than [`json::MAX_DEPTH`] is an `invalid` failure here (its
+/// text is still the Result's `value`); one that does not parse is the
+/// child's fault.
 fn ended(result: &WireResult) -> Result<serde_json::Value, ExecutionError> {
     if !result.ok {
         return Err(ExecutionError {
@@ -210,9 +214,15 @@ fn ended(result: &WireResult) -> Result<serde_json::Value, ExecutionError> {
     if result.value.is_empty() {
         return Ok(serde_json::Value::Null);
     }
-    serde_json::from_str(&result.value).map_err(|e| ExecutionError {
-        kind: None,
-        message: format!("protocol violation: the Result's value is not JSON: {e}"),
+    json::from_str(&result.value).map_err(|e| match e {
+        json::ReadError::TooDeep { .. } => ExecutionError {
+            kind: Some(FailureKind::Invalid),
+            message: format!("the program's value cannot be read: {e}"),
+        },
+        json::ReadError::Json(e) => ExecutionError {
+            kind: None,
+            message: format!("protocol violation: the Result's value is not JSON: {e}"),
+        },
     })
 }
 

@@ -53,10 +53,13 @@ impl ParamsSchema {
         let value: Value = if args.trim().is_empty() {
             Value::Object(Default::default())
         } else {
-            serde_json::from_str(args).map_err(|e| {
-                invalid(format!(
+            crate::json::from_str(args).map_err(|e| match e {
+                crate::json::ReadError::TooDeep { .. } => {
+                    invalid(format!("{tool}: the args cannot be read: {e}"))
+                }
+                crate::json::ReadError::Json(e) => invalid(format!(
                     "{tool}: the args are not JSON ({e}); pass one object, as the declaration says"
-                ))
+                )),
             })?
         };
         let mut broken = Vec::new();
@@ -159,6 +162,26 @@ mod tests {
         let ok = schema().check("t", r#"{"host":"db1","count":2}"#).unwrap();
         assert_eq!(ok, json!({"host":"db1","count":2}));
         assert!(why("").contains("\"host\" is a required property"));
+    }
+
+    #[test]
+    fn args_javascript_makes_are_read_as_they_are_meant() {
+        // A cut emoji (half a surrogate pair, as JSON.stringify writes it)
+        // and nesting past serde_json's own 128 levels both pass.
+        let open = r#"{"host":"\ud83d","count":1,"deep":"#;
+        let deep = format!("{open}{}1{}}}", "[".repeat(200), "]".repeat(200));
+        let open_schema = ParamsSchema::compile(&json!({"type": "object"})).unwrap();
+        let ok = open_schema.check("t", &deep).unwrap();
+        assert_eq!(ok["host"], json!("\u{fffd}"));
+        // Deeper than the parent reads: `invalid`, saying so.
+        let deeper = format!("{open}{}1{}}}", "[".repeat(2000), "]".repeat(2000));
+        let failure = open_schema.check("t", &deeper).unwrap_err();
+        assert_eq!(failure.kind, FailureKind::Invalid);
+        assert!(
+            failure.message.contains("2001 levels deep"),
+            "{}",
+            failure.message
+        );
     }
 
     #[test]

@@ -389,7 +389,7 @@ fn derived_schema<A: JsonSchema>() -> serde_json::Value {
 /// is the schema's fault or serde's stricter rule, and `invalid` either way.
 fn typed_args<A: DeserializeOwned>(tool: &str, args: &str) -> Result<A, HandlerError> {
     let args = if args.trim().is_empty() { "{}" } else { args };
-    serde_json::from_str(args).map_err(|e| {
+    crate::json::from_str(args).map_err(|e| {
         ToolFailure::new(FailureKind::Invalid, format!("{tool}: invalid args: {e}")).into()
     })
 }

@@ -17,7 +17,7 @@ use wasmwire::{
 use crate::Error;
 use crate::config::Config;
 use crate::naming;
-use crate::server::{Binding, CodeMode};
+use crate::server::{Binding, CodeMode, MAX_VALUE_DEPTH};
 use crate::upstream::Upstream;
 
 /// Where `wasmwire mcp` serves.
@@ -155,9 +155,23 @@ fn handler(
         Box::pin(async move {
             let args = match call.args.trim() {
                 "" => serde_json::Map::new(),
-                text => match serde_json::from_str::<Value>(text) {
-                    Ok(Value::Object(map)) => map,
+                text => match wasmwire::json::from_str::<Value>(text) {
+                    Ok(Value::Object(map)) => {
+                        let depth = wasmwire::json::depth(text);
+                        if depth > MAX_VALUE_DEPTH {
+                            let why = format!(
+                                "{}: the arguments nest {depth} levels deep; an MCP call carries at most {MAX_VALUE_DEPTH}",
+                                call.tool
+                            );
+                            return Err(ToolFailure::new(FailureKind::Invalid, why).into());
+                        }
+                        map
+                    }
                     Ok(Value::Null) => serde_json::Map::new(),
+                    Err(e @ wasmwire::json::ReadError::TooDeep { .. }) => {
+                        let why = format!("{}: the arguments cannot be read: {e}", call.tool);
+                        return Err(ToolFailure::new(FailureKind::Invalid, why).into());
+                    }
                     _ => {
                         let why = format!("{}: the arguments must be one object", call.tool);
                         return Err(ToolFailure::new(FailureKind::Invalid, why).into());

@@ -23,7 +23,7 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use wasmwire::source::Language;
-use wasmwire::{Budget, Execution, Sandbox, SandboxOptions, Tools};
+use wasmwire::{Budget, Execution, FailureKind, Sandbox, SandboxOptions, Tools};
 
 use crate::config::Limits;
 use crate::upstream::Upstream;
@@ -154,7 +154,15 @@ impl CodeMode {
             "bytes": outcome.result.bytes,
             "elapsed_ms": outcome.elapsed.as_secs_f64() * 1000.0,
         });
+        let depth = wasmwire::json::depth(&outcome.result.value);
         let ok = match outcome.value() {
+            Ok(_) if depth > MAX_VALUE_DEPTH => {
+                answer["kind"] = json!(FailureKind::Invalid.as_str());
+                answer["error"] = json!(format!(
+                    "the program's value nests {depth} levels deep; an MCP answer carries at most {MAX_VALUE_DEPTH} (return JSON.stringify(value) to send it as text)"
+                ));
+                false
+            }
             Ok(value) => {
                 answer["value"] = value.clone();
                 true
@@ -165,6 +173,9 @@ impl CodeMode {
                 false
             }
         };
+        // A Result whose value cannot be read (nested deeper than the parent
+        // reads) is no success, though the child's Result says ok.
+        answer["ok"] = json!(ok);
         eprintln!(
             "wasmwire mcp: run_javascript ended {} in {:?} ({} upstream calls){}",
             answer.get("kind").and_then(Value::as_str).unwrap_or("ok"),
@@ -334,6 +345,12 @@ impl RunRequest {
 
 /// The most names `run_javascript`'s description lists.
 const SUMMARY_NAMES: usize = 40;
+
+/// The deepest value an answer carries, the JSON it is in included: the
+/// depth most JSON readers take (serde_json's limit; the official Python
+/// SDK refuses a message nested past 201 levels, and a client that cannot
+/// read an answer waits for it until it gives up).
+pub(crate) const MAX_VALUE_DEPTH: usize = 128;
 
 fn run_javascript_tool(
     tools: &Tools,

@@ -18,9 +18,9 @@ async fn a_program_calls_a_tool_and_returns_its_value() {
 
 #[tokio::test]
 async fn args_reach_the_tool_as_the_json_text_of_the_value() {
-    // Whole numbers, other numbers, and text whose lone surrogate JSON
-    // escapes (so the Result is compared as text: serde_json refuses a lone
-    // surrogate escape).
+    // Whole numbers, other numbers, and text with a lone surrogate, which
+    // JSON escapes and the parent hands the tool as U+FFFD (a Rust string
+    // cannot hold the surrogate).
     let program = r#"
         const got = [];
         for (const v of [7, -12, 0, 2147483647, -0, 1.5, 1e21, NaN, [1, 'two'], { s: "x\ud800" }])
@@ -31,7 +31,7 @@ async fn args_reach_the_tool_as_the_json_text_of_the_value() {
     assert!(outcome.result.ok, "{outcome:#?}");
     assert_eq!(
         outcome.result.value,
-        r#"[7,-12,0,2147483647,0,1.5,1e+21,null,[1,"two"],{"s":"x\ud800"}]"#
+        "[7,-12,0,2147483647,0,1.5,1e+21,null,[1,\"two\"],{\"s\":\"x\u{FFFD}\"}]"
     );
 }
 
@@ -50,6 +50,31 @@ async fn text_args_go_as_they_are_and_a_lone_surrogate_becomes_a_replacement_cha
         value(&outcome),
         json!([{"s": "plain é"}, "x\u{FFFD}y", "a\u{FFFD}b", "no tool named \"echo\u{FFFD}\""])
     );
+}
+
+#[tokio::test]
+async fn a_value_with_half_a_surrogate_pair_or_deep_nesting_is_read_as_it_was_meant() {
+    // serde_json alone refuses both: a lone surrogate escape, and more than
+    // 128 levels. `value()` reads the first as U+FFFD and the second whole;
+    // the Result's text is the child's, untouched.
+    let outcome =
+        run("let v = 1; for (let i = 0; i < 300; i++) v = [v]; return ['😀'.slice(0, 1), v]").await;
+    let read = outcome.value().expect("the value is read");
+    assert_eq!(read[0], json!("\u{FFFD}"));
+    assert!(
+        outcome.result.value.starts_with(r#"["\ud83d",[[["#),
+        "{}",
+        outcome.result.value
+    );
+    // A handler that reads its args with serde_json gets them repaired too
+    // (`delay` does): a string cut before the second half of an emoji.
+    let outcome = run("return await delay(0, 'Status 😀 ok'.slice(0, 8))").await;
+    assert_eq!(value(&outcome), json!("Status \u{FFFD}"));
+    // Deeper than the parent reads: an `invalid` failure naming the depth.
+    let outcome = run("let v = 1; for (let i = 0; i < 3000; i++) v = [v]; return v").await;
+    let failure = outcome.value().expect_err("too deep to read");
+    assert_eq!(failure.kind, Some(FailureKind::Invalid));
+    assert!(failure.message.contains("3000 levels deep"), "{failure}");
 }
 
 #[tokio::test]

@@ -203,3 +203,22 @@ async fn a_cancel_ends_an_execution_whose_program_is_still_being_prepared() {
         "the cancel waited for the parse: {waited:?} against {parse:?}"
     );
 }
+
+#[tokio::test]
+async fn a_last_expression_is_returned_after_a_namespace_and_in_sloppy_javascript() {
+    // The namespace transform ends the program in `var N;`, after the
+    // expression; `using` and an `if` whose body is a function parse.
+    let (outcome, _) = run_prepared(
+        "namespace N { export const v = 5 }\nMath.max(N.v, 2)",
+        Language::TypeScript,
+    )
+    .await;
+    assert_eq!(value(&outcome), json!(5));
+    for (program, want) in [
+        ("using x = null\n16", json!(16)),
+        ("if (true) function g() { return 9 }\ng() + 1", json!(10)),
+    ] {
+        let (outcome, _) = run_prepared(program, Language::JavaScript).await;
+        assert_eq!(value(&outcome), want, "{program}");
+    }
+}

@@ -147,6 +147,34 @@ async def test_typescript_programs_run(tmp_path):
         assert result.structured_content["value"] == 42, result
 
 
+async def test_values_javascript_makes_arrive_and_one_too_deep_is_no_success(tmp_path):
+    async with connect(tmp_path, write_config(tmp_path)) as session:
+        # Half of a surrogate pair reads as U+FFFD; 120 levels arrive whole.
+        code = "let v = 1; for (let i = 0; i < 120; i++) v = [v];\n({cut: 'ok \\u{1F600}'.slice(0, 4), v})"
+        result = await run(session, code)
+        content = result.structured_content
+        assert content["ok"] is True and content["value"]["cut"] == "ok \ufffd", content
+        depth, level = 0, content["value"]["v"]
+        while isinstance(level, list):
+            depth, level = depth + 1, level[0]
+        assert (depth, level) == (120, 1)
+        # Deeper than an MCP answer carries (the SDK itself refuses a
+        # message past 201 levels): not ok, and the kind says why, where
+        # the client would otherwise wait for an answer it cannot read.
+        for levels in (300, 3000):
+            code = f"let v = 1; for (let i = 0; i < {levels}; i++) v = [v]; v"
+            result = await run(session, code)
+            content = result.structured_content
+            assert content["ok"] is False and content["kind"] == "invalid", content
+            assert f"{levels} levels deep" in content["error"]
+            assert result.is_error
+        # Arguments that deep are refused before they go upstream.
+        code = "let v = 1; for (let i = 0; i < 300; i++) v = [v]; await test_pid({x: v})"
+        result = await run(session, code)
+        content = result.structured_content
+        assert content["ok"] is False and "301 levels deep" in content["error"], content
+
+
 async def test_upstream_errors_reach_the_program_as_tool_errors_with_their_kind(tmp_path):
     async with connect(tmp_path, write_config(tmp_path)) as session:
         code = """

@@ -86,6 +86,7 @@ mod codec;
 mod error;
 pub mod frame;
 mod holdings;
+pub mod json;
 mod kind;
 mod message;
 mod runner;

@@ -487,7 +487,7 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
         let call = Call {
             id: request.id.clone(),
             tool: request.tool,
-            args: request.args,
+            args: crate::json::well_formed_args(request.args),
             deadline,
             holdings: self.holdings.clone(),
         };

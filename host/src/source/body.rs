@@ -8,7 +8,8 @@
 
 use swc_common::BytePos;
 use swc_ecma_ast::{EsVersion, Expr, Script, Stmt};
-use swc_ecma_parser::{Parser, StringInput, Syntax, lexer::Lexer};
+use swc_ecma_parser::error::SyntaxError;
+use swc_ecma_parser::{EsSyntax, Parser, StringInput, Syntax, lexer::Lexer};
 
 /// Opens the async function, on the same line as the program's first line
 /// (the guest's own head, `guest/src/program.rs`).
@@ -63,10 +64,26 @@ pub(crate) fn function_body(script: &Script) -> Option<(&[Stmt], usize, usize)> 
 }
 
 /// Parses `program` (JavaScript) as the guest will run it; `None` when it
-/// does not parse, errors the parser recovered from included.
+/// does not parse, errors the parser recovered from included, but for
+/// those the guest's QuickJS does not make (see [`guest_accepts`]).
 pub(crate) fn parse_program(program: &str) -> Option<Script> {
     let wrapped = wrap(program);
-    let mut parser = parser(Syntax::Es(Default::default()), &wrapped);
+    let syntax = Syntax::Es(EsSyntax {
+        // `using` and `await using` declarations, which QuickJS runs.
+        explicit_resource_management: true,
+        ..Default::default()
+    });
+    let mut parser = parser(syntax, &wrapped);
     let script = parser.parse_script().ok()?;
-    parser.take_errors().is_empty().then_some(script)
+    parser
+        .take_errors()
+        .iter()
+        .all(|error| guest_accepts(error.kind()))
+        .then_some(script)
+}
+
+/// Errors swc recovers from in a program QuickJS runs as it is: a function
+/// declared as the body of an `if` (sloppy mode allows it, Annex B.3.4).
+fn guest_accepts(error: &SyntaxError) -> bool {
+    matches!(error, SyntaxError::DeclNotAllowed)
 }

@@ -9,7 +9,9 @@
 //! expression inside a block (`if`, `for`, `{}`), not a program that
 //! already ends with `return`, not a directive such as `"use strict"`.
 //! Empty statements after the expression (`E;;`, and the `;` the TypeScript
-//! stripper leaves where an `interface` was) do not count as the last.
+//! stripper leaves where an `interface` was) do not count as the last, nor
+//! does a `var` without initialisers (`E; var n;`: JavaScript gives such a
+//! statement no value, and TypeScript's `namespace` transform ends in one).
 //!
 //! Why an assignment and not `return E;`: QuickJS names the place of an
 //! error by the statement it was in, and it records places for expression
@@ -22,7 +24,7 @@
 //! the [`Step`] says so, for the position map. What is added after the
 //! program is on lines of its own, after every place of the program.
 
-use swc_ecma_ast::{Expr, Lit, Stmt};
+use swc_ecma_ast::{Decl, Expr, Lit, Stmt, VarDeclKind};
 
 use super::body::{HEAD, offset, parse_program};
 use super::position::{Lines, Step};
@@ -40,6 +42,19 @@ const RETURN_IT: &str = "\n;return __wasmwire_last;\nvar __wasmwire_last;";
 /// without parentheses.
 const RETURN: &str = "return ";
 
+/// Statements after the last expression that do not make it the last: an
+/// empty one, and a `var` without initialisers (which JavaScript gives no
+/// value either; TypeScript's `namespace N` transform ends in `var N;`).
+fn gives_no_value(statement: &Stmt) -> bool {
+    match statement {
+        Stmt::Empty(_) => true,
+        Stmt::Decl(Decl::Var(var)) => {
+            var.kind == VarDeclKind::Var && var.decls.iter().all(|decl| decl.init.is_none())
+        }
+        _ => false,
+    }
+}
+
 /// `program` returning its last statement's value, when that is an
 /// expression statement; `None` when it is not, or when the program does
 /// not parse (the guest then reports its own syntax error).
@@ -48,7 +63,7 @@ pub(crate) fn return_last_expression(program: &str) -> Option<(String, Step)> {
     let (statements, _, _) = super::body::function_body(&script)?;
     let last = statements
         .iter()
-        .rposition(|statement| !matches!(statement, Stmt::Empty(_)))?;
+        .rposition(|statement| !gives_no_value(statement))?;
     let Stmt::Expr(expression) = &statements[last] else {
         return None;
     };
@@ -137,6 +152,32 @@ mod tests {
                 "{program}"
             );
         }
+    }
+
+    #[test]
+    fn what_javascript_gives_no_value_after_the_expression_does_not_count() {
+        assert_eq!(rewritten("f()\nvar n;"), assigned("", "f()\nvar n;"));
+        assert_eq!(
+            rewritten("f()\nvar a, b;;"),
+            assigned("", "f()\nvar a, b;;")
+        );
+        // A `var` that assigns is a statement of its own.
+        assert_eq!(return_last_expression("f()\nvar n = 1;").map(|r| r.0), None);
+    }
+
+    #[test]
+    fn programs_quickjs_runs_that_a_strict_parse_would_refuse_are_returned() {
+        // `using` declarations; a function as the body of an `if` (sloppy
+        // mode's Annex B).
+        assert_eq!(
+            rewritten("using x = null\n16"),
+            assigned("using x = null\n", "16")
+        );
+        let annex_b = "if (true) function g() { return 9 }\n";
+        assert_eq!(
+            rewritten(&format!("{annex_b}1 + 2")),
+            assigned(annex_b, "1 + 2")
+        );
     }
 
     #[test]

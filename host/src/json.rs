@@ -1,0 +1,138 @@
+//! Reading the JSON a child sent (a Result's value, a call's args) into
+//! Rust values, whatever JavaScript put in it.
+//!
+//! `serde_json::from_str` refuses two things a JavaScript program gives
+//! without trying: a string holding half of a surrogate pair (JSON escapes
+//! it, `"\ud83d"`; no Rust string can hold it) and nesting deeper than 128
+//! levels. [`from_str`] reads the first as U+FFFD, the replacement
+//! character (as JavaScript's `toWellFormed` does), and the second up to
+//! [`MAX_DEPTH`] levels; deeper is a clear [`ReadError::TooDeep`], so that
+//! no tree is built that takes more stack to drop or write than a thread
+//! has.
+//!
+//! ```
+//! let value: serde_json::Value = wasmwire::json::from_str(r#"{"cut": "\ud83d"}"#)?;
+//! assert_eq!(value["cut"], "\u{fffd}");
+//! let deep = format!("{}{}", "[".repeat(500), "]".repeat(500));
+//! assert!(wasmwire::json::from_str::<serde_json::Value>(&deep).is_ok());
+//! # Ok::<(), wasmwire::json::ReadError>(())
+//! ```
+
+use serde::de::DeserializeOwned;
+
+/// The deepest nesting of arrays and objects [`from_str`] reads. A
+/// JavaScript program's value nests a few thousand levels at most before
+/// the child's own stack ends it; real values and args nest a handful.
+pub const MAX_DEPTH: usize = 1000;
+
+/// Nesting serde_json reads with its own recursion limit (128) on.
+const SHALLOW: usize = 120;
+
+/// Why a JSON text could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// It nests deeper than [`MAX_DEPTH`].
+    #[error("it nests {depth} levels deep, more than the {max} that are read")]
+    TooDeep {
+        /// How deep it nests.
+        depth: usize,
+        /// [`MAX_DEPTH`].
+        max: usize,
+    },
+    /// It is not JSON, or not JSON of the shape asked for.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// How deep `text` nests (arrays and objects; `0` for a scalar), read
+/// without recursing, for a reader with a limit of its own.
+pub fn depth(text: &str) -> usize {
+    wire::json::survey(text).depth
+}
+
+/// Reads `text` as a `T`: lone surrogates as U+FFFD, up to [`MAX_DEPTH`]
+/// levels of nesting.
+pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, ReadError> {
+    let survey = wire::json::survey(text);
+    if survey.depth > MAX_DEPTH {
+        return Err(ReadError::TooDeep {
+            depth: survey.depth,
+            max: MAX_DEPTH,
+        });
+    }
+    let repaired;
+    let text = if survey.lone_surrogates > 0 {
+        repaired = wire::json::replace_lone_surrogates(text.to_owned());
+        repaired.as_str()
+    } else {
+        text
+    };
+    if survey.depth <= SHALLOW {
+        return Ok(serde_json::from_str(text)?);
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    deserializer.disable_recursion_limit();
+    let value = T::deserialize(serde_stacker::Deserializer::new(&mut deserializer))?;
+    deserializer.end()?;
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn nested(depth: usize) -> String {
+        format!("{}1{}", "[".repeat(depth), "]".repeat(depth))
+    }
+
+    #[test]
+    fn nesting_up_to_the_maximum_is_read_and_deeper_is_refused() {
+        let value: Value = from_str(&nested(MAX_DEPTH)).expect("read");
+        let mut level = &value;
+        let mut depth = 0;
+        while let Some(inner) = level.get(0) {
+            level = inner;
+            depth += 1;
+        }
+        assert_eq!((depth, level), (MAX_DEPTH, &json!(1)));
+        let error = from_str::<Value>(&nested(MAX_DEPTH + 1)).unwrap_err();
+        assert!(
+            matches!(error, ReadError::TooDeep { depth, .. } if depth == MAX_DEPTH + 1),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_read_on_a_small_stack() {
+        // 256 KiB of stack, an eighth of a tokio worker's. In a release
+        // build serde_json's own recursion would fit too; the stacker is
+        // for debug builds, whose frames are several times larger.
+        std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(|| from_str::<Value>(&nested(MAX_DEPTH)).map(|_| ()))
+            .expect("a thread")
+            .join()
+            .expect("no overflow")
+            .expect("read");
+    }
+
+    #[test]
+    fn a_lone_surrogate_reads_as_the_replacement_character() {
+        let value: Value = from_str(r#"["\ud83d", "\ud83d\ude00", "\udc00x"]"#).expect("read");
+        assert_eq!(value, json!(["\u{fffd}", "😀", "\u{fffd}x"]));
+    }
+
+    #[test]
+    fn what_is_not_json_is_still_refused() {
+        for text in ["", "[1,", "{\"a\" 1}", "[1] 2"] {
+            assert!(
+                matches!(from_str::<Value>(text), Err(ReadError::Json(_))),
+                "{text}"
+            );
+        }
+        let deep_and_broken = format!("{}1{}", "[".repeat(500), "]".repeat(499));
+        assert!(from_str::<Value>(&deep_and_broken).is_err());
+    }
+}

@@ -1,0 +1,195 @@
+//! Two things about the JSON a child sends (a call's args, a Result's
+//! value) that a parse alone does not settle: how deep it nests, and
+//! strings that are not text.
+//!
+//! - **Lone surrogates.** A JavaScript string may hold half of a UTF-16
+//!   surrogate pair, and `JSON.stringify` writes one as an escape
+//!   (`"\ud83d"`, what `"😀".slice(0, 1)` gives). That is JSON, but no Rust
+//!   string can hold it, so a Rust reader of such args or such a value
+//!   fails. [`replace_lone_surrogates`] turns each into `\ufffd` (U+FFFD,
+//!   the replacement character), as JavaScript's `toWellFormed` does: an
+//!   escape of the same length, so no other byte moves.
+//! - **Depth.** A reader that builds a tree (serde_json's `Value`), and
+//!   whatever drops or writes the tree, takes stack for every level;
+//!   [`survey`] says how deep a text nests without recursing, so a reader
+//!   can refuse what it cannot hold before it starts.
+
+/// What [`survey`] found in a JSON text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Survey {
+    /// The deepest nesting of arrays and objects (`1` = `[]` or `{}`).
+    pub depth: usize,
+    /// Escapes of a lone surrogate in its strings.
+    pub lone_surrogates: usize,
+}
+
+/// Reads `text` once, without recursing. Meant for JSON; on any other text
+/// it still ends, with figures that mean nothing.
+pub fn survey(text: &str) -> Survey {
+    let mut survey = Survey::default();
+    let mut depth = 0usize;
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => {
+                let (end, lone) = string_end(bytes, at + 1, |_| {});
+                survey.lone_surrogates += lone;
+                at = end;
+                continue;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                survey.depth = survey.depth.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    survey
+}
+
+/// `text` with every escape of a lone surrogate in its strings replaced by
+/// `\ufffd`; the same `String`, untouched, when it has none.
+pub fn replace_lone_surrogates(text: String) -> String {
+    if survey(&text).lone_surrogates == 0 {
+        return text;
+    }
+    let mut bytes = text.into_bytes();
+    let mut lone = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] == b'"' {
+            let (end, _) = string_end(&bytes, at + 1, |escape| lone.push(escape));
+            at = end;
+        } else {
+            at += 1;
+        }
+    }
+    for escape in lone {
+        // `\uXXXX`: the four hex digits after `\u`.
+        bytes[escape + 2..escape + 6].copy_from_slice(b"fffd");
+    }
+    // Only ASCII hex digits were replaced by ASCII hex digits.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Args as a handler gets them: when they are JSON with a lone surrogate
+/// escape in a string (`{"text": long.slice(0, 1000)}` can cut an emoji
+/// in two), each becomes `\ufffd`, so that a handler's JSON reader takes
+/// them; any other args (text that is not JSON among them) are untouched.
+pub fn well_formed_args(args: String) -> String {
+    // Most args have no `\u` escape of a surrogate at all: one pass of a
+    // substring search, no parse.
+    if !(args.contains("\\ud") || args.contains("\\uD")) {
+        return args;
+    }
+    if serde_json::from_str::<serde::de::IgnoredAny>(&args).is_err() {
+        return args;
+    }
+    replace_lone_surrogates(args)
+}
+
+/// From just after a string's opening quote: where the string ends (just
+/// after its closing quote, or the text's end) and how many lone surrogate
+/// escapes it holds, each one's offset (of its `\`) given to `lone`.
+fn string_end(bytes: &[u8], mut at: usize, mut lone: impl FnMut(usize)) -> (usize, usize) {
+    let mut count = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => return (at + 1, count),
+            b'\\' if bytes.get(at + 1) == Some(&b'u') => {
+                let unit = hex4(bytes, at + 2);
+                match unit {
+                    Some(0xD800..=0xDBFF) => {
+                        let low = (bytes.get(at + 6) == Some(&b'\\')
+                            && bytes.get(at + 7) == Some(&b'u'))
+                        .then(|| hex4(bytes, at + 8))
+                        .flatten();
+                        if matches!(low, Some(0xDC00..=0xDFFF)) {
+                            at += 12;
+                            continue;
+                        }
+                        lone(at);
+                        count += 1;
+                    }
+                    Some(0xDC00..=0xDFFF) => {
+                        lone(at);
+                        count += 1;
+                    }
+                    _ => {}
+                }
+                at += 6;
+            }
+            b'\\' => at += 2,
+            _ => at += 1,
+        }
+    }
+    (bytes.len(), count)
+}
+
+/// The four hex digits at `at`, if there are four.
+fn hex4(bytes: &[u8], at: usize) -> Option<u16> {
+    let digits = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u16::from_str_radix(digits, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_survey_counts_nesting_outside_strings_only() {
+        assert_eq!(survey("1").depth, 0);
+        assert_eq!(survey("[[], {\"a\": [1]}]").depth, 3);
+        assert_eq!(survey(r#"{"a": "[[[[{{", "b": "\"[["}"#).depth, 1);
+        let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+        assert_eq!(survey(&deep).depth, 5000);
+    }
+
+    #[test]
+    fn only_lone_surrogate_escapes_are_replaced() {
+        let cases = [
+            (r#""\ud83d""#, r#""\ufffd""#),
+            (r#""\uDE00 x""#, r#""\ufffd x""#),
+            (
+                r#"["\ud83d\ude00", "\ud83d\ud83d"]"#,
+                r#"["\ud83d\ude00", "\ufffd\ufffd"]"#,
+            ),
+            (r#"{"\ud800": "a\\ud800"}"#, r#"{"\ufffd": "a\\ud800"}"#),
+            (r#""\ud83d"#, r#""\ufffd"#),
+            (r#""😀 \u0041""#, r#""😀 \u0041""#),
+        ];
+        for (text, want) in cases {
+            assert_eq!(replace_lone_surrogates(text.to_owned()), want, "{text}");
+        }
+        // What is left reads as Rust text.
+        let repaired = replace_lone_surrogates(r#"["\ud83d", "\udc00"]"#.to_owned());
+        let read: Vec<String> = serde_json::from_str(&repaired).expect("well-formed");
+        assert_eq!(read, ["\u{fffd}", "\u{fffd}"]);
+    }
+
+    #[test]
+    fn args_are_repaired_only_when_they_are_json() {
+        assert_eq!(
+            well_formed_args(r#"{"t":"\ud83d"}"#.into()),
+            r#"{"t":"\ufffd"}"#
+        );
+        // Text args that are not JSON go as they are, escapes and all.
+        for text in [r#"say "\ud83d" twice"#, r#"\ud83d"#, "plain"] {
+            assert_eq!(well_formed_args(text.into()), text);
+        }
+    }
+
+    #[test]
+    fn text_that_is_not_json_still_ends() {
+        for text in ["\"", "\"\\", "\"\\u12", "[[[", "]]]", "\"\\ud800\\u"] {
+            let _ = survey(text);
+            let _ = replace_lone_surrogates(text.to_owned());
+        }
+    }
+}
