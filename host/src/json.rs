@@ -25,8 +25,9 @@ use serde::de::DeserializeOwned;
 /// the child's own stack ends it; real values and args nest a handful.
 pub const MAX_DEPTH: usize = 1000;
 
-/// Nesting serde_json reads with its own recursion limit (128) on.
-const SHALLOW: usize = 120;
+/// Nesting serde_json reads with its own recursion limit (128) on, and
+/// that any reader of the parent's takes on the stack it has.
+pub(crate) const SHALLOW: usize = 120;
 
 /// Why a JSON text could not be read.
 #[derive(Debug, thiserror::Error)]

@@ -19,6 +19,11 @@ use wire::{FailureKind, ToolFailure};
 /// first few and tries again, and the answer stays short.
 pub const MAX_REPORTED: usize = 8;
 
+/// The stack deep args are checked on: room for a recursive schema's
+/// levels at `json::MAX_DEPTH` in a debug build (a release build takes
+/// under 512 KiB for 1,000 levels).
+const DEEP_ARGS_STACK: usize = 16 << 20;
+
 /// A compiled params schema.
 pub(crate) struct ParamsSchema {
     validator: jsonschema::Validator,
@@ -62,20 +67,31 @@ impl ParamsSchema {
                 )),
             })?
         };
-        let mut broken = Vec::new();
-        let mut more = 0usize;
-        for error in self.validator.iter_errors(&value) {
-            if broken.len() == MAX_REPORTED {
-                more += 1;
-                continue;
+        let list = || {
+            let mut broken = Vec::new();
+            let mut more = 0usize;
+            for error in self.validator.iter_errors(&value) {
+                if broken.len() == MAX_REPORTED {
+                    more += 1;
+                    continue;
+                }
+                broken.push(format!(
+                    "{}: {} (rule `{}`)",
+                    field(error.instance_path().as_str()),
+                    error,
+                    error.kind().keyword()
+                ));
             }
-            broken.push(format!(
-                "{}: {} (rule `{}`)",
-                field(error.instance_path().as_str()),
-                error,
-                error.kind().keyword()
-            ));
-        }
+            (broken, more)
+        };
+        // A recursive schema (`$ref` to itself) is checked a level of stack
+        // per level of the args, which may nest up to `json::MAX_DEPTH`:
+        // deep args are checked on a stack of their own.
+        let (broken, more) = if crate::json::depth(args) > crate::json::SHALLOW {
+            stacker::grow(DEEP_ARGS_STACK, list)
+        } else {
+            list()
+        };
         if broken.is_empty() {
             return Ok(value);
         }
@@ -182,6 +198,28 @@ mod tests {
             "{}",
             failure.message
         );
+    }
+
+    #[test]
+    fn deep_args_against_a_recursive_schema_are_checked_on_a_stack_of_their_own() {
+        // Each level of the args is a level of the validator's recursion:
+        // on a 256 KiB thread (release) 999 levels overflowed without the
+        // stack of their own.
+        let tree = ParamsSchema::compile(&json!({
+            "$defs": {"node": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+            "type": "object",
+            "properties": {"x": {"$ref": "#/$defs/node"}},
+        }))
+        .unwrap();
+        let depth = crate::json::MAX_DEPTH - 1;
+        let args = format!(r#"{{"x":{}{}}}"#, "[".repeat(depth), "]".repeat(depth));
+        let checked = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || tree.check("t", &args).is_ok())
+            .unwrap()
+            .join()
+            .expect("no overflow");
+        assert!(checked);
     }
 
     #[test]
