@@ -72,6 +72,8 @@ pub struct Console {
 
 struct Captured {
     text: Vec<u8>,
+    /// What `text` takes once [`neutralise`]d: what the cap holds down.
+    shown: usize,
     cap: usize,
     dropped: u64,
     /// Where lines go as they complete, if anywhere.
@@ -92,6 +94,7 @@ impl Console {
         Console {
             shared: Arc::new(Mutex::new(Captured {
                 text: Vec::new(),
+                shown: 0,
                 cap,
                 dropped: 0,
                 sink,
@@ -103,8 +106,11 @@ impl Console {
     /// Appends `bytes`, keeping what fits under the cap and counting the rest.
     pub fn write(&self, bytes: &[u8]) {
         let mut captured = self.lock();
-        let room = captured.cap.saturating_sub(captured.text.len());
-        let kept = bytes.len().min(room);
+        // The cap holds what is shown: a control character written out as
+        // `\xNN` takes four bytes of it, not one.
+        let room = captured.cap.saturating_sub(captured.shown);
+        let (kept, shown) = fit(bytes, room);
+        captured.shown += shown;
         captured.text.extend_from_slice(&bytes[..kept]);
         let dropped = u64::try_from(bytes.len() - kept).unwrap_or(u64::MAX);
         let newly_cut = dropped > 0 && captured.dropped == 0;
@@ -226,6 +232,26 @@ pub fn neutralise(text: &str) -> String {
     out
 }
 
+/// How many of `bytes` fit in `room` bytes as [`neutralise`] shows them,
+/// and how many they take. A C1 control (U+0080-U+009F, two bytes in
+/// UTF-8) takes four; one split across two writes is counted as two.
+fn fit(bytes: &[u8], room: usize) -> (usize, usize) {
+    let mut shown = 0;
+    for (at, &b) in bytes.iter().enumerate() {
+        let width = match b {
+            b'\n' | b'\t' => 1,
+            0x00..=0x1f | 0x7f => 4,
+            0x80..=0x9f if at > 0 && bytes[at - 1] == 0xc2 => 3,
+            _ => 1,
+        };
+        if shown + width > room {
+            return (at, shown);
+        }
+        shown += width;
+    }
+    (bytes.len(), shown)
+}
+
 fn needs_escape(c: char) -> bool {
     c.is_control() && c != '\n' && c != '\t'
 }
@@ -328,6 +354,19 @@ mod tests {
             console.finish(),
             "\\x1b[2J\\x1b]0;pwned\\x07red\\x0d\\x9b31m\ttab\n"
         );
+    }
+
+    #[test]
+    fn the_cap_holds_what_is_shown_when_control_characters_are_written_out() {
+        // 100 control characters would show as 400 bytes.
+        let console = Console::new(100);
+        console.write(&[1u8; 100]);
+        console.write("\u{85}".repeat(10).as_bytes());
+        let text = console.finish();
+        let shown = text.lines().next().unwrap_or("");
+        assert_eq!(shown, "\\x01".repeat(25));
+        assert!(console.truncated());
+        assert_eq!(console.dropped_bytes(), 75 + 20);
     }
 
     #[test]
