@@ -404,7 +404,9 @@ fn fit_in_frame(result: wire::Result) -> wire::Result {
                 result.result_id.clone(),
                 FailureKind::Limit,
                 format!(
-                    "the return value is {} bytes of JSON, more than a Result frame can carry ({} bytes)",
+                    "the return value is {} bytes of JSON; the Result carries it as a string, \
+                     its quotes and backslashes escaped, and so it does not fit in a frame \
+                     ({} bytes at most)",
                     result.value.len(),
                     wire::MAX_FRAME_BYTES
                 ),
