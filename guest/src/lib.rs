@@ -227,7 +227,11 @@ impl Evaluator {
         if let Some(reason) = stop.reason() {
             ending = reason.ending();
         }
-        let result = ending.into_result(&start.result_id, transport.calls(), transport.bytes());
+        let result = ending.into_result(
+            &start.result_id,
+            counted_calls(start, transport.calls()),
+            transport.bytes(),
+        );
         fit_in_frame(result)
     }
 
@@ -385,6 +389,17 @@ fn run_program<'js, T: Transport + ?Sized>(
         ),
         Settled::Protocol(why) => Ending::Protocol(why),
         Settled::Halted(reason) => reason.ending(),
+    }
+}
+
+/// The calls to report as made, of the `sent`: the parent counts a call
+/// when it accepts it, and it accepts the first `max_calls` and refuses the
+/// rest, so counting the refused ones too would make every run that spent
+/// its quota disagree with the parent.
+fn counted_calls(start: &Start, sent: u64) -> u64 {
+    match start.budget.max_calls {
+        0 => sent,
+        max => sent.min(max),
     }
 }
 

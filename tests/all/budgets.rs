@@ -29,6 +29,10 @@ async fn max_calls_allows_n_and_refuses_n_plus_one() {
     let outcome = run_with(program, with(|b| b.max_calls = 3)).await;
     assert_eq!(value(&outcome), json!([0, 1, 2, "limit"]));
     assert_eq!(outcome.result.calls, 3);
+    // The child reports the calls the parent took, not the one it refused:
+    // an honest child that spent its quota agrees with the parent.
+    assert_eq!(outcome.child_counts.map(|(calls, _)| calls), Some(3));
+    assert!(!outcome.counts_disagree, "{outcome:#?}");
     assert_still_healthy(sandbox()).await;
 }
 
