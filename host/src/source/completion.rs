@@ -33,6 +33,9 @@ use super::position::{Lines, Step};
 /// program is not expected to use.
 const ASSIGN: &str = "__wasmwire_last = ";
 
+/// The variable [`ASSIGN`] and [`RETURN_IT`] use.
+const VARIABLE: &str = "__wasmwire_last";
+
 /// What is added after the program: the return of that variable, and its
 /// declaration (a `var`, hoisted, so it is declared before the assignment
 /// runs, in sloppy and strict mode alike).
@@ -59,6 +62,12 @@ fn gives_no_value(statement: &Stmt) -> bool {
 /// expression statement; `None` when it is not, or when the program does
 /// not parse (the guest then reports its own syntax error).
 pub(crate) fn return_last_expression(program: &str) -> Option<(String, Step)> {
+    // A program that names the variable itself (`let __wasmwire_last`
+    // would be redeclared by the added `var`, an error on a line the
+    // program does not have) is left as it is.
+    if program.contains(VARIABLE) {
+        return None;
+    }
     let script = parse_program(program)?;
     let (statements, _, _) = super::body::function_body(&script)?;
     let last = statements
@@ -178,6 +187,17 @@ mod tests {
             rewritten(&format!("{annex_b}1 + 2")),
             assigned(annex_b, "1 + 2")
         );
+    }
+
+    #[test]
+    fn a_program_that_names_the_variable_is_left_alone() {
+        for program in ["let __wasmwire_last = 1;\n2", "__wasmwire_last\n3"] {
+            assert_eq!(
+                return_last_expression(program).map(|r| r.0),
+                None,
+                "{program}"
+            );
+        }
     }
 
     #[test]
