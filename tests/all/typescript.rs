@@ -133,6 +133,30 @@ fn slow_to_parse() -> String {
     format!("{}a", "a < ".repeat(2000))
 }
 
+/// The nice values of this process's parser threads (`wasmwire-source`).
+fn parser_niceness() -> Vec<i64> {
+    let mut niceness = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").expect("/proc is there") {
+        let task = task.expect("a task").path();
+        let comm = std::fs::read_to_string(task.join("comm")).unwrap_or_default();
+        if comm.trim() != "wasmwire-source" {
+            continue;
+        }
+        // After the command's closing parenthesis, the 17th field (field
+        // 19 of stat(5)) is the nice value.
+        let stat = std::fs::read_to_string(task.join("stat")).unwrap_or_default();
+        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        if let Some(nice) = after
+            .split_whitespace()
+            .nth(16)
+            .and_then(|n| n.parse().ok())
+        {
+            niceness.push(nice);
+        }
+    }
+    niceness
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_wall_clock_covers_preparing_the_program_and_a_slow_parse_holds_up_no_other() {
     let budget = wasmwire::Budget {
@@ -149,6 +173,12 @@ async fn the_wall_clock_covers_preparing_the_program_and_a_slow_parse_holds_up_n
         .await
         .expect("the execution starts");
     assert_failed(&outcome, FailureKind::Limit, "wall clock");
+    // swc cannot be stopped: the abandoned parse goes on, at nice 19.
+    assert!(
+        parser_niceness().contains(&19),
+        "no parser thread at nice 19: {:?}",
+        parser_niceness()
+    );
     // The abandoned parse still has its thread; a program that also needs
     // a parser thread (too long to parse on a worker's stack) does not
     // wait for it.

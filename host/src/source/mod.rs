@@ -40,7 +40,8 @@ mod stack;
 mod typescript;
 
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::{Mutex, PoisonError, mpsc};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::thread;
 
 pub use position::PositionMap;
@@ -158,6 +159,7 @@ pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceErro
                 Box::new(move |prepared| {
                     let _ = answer.send(prepared);
                 }),
+                Arc::default(),
             );
             settle(
                 program,
@@ -172,8 +174,8 @@ pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceErro
 /// calling thread is parsed on a parser thread while the caller's task
 /// waits without holding its thread. Dropping the future stops the wait,
 /// not the parse: swc cannot be interrupted, so the parser thread finishes
-/// that program (and is then free again) while other programs go to other
-/// parser threads.
+/// that program at the lowest priority (and then ends) while other
+/// programs go to other parser threads.
 pub async fn prepare_async(program: &str, language: Language) -> Result<Prepared, SourceError> {
     match plan(program, language) {
         Plan::Ready(prepared) => prepared,
@@ -184,14 +186,20 @@ pub async fn prepare_async(program: &str, language: Language) -> Result<Prepared
         ),
         Plan::Handed => {
             let (answer, answered) = tokio::sync::oneshot::channel();
+            let watch = Arc::new(Watch::default());
             let handed = Parsers::shared().hand(
                 program,
                 language,
                 Box::new(move |prepared| {
                     let _ = answer.send(prepared);
                 }),
+                watch.clone(),
             );
+            // Dropped before the answer came (the wall clock, a cancel):
+            // the parse is abandoned.
+            let waiting = Abandon(Some(watch));
             let prepared = if handed { answered.await.ok() } else { None };
+            waiting.disarm();
             settle(program, language, prepared)
         }
     }
@@ -266,6 +274,70 @@ struct Job {
     program: String,
     language: Language,
     answer: Box<dyn FnOnce(Answer) + Send>,
+    watch: Arc<Watch>,
+}
+
+/// What the waiter and the parser thread share about one job.
+#[derive(Debug, Default)]
+struct Watch {
+    /// The parser thread's id (Linux's `gettid`) once it has the job.
+    thread: AtomicI32,
+    /// No one waits for the answer any more.
+    abandoned: AtomicBool,
+}
+
+/// Abandons its job when dropped before [`Abandon::disarm`]: a parse no
+/// one waits for is not started, and one already running goes on at the
+/// lowest priority (nice 19), so that it takes the CPU only from what
+/// would otherwise leave it idle. swc cannot be stopped midway.
+struct Abandon(Option<Arc<Watch>>);
+
+impl Abandon {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Abandon {
+    fn drop(&mut self) {
+        let Some(watch) = self.0.take() else {
+            return;
+        };
+        // The flag first, the thread after: a thread that stores its id
+        // after this read sees the flag and does not parse.
+        watch.abandoned.store(true, Ordering::SeqCst);
+        let thread = watch.thread.load(Ordering::SeqCst);
+        if thread != 0 {
+            lower_priority(thread);
+        }
+    }
+}
+
+/// The calling thread's id, or 0 where threads have no priority of their own.
+fn current_thread() -> i32 {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: gettid has no preconditions.
+        unsafe { libc::gettid() }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0
+    }
+}
+
+/// Sets `thread`'s nice value to 19 (Linux: a thread's own priority).
+fn lower_priority(thread: i32) {
+    #[cfg(target_os = "linux")]
+    if let Ok(thread) = libc::id_t::try_from(thread) {
+        // SAFETY: setpriority takes plain integers; on Linux PRIO_PROCESS
+        // with a thread id sets that one thread's nice value.
+        unsafe {
+            libc::setpriority(libc::PRIO_PROCESS, thread, 19);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = thread;
 }
 
 /// Parser threads kept waiting for work once they are done; more are
@@ -299,11 +371,13 @@ impl Parsers {
         program: &str,
         language: Language,
         answer: Box<dyn FnOnce(Answer) + Send>,
+        watch: Arc<Watch>,
     ) -> bool {
         let mut job = Job {
             program: program.to_owned(),
             language,
             answer,
+            watch,
         };
         loop {
             let idle = self
@@ -335,9 +409,19 @@ impl Parsers {
                     program,
                     language,
                     answer,
+                    watch,
                 } in incoming.iter()
                 {
-                    answer(prepare_guarded(program, language));
+                    watch.thread.store(current_thread(), Ordering::SeqCst);
+                    if !watch.abandoned.load(Ordering::SeqCst) {
+                        answer(prepare_guarded(program, language));
+                    }
+                    if watch.abandoned.load(Ordering::SeqCst) {
+                        // Its priority may have been lowered, which an
+                        // unprivileged thread cannot raise again: it ends
+                        // rather than parse another program at it.
+                        break;
+                    }
                     let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
                     if idle.len() >= IDLE_PARSERS {
                         break;
