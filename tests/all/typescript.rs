@@ -173,6 +173,34 @@ async fn the_wall_clock_covers_preparing_the_program_and_a_slow_parse_holds_up_n
         .await
         .expect("the execution starts");
     assert_failed(&outcome, FailureKind::Limit, "wall clock");
+    // A program too small to need a parser thread's stack: its parse grows
+    // exponentially with its nesting (20 levels: seconds), and it too ends
+    // at the wall clock.
+    let tiny = format!("{}a{}", "<T>(".repeat(20), ")".repeat(20));
+    let execution = wasmwire::Execution::typescript(tiny.clone()).budget(budget);
+    let started = std::time::Instant::now();
+    let outcome = wasmwire_tests::sandbox()
+        .run(
+            &execution,
+            &wasmwire::Tools::new(),
+            wasmwire::CancellationToken::new(),
+        )
+        .await
+        .expect("the execution starts");
+    let waited = started.elapsed();
+    assert_failed(&outcome, FailureKind::Limit, "wall clock");
+    // Not a timing guess: the same program's parse alone, on this machine.
+    let parse = tokio::task::spawn_blocking(move || {
+        let started = std::time::Instant::now();
+        let _ = prepare(&tiny, Language::TypeScript);
+        started.elapsed()
+    })
+    .await
+    .expect("the parse ran");
+    assert!(
+        waited < parse,
+        "the wall clock waited for the parse: {waited:?} against {parse:?}"
+    );
     // swc cannot be stopped: the abandoned parse goes on, at nice 19.
     assert!(
         parser_niceness().contains(&19),
@@ -251,4 +279,19 @@ async fn a_last_expression_is_returned_after_a_namespace_and_in_sloppy_javascrip
         let (outcome, _) = run_prepared(program, Language::JavaScript).await;
         assert_eq!(value(&outcome), want, "{program}");
     }
+}
+
+#[tokio::test]
+async fn a_place_the_programs_own_message_quotes_is_not_mapped() {
+    // The program ends in an expression, so what is sent is not the
+    // program: `__wasmwire_last = ` moves line 2 right. Only the place the
+    // guest puts after the message is mapped, not one the message quotes.
+    let program = "const f = () => { throw new Error('bad csv at line 2, column 30') };\nf()";
+    let (outcome, prepared) = run_prepared(program, Language::JavaScript).await;
+    assert!(!prepared.map.is_identity());
+    assert_failed(
+        &outcome,
+        FailureKind::Invalid,
+        "bad csv at line 2, column 30 at line 1, column",
+    );
 }

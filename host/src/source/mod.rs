@@ -133,16 +133,17 @@ pub enum SourceError {
 /// comes back as it is.
 ///
 /// Where it is parsed: a program nests at most one level per byte, so a
-/// program whose bytes times 4 KiB (plus a margin) fit in
-/// the calling thread's remaining stack is parsed right here; a larger one
-/// on a parser thread (with a stack deep enough for [`MAX_PARSED_BYTES`]),
-/// and this call waits for it. The hand-off costs two thread wake-ups:
+/// JavaScript program whose bytes times 4 KiB (plus a margin) fit in
+/// the calling thread's remaining stack is parsed right here; a larger one,
+/// and any TypeScript, on a parser thread (with a stack deep enough for
+/// [`MAX_PARSED_BYTES`]), and this call waits for it. The hand-off costs two thread wake-ups:
 /// measured on a 2-core VM with the other core idle, 215 µs against 63 µs
 /// for a whole `return 1` execution parsed here.
 ///
 /// The parse takes time that grows faster than the program's length for
-/// some TypeScript (16 KiB of `a < a < …` took 12 s): a caller with a
-/// deadline uses [`prepare_async`], which it can stop waiting for.
+/// some TypeScript (16 KiB of `a < a < …` took 12 s; 116 bytes of nested
+/// `<T>(` 16 s): a caller with a deadline uses [`prepare_async`], which it
+/// can stop waiting for.
 pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceError> {
     match plan(program, language) {
         Plan::Ready(prepared) => prepared,
@@ -232,7 +233,10 @@ fn plan(program: &str, language: Language) -> Plan {
             .saturating_mul(STACK_PER_BYTE)
             .saturating_add(STACK_MARGIN)
     });
-    if fits_here {
+    // TypeScript never: swc's parse of some of it grows exponentially
+    // with nesting (116 bytes of `<T>(` took 16 s), and only a parse on
+    // another thread can be abandoned when the wall clock runs out.
+    if fits_here && language == Language::JavaScript {
         Plan::Here
     } else {
         #[cfg(test)]
@@ -484,10 +488,12 @@ mod tests {
                     "__wasmwire_last = x + 1\n;return __wasmwire_last;\nvar __wasmwire_last;"
                 );
                 assert_eq!(handed_off(), before, "the small program was handed off");
+                prepare("x + 1", Language::TypeScript).unwrap();
+                assert_eq!(handed_off(), before + 1, "TypeScript was parsed here");
                 let deep = format!("{}1{}", "(".repeat(2000), ")".repeat(2000));
                 let prepared = prepare(&deep, Language::TypeScript).unwrap();
                 assert!(prepared.text.starts_with("__wasmwire_last = (((("));
-                assert_eq!(handed_off(), before + 1, "the deep program was parsed here");
+                assert_eq!(handed_off(), before + 2, "the deep program was parsed here");
             })
             .unwrap()
             .join()

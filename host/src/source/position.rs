@@ -10,7 +10,6 @@
 //! to the text that was sent, each able to say where one of its own places
 //! came from; [`PositionMap::original`] asks them in the reverse order.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// Where a line starts, for every line of one text.
@@ -123,35 +122,30 @@ impl PositionMap {
             })
     }
 
-    /// `text` with every `line L, column C` (the form of the guest's error
-    /// positions) replaced by the program's own place.
+    /// `text` with the place the guest put at its end (` at line L,
+    /// column C`, after an error's message) replaced by the program's own.
+    /// Nothing else is touched: a message may quote a place of its own (a
+    /// parser's error about a tool's input, or the program's), which is
+    /// not a place in the text sent.
     pub fn rewrite_positions(&self, text: &str) -> String {
         if self.is_identity() {
             return text.to_owned();
         }
-        const LINE: &str = "line ";
-        let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        while let Some(at) = rest.find(LINE) {
-            // `line` must be a word of its own: not the end of `deadline`.
-            let before = rest[..at].chars().next_back().or(out.chars().next_back());
-            let word_start = !before.is_some_and(|c| c.is_alphanumeric() || c == '_');
-            let after = &rest[at + LINE.len()..];
-            match read_place(after).filter(|_| word_start) {
-                Some((line, column, used)) => {
-                    let (line, column) = self.original(line, column);
-                    out.push_str(&rest[..at]);
-                    let _ = write!(out, "line {line}, column {column}");
-                    rest = &after[used..];
-                }
-                None => {
-                    out.push_str(&rest[..at + LINE.len()]);
-                    rest = after;
-                }
+        const AT_LINE: &str = "at line ";
+        let Some(at) = text
+            .rfind(AT_LINE)
+            .filter(|&at| at == 0 || text[..at].ends_with(' '))
+        else {
+            return text.to_owned();
+        };
+        let after = &text[at + AT_LINE.len()..];
+        match read_place(after) {
+            Some((line, column, used)) if used == after.len() => {
+                let (line, column) = self.original(line, column);
+                format!("{}at line {line}, column {column}", &text[..at])
             }
+            _ => text.to_owned(),
         }
-        out.push_str(rest);
-        out
     }
 }
 
@@ -270,27 +264,33 @@ mod tests {
     }
 
     #[test]
-    fn rewrite_positions_maps_every_place_and_leaves_other_text() {
+    fn only_the_place_at_the_end_is_mapped() {
         let map = PositionMap::new(vec![Step::Inserted {
             line: 1,
             column: 1,
             width: 7,
         }]);
-        let text = "TypeError: x at line 1, column 9; then line 1, column 12 \
-                    (deadline 1, column 9; line 2, column 3; line x, column 1; line 1,column 9)";
         assert_eq!(
-            map.rewrite_positions(text),
-            "TypeError: x at line 1, column 2; then line 1, column 5 \
-             (deadline 1, column 9; line 2, column 3; line x, column 1; line 1,column 9)"
+            map.rewrite_positions("TypeError: x at line 1, column 9"),
+            "TypeError: x at line 1, column 2"
         );
+        // A place the message quotes (the program's text, a tool's error)
+        // is left as it is; so is one that is not at the end.
         assert_eq!(
-            map.rewrite_positions("line 1, column 8"),
-            "line 1, column 1"
+            map.rewrite_positions(
+                "ToolError from parse: invalid input at line 1, column 30 at line 1, column 12"
+            ),
+            "ToolError from parse: invalid input at line 1, column 30 at line 1, column 5"
         );
-        assert_eq!(
-            map.rewrite_positions("line 99999999999999999999999, column 8"),
-            "line 99999999999999999999999, column 8"
-        );
+        for text in [
+            "Error: bad csv at line 1, column 9 (row 3)",
+            "deadline 1, column 9",
+            "what line 1, column 9",
+            "at line 1,column 9",
+            "x at line 99999999999999999999999, column 8",
+        ] {
+            assert_eq!(map.rewrite_positions(text), text);
+        }
     }
 
     #[test]
