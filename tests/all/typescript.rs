@@ -295,3 +295,13 @@ async fn a_place_the_programs_own_message_quotes_is_not_mapped() {
         "bad csv at line 2, column 30 at line 1, column",
     );
 }
+
+#[tokio::test]
+async fn a_transformed_program_places_an_error_after_astral_characters_in_characters() {
+    // The enum makes swc transform the program; its source map counts
+    // columns in UTF-16 units, where each emoji is two.
+    let program = "enum E { A }\nconst s = \"😀😀😀😀😀😀😀😀\"; let o: any = null; o.boom";
+    let (outcome, prepared) = run_prepared(program, Language::TypeScript).await;
+    assert!(!prepared.map.is_identity());
+    assert_failed(&outcome, FailureKind::Invalid, "at line 2, column 42");
+}

@@ -98,6 +98,12 @@ pub(crate) struct Generated {
     /// Lines of the generator's input before the program's first (none).
     /// Its first line had `head_columns` characters before the program's.
     pub(crate) head_columns: usize,
+    /// The generator's input and output: a source map counts columns in
+    /// UTF-16 units, places here are in characters, and the two differ on a
+    /// line with a character outside the Basic Multilingual Plane.
+    pub(crate) input: String,
+    /// See `input`.
+    pub(crate) output: String,
 }
 
 impl PositionMap {
@@ -195,6 +201,7 @@ impl Generated {
         } else {
             column
         };
+        let out_column = utf16_column(&self.output, out_line, out_column);
         let (Ok(dst_line), Ok(dst_column)) = (
             u32::try_from(out_line.saturating_sub(1)),
             u32::try_from(out_column.saturating_sub(1)),
@@ -214,7 +221,8 @@ impl Generated {
             0
         };
         let line = src_line as usize + 1;
-        let mut column = src_column.saturating_add(past) as usize + 1;
+        let column = src_column.saturating_add(past) as usize + 1;
+        let mut column = char_column(&self.input, line, column);
         if line == 1 {
             column = column.saturating_sub(self.head_columns).max(1);
         }
@@ -222,9 +230,56 @@ impl Generated {
     }
 }
 
+/// The 1-based line `line` of `text` (lines end at `\n`; a `\r` before it
+/// is a character like any other, in both counts).
+fn nth_line(text: &str, line: usize) -> &str {
+    text.split('\n').nth(line.saturating_sub(1)).unwrap_or("")
+}
+
+/// The UTF-16 column (1-based) of the character column `column` of `line`.
+fn utf16_column(text: &str, line: usize, column: usize) -> usize {
+    let before: usize = nth_line(text, line)
+        .chars()
+        .take(column.saturating_sub(1))
+        .map(char::len_utf16)
+        .sum();
+    // Past the line's end, the columns beyond count one each.
+    let chars = nth_line(text, line).chars().count();
+    before + column.saturating_sub(1).saturating_sub(chars) + 1
+}
+
+/// The character column (1-based) of the UTF-16 column `column` of `line`.
+fn char_column(text: &str, line: usize, column: usize) -> usize {
+    let mut units = 0;
+    let mut chars = 0;
+    for c in nth_line(text, line).chars() {
+        if units >= column.saturating_sub(1) {
+            return chars + 1;
+        }
+        units += c.len_utf16();
+        chars += 1;
+    }
+    chars + column.saturating_sub(1).saturating_sub(units) + 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn columns_convert_between_characters_and_utf16_units() {
+        let text = "ab\nx😀y😀z";
+        // `y` is the third character of line 2 and its fourth UTF-16 unit.
+        assert_eq!(utf16_column(text, 2, 3), 4);
+        assert_eq!(char_column(text, 2, 4), 3);
+        assert_eq!(utf16_column(text, 2, 5), 7);
+        assert_eq!(char_column(text, 2, 7), 5);
+        // Without astral characters, and past a line's end, they agree.
+        assert_eq!(utf16_column(text, 1, 2), 2);
+        assert_eq!(char_column(text, 1, 9), 9);
+        assert_eq!(utf16_column(text, 2, 9), 11);
+        assert_eq!(char_column(text, 2, 11), 9);
+    }
 
     #[test]
     fn lines_end_at_lf_crlf_and_a_lone_cr_only() {

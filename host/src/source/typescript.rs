@@ -315,6 +315,8 @@ fn transform(program: &str) -> Result<Stripped, SourceError> {
         first_line,
         first_column: brace_column + 1,
         head_columns: HEAD.chars().count(),
+        input: body::wrap(program),
+        output: output.code.clone(),
     };
     Ok(Stripped {
         text,
