@@ -346,10 +346,11 @@ impl RunRequest {
 /// The most names `run_javascript`'s description lists.
 const SUMMARY_NAMES: usize = 40;
 
-/// The deepest value an answer carries, the JSON it is in included: the
-/// depth most JSON readers take (serde_json's limit; the official Python
-/// SDK refuses a message nested past 201 levels, and a client that cannot
-/// read an answer waits for it until it gives up).
+/// The deepest value (or upstream call's args) a message carries, its own
+/// envelope's three levels aside: the depth most JSON readers take
+/// (serde_json's limit; the official Python SDK refuses a message nested
+/// past 201 levels, and a client that cannot read an answer waits for it
+/// until it gives up).
 pub(crate) const MAX_VALUE_DEPTH: usize = 128;
 
 fn run_javascript_tool(

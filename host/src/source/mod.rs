@@ -136,9 +136,9 @@ pub enum SourceError {
 /// JavaScript program whose bytes times 4 KiB (plus a margin) fit in
 /// the calling thread's remaining stack is parsed right here; a larger one,
 /// and any TypeScript, on a parser thread (with a stack deep enough for
-/// [`MAX_PARSED_BYTES`]), and this call waits for it. The hand-off costs two thread wake-ups:
-/// measured on a 2-core VM with the other core idle, 215 µs against 63 µs
-/// for a whole `return 1` execution parsed here.
+/// [`MAX_PARSED_BYTES`]), and this call waits for it. The hand-off costs
+/// two thread wake-ups: measured on a 2-core VM with the other core idle,
+/// 215 µs against 63 µs for a whole `return 1` execution parsed here.
 ///
 /// The parse takes time that grows faster than the program's length for
 /// some TypeScript (16 KiB of `a < a < …` took 12 s; 116 bytes of nested
