@@ -126,6 +126,17 @@ async fn an_error_in_the_returned_last_expression_is_on_its_own_line() {
     assert_failed(&outcome, FailureKind::Invalid, "line 2, column 15");
 }
 
+/// Runs `execution` on the shared sandbox, with no tools.
+async fn run_execution(
+    execution: &wasmwire::Execution,
+    cancel: wasmwire::CancellationToken,
+) -> wasmwire::Outcome {
+    wasmwire_tests::sandbox()
+        .run(execution, &wasmwire::Tools::new(), cancel)
+        .await
+        .expect("the execution starts")
+}
+
 /// TypeScript that swc parses in time growing faster than its length:
 /// every `<` may open type arguments, tried to the end before it is taken
 /// as a comparison (2,000 of them: seconds; 4,000: 12 s on a 2-core VM).
@@ -164,14 +175,7 @@ async fn the_wall_clock_covers_preparing_the_program_and_a_slow_parse_holds_up_n
         ..wasmwire_tests::budget()
     };
     let slow = wasmwire::Execution::typescript(slow_to_parse()).budget(budget);
-    let outcome = wasmwire_tests::sandbox()
-        .run(
-            &slow,
-            &wasmwire::Tools::new(),
-            wasmwire::CancellationToken::new(),
-        )
-        .await
-        .expect("the execution starts");
+    let outcome = run_execution(&slow, wasmwire::CancellationToken::new()).await;
     assert_failed(&outcome, FailureKind::Limit, "wall clock");
     // A program too small to need a parser thread's stack: its parse grows
     // exponentially with its nesting (20 levels: seconds), and it too ends
@@ -179,14 +183,7 @@ async fn the_wall_clock_covers_preparing_the_program_and_a_slow_parse_holds_up_n
     let tiny = format!("{}a{}", "<T>(".repeat(20), ")".repeat(20));
     let execution = wasmwire::Execution::typescript(tiny.clone()).budget(budget);
     let started = std::time::Instant::now();
-    let outcome = wasmwire_tests::sandbox()
-        .run(
-            &execution,
-            &wasmwire::Tools::new(),
-            wasmwire::CancellationToken::new(),
-        )
-        .await
-        .expect("the execution starts");
+    let outcome = run_execution(&execution, wasmwire::CancellationToken::new()).await;
     let waited = started.elapsed();
     assert_failed(&outcome, FailureKind::Limit, "wall clock");
     // Not a timing guess: the same program's parse alone, on this machine.
@@ -215,14 +212,7 @@ async fn the_wall_clock_covers_preparing_the_program_and_a_slow_parse_holds_up_n
         wall_clock: std::time::Duration::from_secs(1),
         ..wasmwire_tests::budget()
     });
-    let outcome = wasmwire_tests::sandbox()
-        .run(
-            &next,
-            &wasmwire::Tools::new(),
-            wasmwire::CancellationToken::new(),
-        )
-        .await
-        .expect("the execution starts");
+    let outcome = run_execution(&next, wasmwire::CancellationToken::new()).await;
     assert_eq!(value(&outcome), json!(4000));
 }
 
@@ -241,10 +231,7 @@ async fn a_cancel_ends_an_execution_whose_program_is_still_being_prepared() {
         ..wasmwire_tests::budget()
     });
     let started = std::time::Instant::now();
-    let outcome = wasmwire_tests::sandbox()
-        .run(&slow, &wasmwire::Tools::new(), cancel)
-        .await
-        .expect("the execution starts");
+    let outcome = run_execution(&slow, cancel).await;
     let waited = started.elapsed();
     cancelling.await.expect("the cancel was sent");
     assert_failed(&outcome, FailureKind::Cancelled, "cancelled");

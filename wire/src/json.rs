@@ -68,7 +68,7 @@ pub fn replace_lone_surrogates(text: String) -> String {
         }
     }
     for escape in lone {
-        // `\uXXXX`: the four hex digits after `\u`.
+        // The four hex digits after the escape's `\u`.
         bytes[escape + 2..escape + 6].copy_from_slice(b"fffd");
     }
     // Only ASCII hex digits were replaced by ASCII hex digits.
