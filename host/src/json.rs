@@ -54,6 +54,12 @@ pub fn depth(text: &str) -> usize {
 /// Reads `text` as a `T`: lone surrogates as U+FFFD, up to [`MAX_DEPTH`]
 /// levels of nesting.
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, ReadError> {
+    read(text).map(|(value, _)| value)
+}
+
+/// [`from_str`], and how deep `text` nests (read on the way, for a caller
+/// that walks the value afterwards).
+pub(crate) fn read<T: DeserializeOwned>(text: &str) -> Result<(T, usize), ReadError> {
     let survey = wire::json::survey(text);
     if survey.depth > MAX_DEPTH {
         return Err(ReadError::TooDeep {
@@ -69,13 +75,13 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, ReadError> {
         text
     };
     if survey.depth <= SHALLOW {
-        return Ok(serde_json::from_str(text)?);
+        return Ok((serde_json::from_str(text)?, survey.depth));
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     deserializer.disable_recursion_limit();
     let value = T::deserialize(serde_stacker::Deserializer::new(&mut deserializer))?;
     deserializer.end()?;
-    Ok(value)
+    Ok((value, survey.depth))
 }
 
 #[cfg(test)]

@@ -55,10 +55,10 @@ impl ParamsSchema {
     /// `host.call(name)` without any) are the empty object.
     pub(crate) fn check(&self, tool: &str, args: &str) -> Result<Value, ToolFailure> {
         let invalid = |why: String| ToolFailure::new(FailureKind::Invalid, why);
-        let value: Value = if args.trim().is_empty() {
-            Value::Object(Default::default())
+        let (value, depth): (Value, usize) = if args.trim().is_empty() {
+            (Value::Object(Default::default()), 1)
         } else {
-            crate::json::from_str(args).map_err(|e| match e {
+            crate::json::read(args).map_err(|e| match e {
                 crate::json::ReadError::TooDeep { .. } => {
                     invalid(format!("{tool}: the args cannot be read: {e}"))
                 }
@@ -87,7 +87,7 @@ impl ParamsSchema {
         // A recursive schema (`$ref` to itself) is checked a level of stack
         // per level of the args, which may nest up to `json::MAX_DEPTH`:
         // deep args are checked on a stack of their own.
-        let (broken, more) = if crate::json::depth(args) > crate::json::SHALLOW {
+        let (broken, more) = if depth > crate::json::SHALLOW {
             stacker::grow(DEEP_ARGS_STACK, list)
         } else {
             list()

@@ -53,20 +53,21 @@ pub fn survey(text: &str) -> Survey {
 /// `text` with every escape of a lone surrogate in its strings replaced by
 /// `\ufffd`; the same `String`, untouched, when it has none.
 pub fn replace_lone_surrogates(text: String) -> String {
-    if survey(&text).lone_surrogates == 0 {
-        return text;
-    }
-    let mut bytes = text.into_bytes();
     let mut lone = Vec::new();
+    let bytes = text.as_bytes();
     let mut at = 0;
     while at < bytes.len() {
         if bytes[at] == b'"' {
-            let (end, _) = string_end(&bytes, at + 1, |escape| lone.push(escape));
+            let (end, _) = string_end(bytes, at + 1, |escape| lone.push(escape));
             at = end;
         } else {
             at += 1;
         }
     }
+    if lone.is_empty() {
+        return text;
+    }
+    let mut bytes = text.into_bytes();
     for escape in lone {
         // The four hex digits after the escape's `\u`.
         bytes[escape + 2..escape + 6].copy_from_slice(b"fffd");

@@ -147,26 +147,13 @@ pub enum SourceError {
 pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceError> {
     match plan(program, language) {
         Plan::Ready(prepared) => prepared,
-        Plan::Here => settle(
-            program,
-            language,
-            Some(prepare_guarded(program.to_owned(), language)),
-        ),
+        Plan::Here => prepare_in_place(program, language),
         Plan::Handed => {
             let (answer, answered) = mpsc::sync_channel(1);
-            let handed = Parsers::shared().hand(
-                program,
-                language,
-                Box::new(move |prepared| {
-                    let _ = answer.send(prepared);
-                }),
-                Arc::default(),
-            );
-            settle(
-                program,
-                language,
-                handed.then(|| answered.recv().ok()).flatten(),
-            )
+            let send = move |prepared| drop(answer.send(prepared));
+            let handed = Parsers::shared().hand(program, language, send, Arc::default());
+            let answer = handed.then(|| answered.recv().ok()).flatten();
+            settle(program, language, answer)
         }
     }
 }
@@ -180,22 +167,12 @@ pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceErro
 pub async fn prepare_async(program: &str, language: Language) -> Result<Prepared, SourceError> {
     match plan(program, language) {
         Plan::Ready(prepared) => prepared,
-        Plan::Here => settle(
-            program,
-            language,
-            Some(prepare_guarded(program.to_owned(), language)),
-        ),
+        Plan::Here => prepare_in_place(program, language),
         Plan::Handed => {
             let (answer, answered) = tokio::sync::oneshot::channel();
             let watch = Arc::new(Watch::default());
-            let handed = Parsers::shared().hand(
-                program,
-                language,
-                Box::new(move |prepared| {
-                    let _ = answer.send(prepared);
-                }),
-                watch.clone(),
-            );
+            let send = move |prepared| drop(answer.send(prepared));
+            let handed = Parsers::shared().hand(program, language, send, watch.clone());
             // Dropped before the answer came (the wall clock, a cancel):
             // the parse is abandoned.
             let waiting = Abandon(Some(watch));
@@ -260,6 +237,12 @@ fn settle(
         Some(Err(Panicked)) => unreadable("the TypeScript compiler panicked"),
         None => unreadable("no thread for the TypeScript compiler"),
     }
+}
+
+/// [`prepare`] on the calling thread.
+fn prepare_in_place(program: &str, language: Language) -> Result<Prepared, SourceError> {
+    let answer = prepare_guarded(program.to_owned(), language);
+    settle(program, language, Some(answer))
 }
 
 /// [`prepare_here`], with a panic (swc's bug) caught where it happened.
@@ -374,13 +357,13 @@ impl Parsers {
         &'static self,
         program: &str,
         language: Language,
-        answer: Box<dyn FnOnce(Answer) + Send>,
+        answer: impl FnOnce(Answer) + Send + 'static,
         watch: Arc<Watch>,
     ) -> bool {
         let mut job = Job {
             program: program.to_owned(),
             language,
-            answer,
+            answer: Box::new(answer),
             watch,
         };
         loop {
