@@ -288,6 +288,13 @@ impl Sandbox {
         self.backend.holds()
     }
 
+    /// The error [`run`](Self::run) would refuse `budget` with, checked
+    /// without running anything: a server that takes one budget for every
+    /// execution refuses a bad one when it starts, not on each call.
+    pub fn check_budget(&self, budget: &Budget) -> Result<(), SandboxError> {
+        self.backend.check(budget)
+    }
+
     /// Runs one execution to its one Result.
     ///
     /// Returns an error only when the execution could not start (a budget
@@ -339,8 +346,10 @@ impl Sandbox {
         // the execution (swc's parse of some TypeScript grows faster than
         // its length), and a cancel ends the wait for it too.
         let started = Instant::now();
-        let wall_clock = (!budget.wall_clock.is_zero()).then_some(budget.wall_clock);
-        let out_of_time = wall_clock.map(|w| tokio::time::Instant::from_std(started) + w);
+        // A wall clock past what the clock can count to never runs out.
+        let out_of_time = (!budget.wall_clock.is_zero())
+            .then(|| tokio::time::Instant::from_std(started).checked_add(budget.wall_clock))
+            .flatten();
         let deadline = async {
             match out_of_time {
                 Some(at) => tokio::time::sleep_until(at).await,
@@ -455,7 +464,7 @@ impl Sandbox {
                             // The child is gone or going: its end says why,
                             // unless the wall clock or a cancel comes first.
                             let waited = async {
-                                match wall_clock {
+                                match out_of_time {
                                     Some(_) => (&mut deadline).await,
                                     None => tokio::time::sleep(WIND_DOWN).await,
                                 }
@@ -467,7 +476,7 @@ impl Sandbox {
                                     exited = Some(end.clone());
                                     End::Child(end)
                                 }
-                                () = waited => match wall_clock {
+                                () = waited => match out_of_time {
                                     Some(_) => End::WallClock,
                                     None => End::Protocol(format!(
                                         "on the start channel: the child closed it without a Result and was still running {WIND_DOWN:?} later"

@@ -492,6 +492,15 @@ impl Tools {
             })?;
             tool.checker = Some(Arc::new(checker));
         }
+        // A result schema only describes the value (the declarations show
+        // it), but one that is no JSON Schema is the same mistake as a
+        // params schema that is none, and is refused the same way.
+        if let Some(result) = &tool.result {
+            jsonschema::validator_for(result).map_err(|e| SandboxError::BadTool {
+                name: tool.name.clone(),
+                why: format!("the result schema is not a usable JSON Schema: {e}"),
+            })?;
+        }
         let map = Arc::make_mut(&mut self.by_name);
         if map.contains_key(&tool.name) {
             return Err(SandboxError::BadTool {

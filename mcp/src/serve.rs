@@ -39,6 +39,19 @@ pub async fn build(config: &Config) -> Result<CodeMode, Error> {
         path: "(given)".into(),
         why,
     })?;
+    let options = SandboxOptions {
+        max_call_deadline: limits.call_timeout,
+        ..SandboxOptions::default()
+    };
+    let sandbox = Sandbox::new(options.clone())?;
+    // A budget the backend cannot hold would fail every call: it is the
+    // config's mistake, said once at start, before any upstream starts.
+    sandbox
+        .check_budget(&limits.budget)
+        .map_err(|e| Error::Config {
+            path: "(given)".into(),
+            why: format!("budget: {e}"),
+        })?;
     let connecting = config.servers.iter().map(|(name, server)| async move {
         Upstream::connect(name, server)
             .await
@@ -56,11 +69,6 @@ pub async fn build(config: &Config) -> Result<CodeMode, Error> {
         upstreams.push(upstream);
     }
     let (tools, bindings) = bind(&listed, config);
-    let options = SandboxOptions {
-        max_call_deadline: limits.call_timeout,
-        ..SandboxOptions::default()
-    };
-    let sandbox = Sandbox::new(options.clone())?;
     Ok(CodeMode::new(
         sandbox, options, tools, bindings, upstreams, limits,
     ))

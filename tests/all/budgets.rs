@@ -72,6 +72,22 @@ async fn an_endless_loop_ends_at_the_wall_clock() {
     assert_still_healthy(sandbox()).await;
 }
 
+/// A wall clock longer than the clock can count to is no limit, not a
+/// panic: `Instant + Duration::MAX` overflows (the library panicked with
+/// "overflow when adding duration to instant" before it ran anything).
+#[tokio::test]
+async fn a_wall_clock_past_what_the_clock_can_count_is_no_limit() {
+    for wall_clock in [Duration::MAX, Duration::from_secs(u64::MAX / 2)] {
+        let outcome = run_with(
+            "await echo(1); return 2",
+            with(|b| b.wall_clock = wall_clock),
+        )
+        .await;
+        assert_eq!(value(&outcome), json!(2), "{wall_clock:?}");
+    }
+    assert_still_healthy(sandbox()).await;
+}
+
 #[tokio::test]
 async fn a_loop_that_catches_everything_cannot_swallow_the_interrupt() {
     let program = "for (;;) { try { for (;;) {} } catch (e) {} finally { continue; } }";

@@ -130,6 +130,40 @@ fn a_signature_that_does_not_fit_the_params_schema_is_refused() {
         .unwrap();
 }
 
+/// A schema that is no JSON Schema is refused at registration, the result
+/// schema as the params schema (a result schema was taken unread, and its
+/// mistake reached the program's declarations).
+#[test]
+fn a_schema_that_is_no_json_schema_is_refused() {
+    let tool = || {
+        Tool::new("t", |_c: Call| async {
+            Ok::<_, HandlerError>(Text(String::new()))
+        })
+    };
+    for bad in [json!({"type": "nope"}), json!({"minimum": "one"}), json!(7)] {
+        let err = Tools::new()
+            .register(tool().result(bad.clone()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("the result schema is not a usable JSON Schema"),
+            "{bad}: {err}"
+        );
+        let mut params = json!({"type": "object", "properties": {"x": bad.clone()}});
+        if bad.is_number() {
+            params = bad.clone();
+        }
+        assert!(
+            Tools::new().register(tool().params(params)).is_err(),
+            "{bad}"
+        );
+    }
+    Tools::new()
+        .register(tool().result(json!({"type": "array", "items": {"type": "string"}})))
+        .unwrap();
+    Tools::new().register(tool().result(json!(true))).unwrap();
+}
+
 /// With a signature, positional arguments are checked by their names.
 #[tokio::test]
 async fn positional_args_are_checked_by_the_signatures_names() {

@@ -262,6 +262,14 @@ async fn a_last_expression_is_returned_after_a_namespace_and_in_sloppy_javascrip
     for (program, want) in [
         ("using x = null\n16", json!(16)),
         ("if (true) function g() { return 9 }\ng() + 1", json!(10)),
+        // A program that is only a string (taken for a directive, it
+        // returned null); strict mode still holds for what follows one.
+        ("'abc'", json!("abc")),
+        ("\"use strict\"; 'x'", json!("x")),
+        (
+            "\"use strict\"; let r = 'sloppy'\ntry { undeclared = 1 } catch (e) { r = e.name }\nr",
+            json!("ReferenceError"),
+        ),
     ] {
         let (outcome, _) = run_prepared(program, Language::JavaScript).await;
         assert_eq!(value(&outcome), want, "{program}");

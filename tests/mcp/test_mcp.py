@@ -361,6 +361,8 @@ def test_a_bad_config_is_refused_with_the_reason(tmp_path):
         ({"mcpServers": {"a": {"cmd": "x"}}}, "each server is"),
         ({"mcpServers": {}, "budget": {"wall_clock": "ten"}}, "budget.wall_clock"),
         ({"mcpServers": {"gone": {"command": str(tmp_path / "no-such-program")}}}, 'upstream server "gone"'),
+        # Over the backend's ceiling: it started, then failed every call.
+        ({"mcpServers": {}, "budget": {"max_memory": "100GiB"}}, "holds `max_memory` only up to"),
     ]
     for config, why in cases:
         path = tmp_path / "bad.json"

@@ -7,7 +7,10 @@
 //! `;return __wasmwire_last;` (with the `var` that declares it) is added on
 //! lines of its own after the program. Nothing else changes: not an
 //! expression inside a block (`if`, `for`, `{}`), not a program that
-//! already ends with `return`, not a directive such as `"use strict"`.
+//! already ends with `return`. A program that is only string literals
+//! (`'abc'`, or `"use strict"; "x"`) returns the last, as `eval` would:
+//! that one stops being a directive, and no code follows it for the
+//! directive to govern.
 //! Empty statements after the expression (`E;;`, and the `;` the TypeScript
 //! stripper leaves where an `interface` was) do not count as the last, nor
 //! does a `var` without initialisers (`E; var n;`: JavaScript gives such a
@@ -24,7 +27,7 @@
 //! the [`Step`] says so, for the position map. What is added after the
 //! program is on lines of its own, after every place of the program.
 
-use swc_ecma_ast::{Decl, Expr, Lit, Stmt, VarDeclKind};
+use swc_ecma_ast::{Decl, Expr, Stmt, VarDeclKind};
 
 use super::body::{HEAD, offset, parse_program};
 use super::position::{Lines, Step};
@@ -76,9 +79,6 @@ pub(crate) fn return_last_expression(program: &str) -> Option<(String, Step)> {
     let Stmt::Expr(expression) = &statements[last] else {
         return None;
     };
-    if is_directive(&statements[..=last]) {
-        return None;
-    }
     let at = offset(expression.span.lo).checked_sub(HEAD.len())?;
     if !program.is_char_boundary(at) {
         return None;
@@ -101,15 +101,6 @@ pub(crate) fn return_last_expression(program: &str) -> Option<(String, Step)> {
         width: before.len(),
     };
     Some((text, step))
-}
-
-/// Whether the last of `statements` is in the directive prologue: it and
-/// every statement before it a bare string literal (`"use strict";`).
-fn is_directive(statements: &[Stmt]) -> bool {
-    statements.iter().all(|statement| match statement {
-        Stmt::Expr(expression) => matches!(&*expression.expr, Expr::Lit(Lit::Str(_))),
-        _ => false,
-    })
 }
 
 #[cfg(test)]
@@ -223,11 +214,12 @@ mod tests {
     }
 
     #[test]
-    fn a_directive_is_left_alone_but_a_later_string_is_returned() {
-        assert_eq!(return_last_expression("'use strict'").map(|r| r.0), None);
+    fn a_program_of_string_literals_returns_the_last() {
+        // It was taken for a directive and returned nothing (`null`).
+        assert_eq!(rewritten("'abc'"), assigned("", "'abc'"));
         assert_eq!(
-            return_last_expression("\"use strict\";\n'x'").map(|r| r.0),
-            None
+            rewritten("\"use strict\";\n'x'"),
+            assigned("\"use strict\";\n", "'x'")
         );
         assert_eq!(rewritten("f();\n'done'"), assigned("f();\n", "'done'"));
     }
