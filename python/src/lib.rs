@@ -23,27 +23,52 @@
 //! an exception to a failure class) is Python code there too, so that this
 //! crate only moves text and completion across threads.
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use tokio::runtime::Runtime;
 
 mod sandbox;
 mod tools;
 
-/// The tokio runtime every execution of this process runs on, built on first use.
-fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
-    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
-    RUNTIME
-        .get_or_init(|| {
-            tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .thread_name("wasmwire")
-                .build()
-                .map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map_err(|e| PyRuntimeError::new_err(format!("wasmwire: no tokio runtime: {e}")))
+/// The tokio runtime every execution of this process runs on, built on
+/// first use.
+///
+/// A process forked from one that built it (`multiprocessing`'s default
+/// start method on Linux) gets a runtime of its own: the parent's worker
+/// threads are not in the child, so the parent's runtime would never fire
+/// a timer there. The parent's is leaked in the child, not dropped:
+/// dropping it would wait for threads that are not there.
+fn runtime() -> PyResult<&'static Runtime> {
+    static BUILT: Mutex<Option<(u32, &'static Runtime)>> = Mutex::new(None);
+    let pid = std::process::id();
+    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((owner, runtime)) = *built
+        && owner == pid
+    {
+        return Ok(runtime);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("wasmwire")
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("wasmwire: no tokio runtime: {e}")))?;
+    let runtime: &'static Runtime = Box::leak(Box::new(runtime));
+    *built = Some((pid, runtime));
+    Ok(runtime)
+}
+
+/// A duration given in seconds by the Python side. A positive one too
+/// short for a nanosecond is a nanosecond, not zero: zero means no limit.
+fn seconds(secs: f64) -> Result<Duration, String> {
+    let duration = Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())?;
+    Ok(if secs > 0.0 && duration.is_zero() {
+        Duration::from_nanos(1)
+    } else {
+        duration
+    })
 }
 
 /// The module: the native Sandbox, Tools and Running, the failure-class

@@ -8,8 +8,8 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use pyo3::exceptions::PyValueError;
@@ -53,10 +53,36 @@ type ExecutionFuture = Pin<Box<dyn Future<Output = Result<Outcome, SandboxError>
 #[derive(Debug)]
 #[pyclass(module = "wasmwire._native", frozen)]
 pub struct Sandbox {
-    inner: wasmwire::Sandbox,
+    built: Mutex<Built>,
     options: SandboxOptions,
-    /// Executions started and not yet ended.
+}
+
+/// A library Sandbox and the process it was built in.
+///
+/// Its epoch ticker (which stops a spinning child at its wall clock) is a
+/// thread, and a forked child has none of its parent's threads: used there,
+/// a Sandbox built before the fork would let a program spin for ever. So a
+/// Sandbox first used in a forked child builds itself again, and leaks the
+/// parent's copy (dropping it would join a thread that is not there).
+#[derive(Debug)]
+struct Built {
+    pid: u32,
+    inner: wasmwire::Sandbox,
+    /// Executions started and not yet ended, in this process.
     running: Arc<AtomicUsize>,
+}
+
+impl Built {
+    fn new(options: &SandboxOptions) -> PyResult<Self> {
+        let rt = runtime()?;
+        let _entered = rt.enter();
+        Ok(Built {
+            pid: std::process::id(),
+            inner: wasmwire::Sandbox::new(options.clone())
+                .map_err(|e| Python::attach(|py| start_error(py, e)))?,
+            running: Arc::new(AtomicUsize::new(0)),
+        })
+    }
 }
 
 #[pymethods]
@@ -71,7 +97,7 @@ impl Sandbox {
     ) -> PyResult<Self> {
         let max_call_deadline = match max_call_deadline {
             Some(secs) => Some(
-                Duration::try_from_secs_f64(secs)
+                crate::seconds(secs)
                     .map_err(|e| PyValueError::new_err(format!("max_call_deadline {secs}: {e}")))?,
             ),
             None => None,
@@ -83,22 +109,22 @@ impl Sandbox {
             max_held,
             ..SandboxOptions::default()
         };
-        let rt = runtime()?;
-        let built = py.detach(|| {
-            let _entered = rt.enter();
-            wasmwire::Sandbox::new(options.clone())
-        });
+        let built = py.detach(|| Built::new(&options))?;
         Ok(Sandbox {
-            inner: built.map_err(|e| start_error(py, e))?,
+            built: Mutex::new(built),
             options,
-            running: Arc::new(AtomicUsize::new(0)),
         })
     }
 
-    /// Executions started and not yet ended.
+    /// Executions started and not yet ended (in this process).
     #[getter]
     fn running(&self) -> usize {
-        self.running.load(Ordering::SeqCst)
+        let built = self.built.lock().unwrap_or_else(PoisonError::into_inner);
+        if built.pid == std::process::id() {
+            built.running.load(Ordering::SeqCst)
+        } else {
+            0
+        }
     }
 
     /// The prompt for a model: the sandbox's rules, `budget`'s limits and
@@ -181,6 +207,16 @@ impl Sandbox {
 }
 
 impl Sandbox {
+    /// The library Sandbox of this process, built again in a forked child.
+    fn current(&self) -> PyResult<(wasmwire::Sandbox, Arc<AtomicUsize>)> {
+        let mut built = self.built.lock().unwrap_or_else(PoisonError::into_inner);
+        if built.pid != std::process::id() {
+            let parents = std::mem::replace(&mut *built, Built::new(&self.options)?);
+            std::mem::forget(parents);
+        }
+        Ok((built.inner.clone(), built.running.clone()))
+    }
+
     /// One execution's future, counted in `running` until it ends (or is dropped).
     fn start(
         &self,
@@ -202,9 +238,9 @@ impl Sandbox {
                 )));
             }
         };
-        let sandbox = self.inner.clone();
+        let (sandbox, running) = self.current()?;
         let tools = tools.inner.clone();
-        let counted = Counted::new(self.running.clone());
+        let counted = Counted::new(running);
         Ok(Box::pin(CALLER_LOOP.scope(caller_loop, async move {
             let _counted = counted;
             sandbox.run(&execution, &tools, cancel).await
@@ -244,7 +280,7 @@ impl Drop for Counted {
 }
 
 fn budget_of((wall_clock, max_calls, max_bytes, max_memory): BudgetArgs) -> PyResult<Budget> {
-    let wall_clock = Duration::try_from_secs_f64(wall_clock)
+    let wall_clock = crate::seconds(wall_clock)
         .map_err(|e| PyValueError::new_err(format!("wall_clock {wall_clock}: {e}")))?;
     Ok(Budget {
         wall_clock,

@@ -19,12 +19,10 @@
 //! anything but one answer.
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use tokio::sync::oneshot;
-use wasmwire::{Call, FailureKind, HandlerError, JsonText, ToolFailure};
+use wasmwire::{Call, FailureKind, HandlerError, JsonText, SandboxError, ToolFailure};
 
 use crate::sandbox::start_error;
 
@@ -97,16 +95,22 @@ impl Tools {
             if let Some(description) = description {
                 built = built.description(description);
             }
+            let bad = |why: String| {
+                let e = SandboxError::BadTool {
+                    name: name.clone(),
+                    why,
+                };
+                start_error(py, e)
+            };
             if let Some(params) = params {
-                built = built.params(schema(&name, "params", &params)?);
+                built = built.params(schema("params", &params).map_err(bad)?);
             }
             if let Some(result) = result {
-                built = built.result(schema(&name, "result", &result)?);
+                built = built.result(schema("result", &result).map_err(bad)?);
             }
             if let Some(timeout) = timeout {
-                let timeout = Duration::try_from_secs_f64(timeout).map_err(|e| {
-                    PyValueError::new_err(format!("tool {name:?}: timeout {timeout}: {e}"))
-                })?;
+                let timeout = crate::seconds(timeout)
+                    .map_err(|e| bad(format!("its timeout of {timeout} s: {e}")))?;
                 built = built.timeout(timeout);
             }
             if call_only {
@@ -133,9 +137,8 @@ impl Tools {
 }
 
 /// A schema given as JSON text by the Python side.
-fn schema(tool: &str, which: &str, text: &str) -> PyResult<serde_json::Value> {
-    serde_json::from_str(text)
-        .map_err(|e| PyValueError::new_err(format!("tool {tool:?}: {which} schema: {e}")))
+fn schema(which: &str, text: &str) -> Result<serde_json::Value, String> {
+    serde_json::from_str(text).map_err(|e| format!("the {which} schema is not JSON: {e}"))
 }
 
 /// The Python `Tool` a handler calls.

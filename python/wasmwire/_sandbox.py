@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import sys
 from datetime import timedelta
 from typing import Any, ClassVar
 
@@ -18,6 +19,8 @@ DEFAULT_WALL_CLOCK: float = _native.DEFAULT_WALL_CLOCK
 DEFAULT_MAX_MEMORY: int = _native.DEFAULT_MAX_MEMORY
 
 _U64 = (1 << 64) - 1
+#: A duration's limit: whole seconds must fit 64 bits.
+_MAX_SECONDS = float(1 << 64)
 
 
 class Budget:
@@ -34,7 +37,8 @@ class Budget:
     - ``max_bytes``: bytes of tool values the parent sends to the program.
 
     A negative, non-finite or non-integer item raises :class:`BudgetError`
-    here, naming it.
+    here, naming it. A positive ``wall_clock`` too short for a nanosecond
+    is a nanosecond, never 0 (none).
     """
 
     __slots__ = ("wall_clock", "max_memory", "max_calls", "max_bytes")
@@ -61,9 +65,10 @@ class Budget:
                 f"wall_clock must be seconds or a timedelta, not {type(wall_clock).__name__}",
                 item="wall_clock",
             )
-        if not math.isfinite(wall_clock) or wall_clock < 0:
+        if not math.isfinite(wall_clock) or not 0 <= wall_clock < _MAX_SECONDS:
             raise BudgetError(
-                f"wall_clock must be finite and at least 0, not {wall_clock}", item="wall_clock"
+                f"wall_clock must be finite, at least 0 and under 2**64 seconds, not {wall_clock}",
+                item="wall_clock",
             )
         object.__setattr__(self, "wall_clock", float(wall_clock))
         for item, value in (
@@ -115,6 +120,10 @@ class Outcome:
     parent's counts of tool calls accepted and value bytes sent),
     ``elapsed`` (seconds), ``counts_disagree`` (the child's own counts
     differed) and ``held_peak`` (the most bytes the parent held for it).
+
+    A value nested deeper than Python's JSON decoder recurses (about 1,000
+    levels: the interpreter's recursion limit) cannot be handed over: the
+    outcome is then an ``invalid`` failure that says so.
     """
 
     __slots__ = (
@@ -154,8 +163,21 @@ class Outcome:
             self.counts_disagree,
             self.held_peak,
         ) = native
-        # The parent checked that a value is JSON before passing it on.
-        self.value = json.loads(value) if value is not None else None
+        self.value = None
+        if value is not None:
+            # The parent checked that the value is JSON; it may still nest
+            # deeper than Python's decoder recurses (its recursion limit).
+            # Then the program's value cannot be handed over, and the
+            # execution is a failure that says so, as the CLI's and the MCP
+            # server's are.
+            try:
+                self.value = json.loads(value)
+            except RecursionError:
+                self.ok, self.kind = False, "invalid"
+                self.message = (
+                    "the program's value nests deeper than Python's JSON decoder can read "
+                    f"(its recursion limit is {sys.getrecursionlimit()}); return a flatter value"
+                )
 
     @property
     def retryable(self) -> bool:
@@ -279,9 +301,16 @@ class Sandbox:
 def _settle(future: asyncio.Future[Outcome], ok: bool, payload: Any) -> None:
     if future.done():  # cancelled by the caller: nobody is waiting
         return
-    if ok:
-        future.set_result(Outcome(payload))
-    else:
+    if not ok:
         future.set_exception(payload)
+        return
+    # Whatever reading the outcome raises goes to the awaiting task: an
+    # exception left in this callback would leave it waiting for ever.
+    try:
+        outcome = Outcome(payload)
+    except BaseException as e:  # noqa: BLE001 - handed on, not swallowed
+        future.set_exception(e)
+        return
+    future.set_result(outcome)
 
 

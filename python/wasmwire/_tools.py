@@ -31,13 +31,14 @@ import asyncio
 import concurrent.futures
 import inspect
 import json
+import os
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Union
 
 from . import _native
-from ._errors import ToolError
+from ._errors import ToolDefinitionError, ToolError
 
 #: What a tool's callable may be: sync or async, any arguments.
 ToolFunction = Callable[..., Any]
@@ -113,13 +114,32 @@ class Tool:
 
     def _native_spec(self) -> tuple[Any, ...]:
         """What the native Tools registers (see python/src/tools.rs)."""
-        dumps = json.dumps
+        for field in ("name", "signature", "description"):
+            text = getattr(self, field)
+            if isinstance(text, str):
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError as e:
+                    raise ToolDefinitionError(
+                        f"tool {self.name!r}: its {field} is not UTF-8 text: {e}", tool=self.name
+                    ) from None
+
+        def dumps(which: str, schema: dict[str, Any] | None) -> str | None:
+            if schema is None:
+                return None
+            try:
+                return json.dumps(schema, allow_nan=False)
+            except (TypeError, ValueError) as e:
+                raise ToolDefinitionError(
+                    f"tool {self.name!r}: the {which} schema is not JSON: {e}", tool=self.name
+                ) from None
+
         return (
             self.name,
             self.signature,
             self.description,
-            dumps(self.params) if self.params is not None else None,
-            dumps(self.result) if self.result is not None else None,
+            dumps("params", self.params),
+            dumps("result", self.result),
             self.timeout,
             self.call_only,
             self.is_async,
@@ -163,7 +183,7 @@ class Tool:
         except ToolError as e:
             return (False, e.message, e.kind)
         except Exception as e:
-            return (False, f"{type(e).__name__}: {e}", "unknown")
+            return (False, _describe(e), "unknown")
 
     async def _answer(self, args_text: str) -> tuple[bool, str, str]:
         """Runs an async tool, on its loop."""
@@ -173,8 +193,18 @@ class Tool:
             return _encoded(self.name, value)
         except ToolError as e:
             return (False, e.message, e.kind)
-        except Exception as e:
-            return (False, f"{type(e).__name__}: {e}", "unknown")
+        except asyncio.CancelledError:
+            # The call's deadline or the execution's end cancelled the task:
+            # that is how it ends. A tool that raised it of its own accord
+            # failed like any other.
+            if _being_cancelled():
+                raise
+            return (False, "CancelledError: the tool raised it; nothing cancelled it", "unknown")
+        except BaseException as e:  # noqa: BLE001 - a tool's SystemExit is its failure
+            # As for a sync tool: KeyboardInterrupt or SystemExit raised by
+            # a tool fails its call. Left to the loop, it would stop the
+            # loop (asyncio re-raises them), and with it every async tool.
+            return (False, _describe(e), "unknown")
 
     def _schedule(
         self,
@@ -207,8 +237,25 @@ def _settled(done: concurrent.futures.Future[tuple[bool, str, str]]) -> tuple[bo
         return (False, "the tool's task was cancelled", "cancelled")
     error = done.exception()
     if error is not None:
-        return (False, f"{type(error).__name__}: {error}", "unknown")
+        return (False, _describe(error), "unknown")
     return done.result()
+
+
+def _describe(error: BaseException) -> str:
+    """``Type: message`` of a tool's exception, even when its ``str`` raises."""
+    try:
+        text = str(error)
+    except Exception as e:  # noqa: BLE001
+        text = f"(its message could not be read: {type(e).__name__})"
+    return f"{type(error).__name__}: {text}"
+
+
+def _being_cancelled() -> bool:
+    """Whether the running task was asked to cancel (Python 3.11's
+    ``Task.cancelling``; before it, any CancelledError counts as a cancel)."""
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is None or cancelling() > 0
 
 
 def _discard(awaitable: Awaitable[Any]) -> None:
@@ -229,11 +276,36 @@ def _background_loop() -> asyncio.AbstractEventLoop:
         if _background is None or _background.is_closed():
             loop = asyncio.new_event_loop()
             thread = threading.Thread(
-                target=loop.run_forever, name="wasmwire-async-tools", daemon=True
+                target=_serve_forever, args=(loop,), name="wasmwire-async-tools", daemon=True
             )
             thread.start()
             _background = loop
         return _background
+
+
+def _serve_forever(loop: asyncio.AbstractEventLoop) -> None:
+    """Runs the background loop for the life of the process. asyncio lets
+    a KeyboardInterrupt or SystemExit raised in a callback out of
+    ``run_forever``; the loop is run again, so that one callback cannot
+    leave every later async tool waiting for a loop that no thread runs."""
+    while not loop.is_closed():
+        try:
+            loop.run_forever()
+        except BaseException:  # noqa: BLE001, S112 - the loop must go on
+            continue
+        return
+
+
+def _forget_background() -> None:
+    """In a forked child: the parent's loop thread is not there, so the
+    first async tool starts a loop of the child's own."""
+    global _background, _background_lock
+    _background = None
+    _background_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_background)
 
 
 def tool(

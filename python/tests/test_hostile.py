@@ -1,0 +1,173 @@
+"""What a hostile program, an odd tool or an odd embedder does to the
+package: each ends in one Outcome or one typed exception, and what comes
+after it still works. Found by probing the installed package."""
+
+import asyncio
+import math
+import multiprocessing
+import time
+
+import pytest
+
+import wasmwire
+
+CATCH = """
+try { return ["ok", await %s]; }
+catch (e) { return [e.name, e.kind, e.message]; }
+"""
+
+DEEP = "let v = []; for (let i = 0; i < 5000; i++) v = [v]; return v"
+
+
+def test_a_value_deeper_than_pythons_decoder_is_an_invalid_failure(sandbox):
+    # json.loads raised RecursionError out of `run`.
+    outcome = sandbox.run(DEEP)
+    assert (outcome.ok, outcome.kind, outcome.value) == (False, "invalid", None)
+    assert "recursion limit" in outcome.message
+    with pytest.raises(wasmwire.ExecutionError):
+        outcome.unwrap()
+    assert sandbox.run("let v = 1; for (let i = 0; i < 100; i++) v = [v]; return v").ok
+
+
+def test_run_async_settles_when_the_value_is_too_deep(sandbox):
+    # The RecursionError was raised in the loop's callback, and the awaiting
+    # task waited for ever.
+    async def main():
+        return await asyncio.wait_for(sandbox.run_async(DEEP), 30)
+
+    outcome = asyncio.run(main())
+    assert (outcome.ok, outcome.kind) == (False, "invalid")
+
+
+@pytest.mark.parametrize("raised", [SystemExit(3), KeyboardInterrupt("kb")], ids=repr)
+def test_an_async_tool_raising_systemexit_fails_its_call_and_async_tools_go_on(sandbox, raised):
+    # Under a sync run, async tools share one background loop; asyncio let
+    # these out of it, its thread ended, and every later async call waited
+    # for its wall clock.
+    async def boom():
+        raise raised
+
+    async def fine():
+        return 1
+
+    budget = wasmwire.Budget(wall_clock=20)
+    outcome = sandbox.run(CATCH % "boom()", tools=[boom], budget=budget)
+    assert outcome.value[:2] == ["ToolError", "unknown"], outcome
+    assert type(raised).__name__ in outcome.value[2]
+    started = time.monotonic()
+    assert sandbox.run("return await fine()", tools=[fine], budget=budget).value == 1
+    assert time.monotonic() - started < 10
+
+
+def test_the_background_loop_outlives_a_callback_that_raises_keyboardinterrupt(sandbox):
+    async def fine():
+        return 2
+
+    assert sandbox.run("return await fine()", tools=[fine]).value == 2
+
+    def interrupt():
+        raise KeyboardInterrupt("from a callback")
+
+    wasmwire._tools._background_loop().call_soon_threadsafe(interrupt)
+    outcome = sandbox.run(
+        "return await fine()", tools=[fine], budget=wasmwire.Budget(wall_clock=20)
+    )
+    assert outcome.value == 2, outcome
+    assert outcome.elapsed < 10
+
+
+def test_a_cancellederror_a_tool_raises_itself_is_its_failure(sandbox):
+    async def odd():
+        raise asyncio.CancelledError()
+
+    outcome = sandbox.run(CATCH % "odd()", tools=[odd])
+    assert outcome.value[1] == "unknown", outcome
+    assert "CancelledError" in outcome.value[2]
+
+
+def _in_forked_child(sandbox, results):
+    async def later():
+        return "async"
+
+    results.put(
+        [
+            sandbox.run("while (true) {}", budget=wasmwire.Budget(wall_clock=0.3)).kind,
+            sandbox.run("return await later()", tools=[later]).value,
+            wasmwire.Sandbox().run("return 3").value,
+        ]
+    )
+
+
+def test_a_forked_child_holds_the_wall_clock_and_serves_async_tools(sandbox):
+    # The parent's runtime, epoch ticker and tool loop are threads, which a
+    # fork does not copy: the child's wall clock never fired, and an async
+    # tool waited for a loop nobody ran.
+    async def warm():
+        return 0
+
+    assert sandbox.run("return await warm()", tools=[warm]).value == 0
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=_in_forked_child, args=(sandbox, results))
+    child.start()
+    child.join(60)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        pytest.fail("the forked child did not finish in 60 s")
+    assert child.exitcode == 0
+    assert results.get(timeout=5) == ["limit", "async", 3]
+    # And the parent's own sandbox is as it was.
+    assert sandbox.run("return await warm()", tools=[warm]).value == 0
+    assert sandbox.running == 0
+
+
+def test_a_positive_duration_under_a_nanosecond_is_a_nanosecond_not_none(sandbox):
+    # 4e-10 s rounded to 0 ns, which is no limit: the loop ran on.
+    outcome = sandbox.run("while (true) {}", budget=wasmwire.Budget(wall_clock=4e-10))
+    assert outcome.kind == "limit" and "wall clock" in outcome.message
+
+    async def slow():
+        await asyncio.sleep(30)
+
+    tool = wasmwire.Tool(slow, timeout=1e-12)
+    outcome = sandbox.run(CATCH % "slow()", tools=[tool], budget=wasmwire.Budget(wall_clock=20))
+    assert outcome.value[1] == "transient", outcome
+    assert outcome.elapsed < 10
+
+
+def test_durations_out_of_range_are_refused_with_the_typed_error(sandbox):
+    for bad in (1e300, float(2**64), math.inf, -1.0):
+        with pytest.raises(wasmwire.BudgetError) as raised:
+            wasmwire.Budget(wall_clock=bad)
+        assert raised.value.item == "wall_clock"
+    # Long but countable: runs (the library added it to the clock and panicked).
+    assert sandbox.run("return 1", budget=wasmwire.Budget(wall_clock=2.0**63)).value == 1
+
+    def f():
+        return 1
+
+    for bad in (-1.0, math.nan, 1e300):
+        with pytest.raises(wasmwire.ToolDefinitionError, match="timeout") as raised:
+            wasmwire.Tools([wasmwire.Tool(f, timeout=bad)])
+        assert raised.value.tool == "f"
+
+
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        ({"params": {"type": "object", "maximum": math.nan}}, "params schema is not JSON"),
+        ({"params": {"type": "object", "properties": {"a": {1, 2}}}}, "params schema is not JSON"),
+        ({"result": {"type": "nope"}}, "result schema is not a usable JSON Schema"),
+        ({"name": "bad\ud800"}, "name is not UTF-8"),
+        ({"description": "d\udfff"}, "description is not UTF-8"),
+    ],
+    ids=["nan", "set", "result", "name", "description"],
+)
+def test_a_bad_schema_or_text_is_a_tool_definition_error(options, why):
+    def f():
+        return 1
+
+    with pytest.raises(wasmwire.ToolDefinitionError, match=why) as raised:
+        wasmwire.Tools([wasmwire.Tool(f, **options)])
+    assert raised.value.tool == options.get("name", "f")
