@@ -171,3 +171,20 @@ def test_a_bad_schema_or_text_is_a_tool_definition_error(options, why):
     with pytest.raises(wasmwire.ToolDefinitionError, match=why) as raised:
         wasmwire.Tools([wasmwire.Tool(f, **options)])
     assert raised.value.tool == options.get("name", "f")
+
+
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_args_deeper_than_pythons_decoder_fail_the_call_invalid(sandbox, is_async):
+    # They failed `unknown` with "RecursionError: maximum recursion depth exceeded".
+    def take(value):
+        return "ran"
+
+    async def take_async(value):
+        return "ran"
+
+    tool = wasmwire.Tool(take_async if is_async else take, name="take")
+    program = "let v = []; for (let i = 0; i < 5000; i++) v = [v];\n" + CATCH % "take(v)"
+    outcome = sandbox.run(program, tools=[tool])
+    assert outcome.value[1] == "invalid", outcome
+    assert "deeper than Python's JSON decoder" in outcome.value[2]
+    assert sandbox.run(CATCH % "take([[1]])", tools=[tool]).value == ["ok", "ran"]

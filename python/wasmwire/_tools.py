@@ -156,6 +156,11 @@ class Tool:
                 value = json.loads(args_text)
             except ValueError as e:
                 raise ToolError("invalid", f"{self.name}: args are not JSON: {e}") from None
+            except RecursionError:
+                raise ToolError(
+                    "invalid",
+                    f"{self.name}: the args nest deeper than Python's JSON decoder can read",
+                ) from None
             if self.signature is not None and isinstance(value, dict):
                 args, kwargs = (), value
             else:
