@@ -27,6 +27,7 @@
 
 pub mod cli;
 pub mod config;
+mod deep;
 pub mod naming;
 pub mod serve;
 pub mod server;

@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::model::Tool as McpTool;
@@ -197,13 +198,20 @@ fn handler(
 pub async fn serve(code: CodeMode, transport: Transport) -> Result<(), Error> {
     let served = match transport {
         Transport::Stdio => {
+            // stdin and stdout through the filter that answers a request
+            // too deep for rmcp to read (`deep`).
+            let (io, out) = crate::deep::stdio();
             let running = code
                 .clone()
-                .serve(rmcp::transport::stdio())
+                .serve(io)
                 .await
                 .map_err(|e| Error::Serve(e.to_string()))?;
             tokio::select! {
-                _ = running.waiting() => Ok(()),
+                _ = running.waiting() => {
+                    // rmcp has let go of its end: its last lines go out.
+                    let _ = tokio::time::timeout(Duration::from_secs(5), out).await;
+                    Ok(())
+                }
                 _ = stop_signal() => Ok(()),
             }
         }

@@ -14,13 +14,14 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{CallToolRequestParams, Tool as McpTool};
 use rmcp::service::{Peer, RunningService};
-use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::sync::Mutex;
 use wasmwire::{FailureKind, ToolFailure};
 
 use crate::config::ServerConfig;
+use crate::deep::ChildTransport;
 use crate::values;
 
 /// The longest starting a server and its `initialize` may take (`npx` may
@@ -154,7 +155,9 @@ async fn start(config: &ServerConfig) -> Result<RunningService<RoleClient, ()>, 
                         c.current_dir(cwd);
                     }
                 });
-                let transport = TokioChildProcess::new(command)
+                // Through the filter that turns an answer too deep for
+                // rmcp into an error under its id (`deep`).
+                let transport = ChildTransport::spawn(command)
                     .map_err(|e| format!("could not start {:?}: {e}", config_command(config)))?;
                 ().serve(transport)
                     .await

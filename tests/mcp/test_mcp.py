@@ -23,6 +23,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -173,6 +174,32 @@ async def test_values_javascript_makes_arrive_and_one_too_deep_is_no_success(tmp
         result = await run(session, code)
         content = result.structured_content
         assert content["ok"] is False and "301 levels deep" in content["error"], content
+
+
+async def test_a_message_nested_past_what_rmcp_reads_is_answered_not_lost(tmp_path):
+    # rmcp drops a line serde_json cannot read (128 levels). An upstream's
+    # answer that deep left the program's call waiting for the wall clock;
+    # a client's request that deep was never answered.
+    async with connect(tmp_path, write_config(tmp_path)) as session:
+        code = (
+            "let r; try { await test_deep({levels: 150}); r = 'answered' }\n"
+            "catch (e) { r = {kind: e.kind, error: e.message} }\nr"
+        )
+        # Before, the call waited until the 10 s wall clock ended the run (`limit`).
+        result = await run(session, code)
+        value = result.structured_content.get("value")
+        assert value and value["kind"] == "unknown" and "levels deep" in value["error"], result
+        # Under the line, the same tool answers.
+        result = await run(session, "(await test_deep({levels: 3})).v")
+        assert result.structured_content["value"] == [[[1]]]
+
+        nested = 1
+        for _ in range(130):
+            nested = [nested]
+        with anyio.fail_after(15):
+            with pytest.raises(MCPError, match="levels deep"):
+                await session.call_tool("run_javascript", {"code": "1", "limits": nested})
+        assert (await run(session, "2")).structured_content["value"] == 2
 
 
 async def test_upstream_errors_reach_the_program_as_tool_errors_with_their_kind(tmp_path):

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult
 
 server = MCPServer("upstream")
 
@@ -77,6 +78,15 @@ async def wait_forever() -> str:
         _mark("cancelled")
         raise
     return "unreachable"
+
+
+@server.tool()
+def deep(levels: int) -> CallToolResult:
+    """An answer whose structured content nests `levels` lists deep."""
+    value: object = 1
+    for _ in range(levels):
+        value = [value]
+    return CallToolResult(content=[], structured_content={"v": value})
 
 
 @server.tool(name="delete")

@@ -1,0 +1,492 @@
+//! Messages nested deeper than rmcp reads, answered instead of lost.
+//!
+//! rmcp reads each message (one line of JSON) with serde_json, which stops
+//! at 128 levels of nesting, and drops a line it cannot read without a
+//! word, as the other official SDKs drop unparsable input. A request
+//! nested that deep (its arguments, say) would never be answered, and an
+//! upstream server's answer nested that deep would leave the program's
+//! call waiting until its deadline. So the stdio streams go through a
+//! filter first, line by line:
+//!
+//! - from the client ([`stdio`]): a request too deep to read is answered
+//!   here, with a JSON-RPC error under its id, written between two of
+//!   rmcp's own lines;
+//! - from an upstream server ([`ChildTransport`]): an answer too deep to
+//!   read is replaced by an error answer under the same id, which rmcp
+//!   hands to the call waiting for it.
+//!
+//! Every other line passes as it came. A deep line without an id (a
+//! notification) is dropped, as rmcp would drop it.
+
+use std::future::Future;
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::RoleClient;
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::{AsyncRwTransport, DEFAULT_MAX_LINE_LENGTH as MAX_LINE_LENGTH};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// Below this depth serde_json reads any line (its limit is 128 levels,
+/// counted as it enters each array or object): no line under it is parsed
+/// twice.
+const SURELY_READ: usize = 120;
+
+/// How much a pump holds between its two ends.
+const PIPE: usize = 64 << 10;
+
+/// How long a closed upstream may take to exit before it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(3);
+
+/// A line too deep for rmcp: its depth, its id (raw JSON text), and
+/// whether it is a request (it has a method) or an answer.
+#[derive(Debug, PartialEq, Eq)]
+struct Deep {
+    depth: usize,
+    id: Option<String>,
+    request: bool,
+}
+
+/// Whether rmcp would drop `line` for its depth alone, and what it is.
+fn too_deep(line: &[u8]) -> Option<Deep> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let text = std::str::from_utf8(line).ok()?;
+    let depth = wasmwire::json::depth(text);
+    if depth < SURELY_READ {
+        return None;
+    }
+    // Read as rmcp reads it, into values (serde_json skips an ignored
+    // value without counting its depth).
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => Some(Deep {
+            depth,
+            id: member(text, "id").filter(|id| is_id(id)).map(str::to_owned),
+            request: member(text, "method").is_some(),
+        }),
+        _ => None,
+    }
+}
+
+/// Whether `text` is a JSON-RPC id: a string or a number.
+fn is_id(text: &str) -> bool {
+    matches!(
+        serde_json::from_str::<serde_json::Value>(text),
+        Ok(serde_json::Value::String(_) | serde_json::Value::Number(_))
+    )
+}
+
+/// The raw text of the value of `key` in the object `text` is, when that
+/// value is a string or a scalar (found without reading the rest, which
+/// may nest without end).
+fn member<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => {
+                let end = string_end(bytes, at)?;
+                if depth == 1 && &text[at + 1..end - 1] == key {
+                    let colon = skip_space(bytes, end);
+                    if bytes.get(colon) == Some(&b':') {
+                        let start = skip_space(bytes, colon + 1);
+                        let stop = match bytes.get(start)? {
+                            b'"' => string_end(bytes, start)?,
+                            b'{' | b'[' => return None,
+                            _ => {
+                                start
+                                    + bytes[start..]
+                                        .iter()
+                                        .position(|b| {
+                                            matches!(b, b',' | b'}') || b.is_ascii_whitespace()
+                                        })
+                                        .unwrap_or(bytes.len() - start)
+                            }
+                        };
+                        return Some(&text[start..stop]);
+                    }
+                }
+                at = end;
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    None
+}
+
+/// The index just past the string that starts at `bytes[start]` (a `"`).
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut at = start + 1;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 2,
+            b'"' => return Some(at + 1),
+            _ => at += 1,
+        }
+    }
+    None
+}
+
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+        at += 1;
+    }
+    at
+}
+
+/// A JSON-RPC error answer to `id`, as one line.
+fn error_line(id: &str, code: i32, message: &str) -> Vec<u8> {
+    let error = serde_json::json!({"code": code, "message": message});
+    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{error}}}\n").into_bytes()
+}
+
+/// What a client's request too deep to read is answered with.
+fn request_refused(depth: usize, id: &str) -> Vec<u8> {
+    error_line(
+        id,
+        -32600,
+        &format!(
+            "the request nests {depth} levels deep; this server reads messages nested at most 127 levels (serde_json's limit)"
+        ),
+    )
+}
+
+/// What an upstream's answer too deep to read is replaced with.
+fn answer_unread(depth: usize, id: &str) -> Vec<u8> {
+    error_line(
+        id,
+        -32603,
+        &format!(
+            "the server's answer nests {depth} levels deep; answers nested past 127 levels cannot be read"
+        ),
+    )
+}
+
+/// The server's stdio for rmcp: what it reads and what it writes, and the
+/// task that copies its lines to stdout. The task ends once rmcp has
+/// dropped its end and every line is out: await it before exiting.
+pub(crate) fn stdio() -> ((DuplexStream, DuplexStream), JoinHandle<()>) {
+    let (rmcp_reads, to_rmcp) = tokio::io::duplex(PIPE);
+    let (from_rmcp, rmcp_writes) = tokio::io::duplex(PIPE);
+    let (answers, answered) = mpsc::unbounded_channel();
+    tokio::spawn(requests(tokio::io::stdin(), to_rmcp, answers));
+    let out = tokio::spawn(answers_out(from_rmcp, tokio::io::stdout(), answered));
+    ((rmcp_reads, rmcp_writes), out)
+}
+
+/// Copies the client's lines to rmcp, but for a request too deep to read,
+/// which is answered (through `answers`) instead.
+async fn requests(
+    from: impl AsyncRead + Unpin,
+    to: impl AsyncWrite + Unpin,
+    answers: mpsc::UnboundedSender<Vec<u8>>,
+) {
+    filter_lines(from, to, |line| {
+        let deep = too_deep(line)?;
+        if let (true, Some(id)) = (deep.request, &deep.id) {
+            let _ = answers.send(request_refused(deep.depth, id));
+        }
+        Some(Vec::new())
+    })
+    .await;
+}
+
+/// Copies an upstream's lines to rmcp, an answer too deep to read replaced
+/// by an error answer under its id.
+async fn answers_in(from: impl AsyncRead + Unpin, to: impl AsyncWrite + Unpin) {
+    filter_lines(from, to, |line| {
+        let deep = too_deep(line)?;
+        Some(match (&deep.id, deep.request) {
+            (Some(id), false) => answer_unread(deep.depth, id),
+            _ => Vec::new(),
+        })
+    })
+    .await;
+}
+
+/// Copies `from` to `to` line by line, each line as `judge` says: `None`
+/// passes it as it came, `Some(text)` puts `text` in its place (nothing,
+/// to drop it). A line longer than rmcp reads is not held or judged: it
+/// streams through as it comes, and rmcp drops it as it would have.
+async fn filter_lines(
+    from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
+    mut judge: impl FnMut(&[u8]) -> Option<Vec<u8>>,
+) {
+    let mut from = BufReader::new(from);
+    let mut line = Vec::new();
+    // Inside a line too long to hold: its bytes go straight through.
+    let mut streaming = false;
+    loop {
+        let chunk = match from.fill_buf().await {
+            Ok(chunk) if !chunk.is_empty() => chunk,
+            _ => break,
+        };
+        let newline = chunk.iter().position(|&b| b == b'\n');
+        let take = newline.map_or(chunk.len(), |at| at + 1);
+        let written = if streaming {
+            to.write_all(&chunk[..take]).await
+        } else if line.len() + take > MAX_LINE_LENGTH {
+            streaming = true;
+            let held = to.write_all(&line).await;
+            line.clear();
+            match held {
+                Ok(()) => to.write_all(&chunk[..take]).await,
+                Err(e) => Err(e),
+            }
+        } else {
+            line.extend_from_slice(&chunk[..take]);
+            Ok(())
+        };
+        from.consume(take);
+        if written.is_err() {
+            return;
+        }
+        if newline.is_none() {
+            continue;
+        }
+        if std::mem::take(&mut streaming) {
+            continue;
+        }
+        let written = match judge(&line) {
+            None => to.write_all(&line).await,
+            Some(instead) => to.write_all(&instead).await,
+        };
+        line.clear();
+        if written.is_err() {
+            return;
+        }
+    }
+    // A last line without its newline goes as it came (rmcp drops it).
+    let _ = to.write_all(&line).await;
+}
+
+/// Writes rmcp's lines and the filter's answers to `to`, an answer only
+/// between two of rmcp's lines. rmcp's bytes go out as they come.
+async fn answers_out(
+    from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
+    mut answers: mpsc::UnboundedReceiver<Vec<u8>>,
+) {
+    let mut from = BufReader::new(from);
+    let mut mid_line = false;
+    let mut answering = true;
+    loop {
+        tokio::select! {
+            // Cancel-safe: when the other branch wins, nothing was read.
+            chunk = from.fill_buf() => {
+                let chunk = match chunk {
+                    Ok(chunk) if !chunk.is_empty() => chunk,
+                    _ => break,
+                };
+                let take = chunk.iter().position(|&b| b == b'\n').map_or(chunk.len(), |at| at + 1);
+                mid_line = chunk[take - 1] != b'\n';
+                let written = to.write_all(&chunk[..take]).await;
+                from.consume(take);
+                if written.is_err() || (!mid_line && to.flush().await.is_err()) {
+                    return;
+                }
+            }
+            answer = answers.recv(), if answering && !mid_line => match answer {
+                Some(answer) => {
+                    if to.write_all(&answer).await.is_err() || to.flush().await.is_err() {
+                        return;
+                    }
+                }
+                None => answering = false,
+            },
+        }
+    }
+    let _ = to.flush().await;
+}
+
+/// An upstream server's process as rmcp's transport, its answers through
+/// the filter. Closing it closes the server's stdin and waits
+/// [`EXIT_GRACE`] for it to exit before killing it; dropping it kills it.
+pub(crate) struct ChildTransport {
+    child: Child,
+    inner: AsyncRwTransport<RoleClient, DuplexStream, ChildStdin>,
+}
+
+impl ChildTransport {
+    /// Starts `command` (its stdin and stdout piped, its stderr inherited).
+    pub(crate) fn spawn(mut command: Command) -> std::io::Result<Self> {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(std::io::Error::other("the child's stdio was not piped"));
+        };
+        let (rmcp_reads, to_rmcp) = tokio::io::duplex(PIPE);
+        tokio::spawn(answers_in(stdout, to_rmcp));
+        Ok(ChildTransport {
+            child,
+            inner: AsyncRwTransport::new_client(rmcp_reads, stdin),
+        })
+    }
+}
+
+impl Transport<RoleClient> for ChildTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
+        self.inner.receive()
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.inner.close().await?;
+        if tokio::time::timeout(EXIT_GRACE, self.child.wait())
+            .await
+            .is_err()
+        {
+            self.child.kill().await?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested(levels: usize, inner: &str) -> String {
+        "[".repeat(levels) + inner + &"]".repeat(levels)
+    }
+
+    #[test]
+    fn a_line_is_too_deep_only_where_serde_json_stops() {
+        let request = |levels| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"arguments":{{"v":{}}}}}}}"#,
+                nested(levels, "1")
+            )
+        };
+        // Three levels of envelope: 125 inside makes 128.
+        assert_eq!(too_deep(request(124).as_bytes()), None);
+        let deep = too_deep(request(125).as_bytes()).expect("too deep");
+        assert_eq!(
+            (deep.depth, deep.id.as_deref(), deep.request),
+            (128, Some("7"), true)
+        );
+        // Any depth, without reading it: the id comes first or last.
+        let answer = format!(
+            r#"{{"result":{},"id":"a\"b","jsonrpc":"2.0"}}"#,
+            nested(1 << 20, "")
+        );
+        let deep = too_deep(answer.as_bytes()).expect("too deep");
+        assert_eq!(
+            (deep.id.as_deref(), deep.request),
+            (Some(r#""a\"b""#), false)
+        );
+        // Not JSON, or JSON that is only long: rmcp's to judge.
+        assert_eq!(too_deep(b"{not json"), None);
+        assert_eq!(
+            too_deep(nested(130, "1").replace('[', "(").as_bytes()),
+            None
+        );
+        // An id that is an object, or a string only in a nested object, is none.
+        let odd = format!(
+            r#"{{"params":{{"id":1}},"id":{{"x":1}},"method":"m","v":{}}}"#,
+            nested(200, "")
+        );
+        assert_eq!(too_deep(odd.as_bytes()).unwrap().id, None);
+    }
+
+    #[tokio::test]
+    async fn a_deep_request_is_answered_between_rmcps_lines_and_the_rest_pass() {
+        let deep = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{}}}\n",
+            nested(200, "")
+        );
+        let notification = format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{}}}\n",
+            nested(200, "")
+        );
+        let plain = "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
+        let input = format!("{deep}{notification}{plain}");
+        let (answers, answered) = mpsc::unbounded_channel();
+        let mut to_rmcp = Vec::new();
+        requests(input.as_bytes(), &mut to_rmcp, answers).await;
+        assert_eq!(String::from_utf8(to_rmcp).unwrap(), plain);
+        // rmcp's own output and the answer come out as whole lines.
+        let rmcp_said = "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\n";
+        let mut out = Vec::new();
+        answers_out(rmcp_said.as_bytes(), &mut out, answered).await;
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        let refused = lines.iter().find(|l| l["id"] == 3).expect("answered");
+        assert_eq!(refused["error"]["code"], -32600);
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("201 levels")
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l["id"] == 4 && l["result"].is_object())
+        );
+    }
+
+    #[tokio::test]
+    async fn a_line_longer_than_rmcp_reads_passes_as_it_came_and_the_next_is_judged() {
+        // Such a line streams through (held whole, a line without end would
+        // grow without bound); rmcp drops it itself.
+        let long = "x".repeat(MAX_LINE_LENGTH + 5) + "\n";
+        let deep = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}}\n",
+            nested(300, "")
+        );
+        let mut to_rmcp = Vec::new();
+        answers_in(format!("{long}{deep}").as_bytes(), &mut to_rmcp).await;
+        assert_eq!(to_rmcp.len() - long.len(), answer_unread(301, "9").len());
+        assert!(to_rmcp.starts_with(long.as_bytes()));
+    }
+
+    #[tokio::test]
+    async fn a_deep_answer_from_upstream_becomes_an_error_under_its_id() {
+        let deep = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}}\n",
+            nested(300, "")
+        );
+        let plain = "{\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{}}\n";
+        let mut to_rmcp = Vec::new();
+        answers_in(format!("{deep}{plain}").as_bytes(), &mut to_rmcp).await;
+        let out = String::from_utf8(to_rmcp).unwrap();
+        let lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert_eq!(lines[0]["id"], 9);
+        assert_eq!(lines[0]["error"]["code"], -32603);
+        assert_eq!(
+            lines[1],
+            serde_json::from_str::<serde_json::Value>(plain).unwrap()
+        );
+    }
+}
