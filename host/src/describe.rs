@@ -196,7 +196,7 @@ fn function(out: &mut String, tool: &Tool) {
     let result = result_type(tool, 0);
     let mut doc = Vec::new();
     if !tool.description_text().is_empty() {
-        doc.extend(tool.description_text().lines().map(str::to_string));
+        doc.extend(lines(tool.description_text()));
     }
     let list = match tool.parameters() {
         Some(names) => {
@@ -210,7 +210,7 @@ fn function(out: &mut String, tool: &Tool) {
             for (i, name) in names.iter().enumerate() {
                 let schema = properties.and_then(|p| p.get(*name));
                 let ty = match (params, schema) {
-                    (Some(root), Some(schema)) => ts_type(schema, root, &mut Vec::new(), 0),
+                    (Some(root), Some(schema)) => ts_type(schema, root, &mut Refs::default(), 0),
                     _ => "unknown".to_string(),
                 };
                 if let Some(d) = schema.and_then(description) {
@@ -258,10 +258,14 @@ fn host(out: &mut String, tools: &Tools) {
     for tool in tools.iter() {
         let name = serde_json::Value::String(tool.name().to_string()).to_string();
         let optional = tool.params_schema().is_none() || required(tool.params_schema()).is_empty();
-        let _ = writeln!(
+        // Through `jsdoc`: a call-only tool's name may hold `*/`.
+        jsdoc(
             out,
-            "  /** Calls `{}` with its params as one object. */",
-            tool.name()
+            &[format!(
+                "Calls `{}` with its params as one object.",
+                tool.name()
+            )],
+            1,
         );
         let _ = writeln!(
             out,
@@ -300,14 +304,14 @@ fn host(out: &mut String, tools: &Tools) {
 
 fn params_type(tool: &Tool, indent: usize) -> String {
     match tool.params_schema() {
-        Some(schema) => ts_type(schema, schema, &mut Vec::new(), indent),
+        Some(schema) => ts_type(schema, schema, &mut Refs::default(), indent),
         None => "unknown".into(),
     }
 }
 
 fn result_type(tool: &Tool, indent: usize) -> String {
     match tool.result_schema() {
-        Some(schema) => ts_type(schema, schema, &mut Vec::new(), indent),
+        Some(schema) => ts_type(schema, schema, &mut Refs::default(), indent),
         None => "unknown".into(),
     }
 }
@@ -327,6 +331,16 @@ fn description(schema: &Value) -> Option<&str> {
         .get("description")
         .and_then(Value::as_str)
         .filter(|d| !d.trim().is_empty())
+}
+
+/// `text`'s lines, split at every line ending a reader of the prompt may
+/// take for one (a lone CR, U+2028 and U+2029 too, which `str::lines`
+/// keeps).
+fn lines(text: &str) -> Vec<String> {
+    text.replace("\r\n", "\n")
+        .split(['\n', '\r', '\u{2028}', '\u{2029}'])
+        .map(str::to_string)
+        .collect()
 }
 
 fn one_line(text: &str) -> String {
@@ -368,7 +382,7 @@ fn property_name(name: &str) -> String {
 /// The TypeScript type of `schema`, whose `$ref`s point into `root`.
 /// `refs` holds the references being written (a reference back into one
 /// is `unknown`); `indent` is the nesting level of the text around.
-fn ts_type(schema: &Value, root: &Value, refs: &mut Vec<String>, indent: usize) -> String {
+fn ts_type(schema: &Value, root: &Value, refs: &mut Refs, indent: usize) -> String {
     let object = match schema {
         Value::Bool(true) => return "unknown".into(),
         Value::Bool(false) => return "never".into(),
@@ -386,7 +400,14 @@ fn ts_type(schema: &Value, root: &Value, refs: &mut Vec<String>, indent: usize) 
         .or_else(|| object.get("anyOf"))
         .and_then(Value::as_array)
     {
-        union(any.iter().map(|s| ts_type(s, root, refs, indent)).collect())
+        let alternatives = union(any.iter().map(|s| ts_type(s, root, refs, indent)).collect());
+        // Properties beside the alternatives hold in each of them.
+        if object.contains_key("properties") && alternatives != "unknown" {
+            let shared = of_type("object", object, root, refs, indent);
+            format!("{} & {}", wrap(&shared), wrap(&alternatives))
+        } else {
+            alternatives
+        }
     } else if let Some(all) = object.get("allOf").and_then(Value::as_array) {
         let parts: Vec<String> = all
             .iter()
@@ -420,20 +441,41 @@ fn ts_type(schema: &Value, root: &Value, refs: &mut Vec<String>, indent: usize) 
     ty
 }
 
+/// The `$ref`s of one type being written: those open now (a reference
+/// back into one is `unknown`) and how many were inlined so far.
+#[derive(Debug, Default)]
+struct Refs {
+    open: Vec<String>,
+    inlined: usize,
+}
+
+/// The most `$ref`s open at once in one type: a longer chain is written
+/// `unknown` from there (and the walk's recursion stays shallow).
+const MAX_OPEN_REFS: usize = 32;
+
+/// The most `$ref`s inlined in one type: a reference used twice at each
+/// level would otherwise double the text with every level (40 levels of a
+/// 4 KB schema made gigabytes).
+const MAX_INLINED_REFS: usize = 1000;
+
 /// A `$ref` inside the schema, inlined.
-fn resolve(reference: &str, root: &Value, refs: &mut Vec<String>, indent: usize) -> String {
+fn resolve(reference: &str, root: &Value, refs: &mut Refs, indent: usize) -> String {
     let Some(pointer) = reference.strip_prefix('#') else {
         return "unknown".into();
     };
-    if refs.iter().any(|r| r == reference) {
+    if refs.open.len() >= MAX_OPEN_REFS
+        || refs.inlined >= MAX_INLINED_REFS
+        || refs.open.iter().any(|r| r == reference)
+    {
         return "unknown".into();
     }
     let Some(target) = root.pointer(pointer) else {
         return "unknown".into();
     };
-    refs.push(reference.to_string());
+    refs.inlined += 1;
+    refs.open.push(reference.to_string());
     let ty = ts_type(target, root, refs, indent);
-    refs.pop();
+    refs.open.pop();
     ty
 }
 
@@ -441,7 +483,7 @@ fn of_type(
     name: &str,
     schema: &serde_json::Map<String, Value>,
     root: &Value,
-    refs: &mut Vec<String>,
+    refs: &mut Refs,
     indent: usize,
 ) -> String {
     match name {
@@ -470,7 +512,7 @@ fn of_type(
 fn object_type(
     schema: &serde_json::Map<String, Value>,
     root: &Value,
-    refs: &mut Vec<String>,
+    refs: &mut Refs,
     indent: usize,
 ) -> String {
     let properties = schema.get("properties").and_then(Value::as_object);
@@ -481,7 +523,13 @@ fn object_type(
         .flatten()
         .filter_map(Value::as_str)
         .collect();
+    let patterned = schema
+        .get("patternProperties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty());
     let extra = match schema.get("additionalProperties") {
+        // Keys that match a pattern are allowed whatever else is said.
+        _ if patterned => Some("unknown".to_string()),
         None => properties.is_none().then(|| "unknown".to_string()),
         Some(Value::Bool(false)) => None,
         Some(Value::Bool(true)) => Some("unknown".into()),
@@ -552,15 +600,31 @@ fn union(types: Vec<String>) -> String {
 
 /// `ty` in parentheses when it is a union or an intersection that an
 /// outer `[]`, `|` or `&` would otherwise split.
+/// Brackets inside a string literal (`"}"`, an enum's value) or a comment
+/// (a property's description) do not count.
 fn wrap(ty: &str) -> String {
+    let bytes = ty.as_bytes();
     let mut depth = 0i32;
-    for c in ty.chars() {
-        match c {
-            '{' | '[' | '(' | '<' => depth += 1,
-            '}' | ']' | ')' | '>' => depth -= 1,
-            '|' | '&' if depth == 0 => return format!("({ty})"),
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => {
+                at += 1;
+                while at < bytes.len() && bytes[at] != b'"' {
+                    at += if bytes[at] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                at = ty[at + 2..]
+                    .find("*/")
+                    .map_or(bytes.len(), |end| at + 2 + end + 1);
+            }
+            b'{' | b'[' | b'(' | b'<' => depth += 1,
+            b'}' | b']' | b')' | b'>' => depth -= 1,
+            b'|' | b'&' if depth == 0 => return format!("({ty})"),
             _ => {}
         }
+        at += 1;
     }
     ty.to_string()
 }
@@ -571,7 +635,7 @@ mod tests {
     use serde_json::json;
 
     fn ty(schema: Value) -> String {
-        ts_type(&schema, &schema, &mut Vec::new(), 0)
+        ts_type(&schema, &schema, &mut Refs::default(), 0)
     }
 
     #[test]

@@ -365,6 +365,13 @@ impl Tool {
             if !is_identifier(param) {
                 return Err(bad(format!("parameter {param:?} is not an identifier")));
             }
+            // It is a parameter of the declared function: a reserved word
+            // (`delete`) does not compile, and `this` means another thing.
+            if RESERVED_WORDS.contains(&param) {
+                return Err(bad(format!(
+                    "parameter {param:?} is a JavaScript reserved word"
+                )));
+            }
             if seen.contains(&param) {
                 return Err(bad(format!("parameter {param:?} appears twice")));
             }
@@ -459,14 +466,14 @@ pub(crate) fn is_ascii_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
-/// Whether `s` is an identifier (any letters): what a signature's
-/// parameter may be called.
+/// Whether `s` is an identifier (any letters, as JavaScript's ID_Start and
+/// ID_Continue take them): what a signature's parameter may be called.
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     chars
         .next()
-        .is_some_and(|c| c == '_' || c == '$' || c.is_alphabetic())
-        && chars.all(|c| c == '_' || c == '$' || c.is_alphanumeric())
+        .is_some_and(|c| c == '_' || c == '$' || unicode_ident::is_xid_start(c))
+        && chars.all(|c| c == '$' || unicode_ident::is_xid_continue(c))
 }
 
 /// The tools of an execution. Cheap to clone; answers calls by name.

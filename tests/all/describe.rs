@@ -520,6 +520,116 @@ fn the_declarations_pass_tsc_with_good_programs_and_fail_bad_ones() {
     }
 }
 
+/// Hostile and odd schemas, from an embedder or an upstream server: the
+/// declarations still compile with the real tsc, say what the schema says,
+/// and stay bounded. Found by a probe of the CLI, which saw each case fail
+/// on the code before (the doubling one took 1.9 GB at 22 levels, so it is
+/// not run against that code here).
+#[test]
+fn odd_schemas_give_declarations_tsc_takes_and_that_mean_the_schema() {
+    let plain = |name: &str| {
+        Tool::new(name, |_c: Call| async {
+            Ok::<_, HandlerError>(Text(String::new()))
+        })
+    };
+    let mut tools = Tools::new();
+    // A call-only name closed the comment before `host.NAME` and declared
+    // a member of its own.
+    tools
+        .register(plain("x */ readonly injected: (code: string) => Promise<any>; /* ").call_only())
+        .unwrap();
+    // `}` inside an enum's string or a description counted as a bracket,
+    // and the union lost its parentheses: `"}" | "x"[]`.
+    tools
+        .register(plain("braces").params(json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "array", "items": {"enum": ["}", "x"]}},
+                "b": {"type": "array", "items": {"anyOf": [
+                    {"type": "object", "properties": {"k": {"type": "string", "description": "a } b"}}},
+                    {"type": "number"},
+                ]}},
+            },
+        })))
+        .unwrap();
+    // Keys matching a pattern, and properties beside `anyOf`, were dropped.
+    tools
+        .register(plain("patterned").params(json!({
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "patternProperties": {"^x-": {"type": "string"}},
+            "additionalProperties": false,
+        })))
+        .unwrap();
+    tools
+        .register(plain("beside").params(json!({
+            "type": "object",
+            "properties": {"b": {"type": "number"}},
+            "anyOf": [
+                {"properties": {"a": {"type": "string"}}, "required": ["a"]},
+                {"properties": {"c": {"type": "string"}}, "required": ["c"]},
+            ],
+        })))
+        .unwrap();
+    // Each level uses the next twice: inlined, 40 levels doubled the text
+    // forty times (gigabytes; 22 levels made 1.29 GB).
+    let mut defs = serde_json::Map::new();
+    for i in 0..40 {
+        let next = json!({"$ref": format!("#/$defs/A{}", i + 1)});
+        defs.insert(
+            format!("A{i}"),
+            json!({"type": "object", "properties": {"a": next, "b": next}}),
+        );
+    }
+    defs.insert("A40".into(), json!({"type": "string"}));
+    tools
+        .register(plain("doubling").params(json!({
+            "type": "object", "properties": {"x": {"$ref": "#/$defs/A0"}}, "$defs": defs,
+        })))
+        .unwrap();
+    // A chain of 40,000 references overflowed the stack.
+    let mut chain = serde_json::Map::new();
+    for i in 0..40_000 {
+        chain.insert(
+            format!("C{i}"),
+            json!({"$ref": format!("#/$defs/C{}", i + 1)}),
+        );
+    }
+    chain.insert("C40000".into(), json!({"type": "string"}));
+    tools
+        .register(plain("chain").params(json!({
+            "type": "object", "properties": {"x": {"$ref": "#/$defs/C0"}}, "$defs": chain,
+        })))
+        .unwrap();
+    let declarations = tools.typescript();
+    assert!(declarations.len() < 4 << 20, "{} bytes", declarations.len());
+    let program = r#"
+        await braces({ a: ["x", "}"], b: [{ k: "v" }, 3] });
+        await patterned({ a: "1", "x-y": "2" });
+        await beside({ a: "1", b: 2 });
+        await doubling({ x: { a: { a: {} }, b: {} } });
+        await chain({ x: "s" });
+        // @ts-expect-error: the comment did not declare a member
+        await host.injected("rm -rf /");
+    "#;
+    type_check(&declarations, program).unwrap_or_else(|e| panic!("{e}"));
+    // A signature's parameter that is a reserved word cannot be declared.
+    let err = Tools::new()
+        .register(plain("f").signature("f(delete)"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("reserved word"), "{err}");
+    for bad in ["f(this, b)", "f(x\u{b2})"] {
+        assert!(
+            Tools::new().register(plain("f").signature(bad)).is_err(),
+            "{bad}"
+        );
+    }
+    Tools::new()
+        .register(plain("f").signature("f(größe, $a, _b)"))
+        .unwrap();
+}
+
 /// The prompt is the rules, this execution's limits and the declarations.
 #[test]
 fn the_prompt_has_the_rules_the_limits_and_the_declarations() {
