@@ -8,6 +8,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     if text == "0" {
         return Ok(Duration::ZERO);
     }
+    if text.starts_with('-') {
+        return Err(format!(
+            "{text:?} is negative: a duration is 0 (none) or more"
+        ));
+    }
     let split = text
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .ok_or_else(|| format!("{text:?} has no unit: write e.g. 250ms or 5s"))?;
@@ -24,7 +29,15 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "h" => 3600.0,
         _ => return Err(format!("unknown unit {unit:?}: use ns, us, ms, s, m or h")),
     };
-    Duration::try_from_secs_f64(value * seconds_per_unit).map_err(|e| format!("{text:?}: {e}"))
+    let duration = Duration::try_from_secs_f64(value * seconds_per_unit)
+        .map_err(|e| format!("{text:?}: {e}"))?;
+    // Only "0" means none: a positive duration too short for the clock's
+    // nanosecond is one nanosecond, not 0.
+    Ok(if value > 0.0 && duration.is_zero() {
+        Duration::from_nanos(1)
+    } else {
+        duration
+    })
 }
 
 /// The smallest memory cap `--max-memory` takes: below it not even the
@@ -93,6 +106,10 @@ mod tests {
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_duration("100us"), Ok(Duration::from_micros(100)));
         assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
+        // Too short for a nanosecond is a nanosecond: only "0" is none
+        // (0.4ns was 0, and a wall clock of none).
+        assert_eq!(parse_duration("0.4ns"), Ok(Duration::from_nanos(1)));
+        assert_eq!(parse_duration("0ms"), Ok(Duration::ZERO));
     }
 
     #[test]
@@ -105,6 +122,8 @@ mod tests {
         );
         assert!(parse_duration("ms").is_err());
         assert!(parse_duration("1.2.3s").is_err());
+        // It said `"" is not a number`.
+        assert!(parse_duration("-5s").unwrap_err().contains("negative"));
     }
 
     #[test]
