@@ -307,6 +307,15 @@ async fn answers_out(
             },
         }
     }
+    // rmcp is done; answers made before it ended still go out (`select!`
+    // may have seen its end first).
+    if !mid_line {
+        while let Ok(answer) = answers.try_recv() {
+            if to.write_all(&answer).await.is_err() {
+                break;
+            }
+        }
+    }
     let _ = to.flush().await;
 }
 
