@@ -609,10 +609,8 @@ fn wrap(ty: &str) -> String {
     while at < bytes.len() {
         match bytes[at] {
             b'"' => {
-                at += 1;
-                while at < bytes.len() && bytes[at] != b'"' {
-                    at += if bytes[at] == b'\\' { 2 } else { 1 };
-                }
+                at = wire::json::skip_string(bytes, at);
+                continue;
             }
             b'/' if bytes.get(at + 1) == Some(&b'*') => {
                 at = ty[at + 2..]

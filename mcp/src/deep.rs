@@ -124,17 +124,11 @@ fn member<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     None
 }
 
-/// The index just past the string that starts at `bytes[start]` (a `"`).
+/// The index just past the string that starts at `bytes[start]` (a `"`);
+/// `None` when it does not close.
 fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut at = start + 1;
-    while at < bytes.len() {
-        match bytes[at] {
-            b'\\' => at += 2,
-            b'"' => return Some(at + 1),
-            _ => at += 1,
-        }
-    }
-    None
+    let end = wasmwire::wire::json::skip_string(bytes, start);
+    (end > start + 1 && bytes[end - 1] == b'"').then_some(end)
 }
 
 fn skip_space(bytes: &[u8], mut at: usize) -> usize {
@@ -381,6 +375,17 @@ mod tests {
         "[".repeat(levels) + inner + &"]".repeat(levels)
     }
 
+    /// Each line of `out` read as JSON.
+    fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
+        let out = std::str::from_utf8(out).unwrap();
+        let lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert!(!lines.is_empty(), "no lines in {out:?}");
+        lines
+    }
+
     #[test]
     fn a_line_is_too_deep_only_where_serde_json_stops() {
         let request = |levels| {
@@ -440,12 +445,8 @@ mod tests {
         let rmcp_said = "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\n";
         let mut out = Vec::new();
         answers_out(rmcp_said.as_bytes(), &mut out, answered).await;
-        let out = String::from_utf8(out).unwrap();
-        let lines: Vec<serde_json::Value> = out
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(lines.len(), 2, "{out}");
+        let lines = json_lines(&out);
+        assert_eq!(lines.len(), 2, "{lines:?}");
         let refused = lines.iter().find(|l| l["id"] == 3).expect("answered");
         assert_eq!(refused["error"]["code"], -32600);
         assert!(
@@ -485,12 +486,8 @@ mod tests {
         let plain = "{\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{}}\n";
         let mut to_rmcp = Vec::new();
         answers_in(format!("{deep}{plain}").as_bytes(), &mut to_rmcp).await;
-        let out = String::from_utf8(to_rmcp).unwrap();
-        let lines: Vec<serde_json::Value> = out
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(lines.len(), 2, "{out}");
+        let lines = json_lines(&to_rmcp);
+        assert_eq!(lines.len(), 2, "{lines:?}");
         assert_eq!(lines[0]["id"], 9);
         assert_eq!(lines[0]["error"]["code"], -32603);
         assert_eq!(

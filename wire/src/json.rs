@@ -92,6 +92,14 @@ pub fn well_formed_args(args: String) -> String {
     replace_lone_surrogates(args)
 }
 
+/// Where the JSON string whose opening quote is `bytes[quote]` ends: just
+/// after its closing quote, or `bytes.len()` when it does not close. For
+/// a scanner of JSON-like text (a top-level member, brackets outside
+/// strings) that must not read into a string.
+pub fn skip_string(bytes: &[u8], quote: usize) -> usize {
+    string_end(bytes, quote + 1, |_| {}).0
+}
+
 /// From just after a string's opening quote: where the string ends (just
 /// after its closing quote, or the text's end) and how many lone surrogate
 /// escapes it holds, each one's offset (of its `\`) given to `lone`.
