@@ -118,7 +118,7 @@ fn read(path: &Path) -> anyhow::Result<Vec<wasmwire::Tool>> {
         .with_context(|| format!("reading the tool manifest {}", path.display()))?;
     let toml = path.extension().is_some_and(|e| e == "toml");
     let manifest: Manifest = if toml {
-        toml::from_str(&text).map_err(anyhow::Error::msg)
+        toml::from_str(&text).map_err(|err| anyhow::Error::msg(toml_error(&text, &err)))
     } else {
         serde_json::from_str(&text).map_err(anyhow::Error::from)
     }
@@ -131,6 +131,51 @@ fn read(path: &Path) -> anyhow::Result<Vec<wasmwire::Tool>> {
             tool(entry).with_context(|| format!("{}: tool {name:?}", path.display()))
         })
         .collect()
+}
+
+/// The longest line of a manifest a TOML error quotes whole; past it, the
+/// error quotes [`EXCERPT`] characters on each side of the place.
+const QUOTED_LINE: usize = 200;
+const EXCERPT: usize = 40;
+
+/// A TOML error as `toml` writes it (the line, a caret under the place, the
+/// reason), unless the line is long: `toml` quotes the whole line and puts
+/// as many spaces and carets as the place's column and span, so one bad
+/// value in a 250 KB inline table made a 250 KB message. Then: where, an
+/// excerpt around the place, and the reason.
+fn toml_error(text: &str, err: &toml::de::Error) -> String {
+    let Some(span) = err.span() else {
+        return err.to_string();
+    };
+    let start = span.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |nl| nl + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |nl| start + nl);
+    if line_end - line_start <= QUOTED_LINE && span.len() <= QUOTED_LINE {
+        return err.to_string();
+    }
+    let line = text[..line_start].matches('\n').count() + 1;
+    let before = &text[line_start..start];
+    let column = before.chars().count() + 1;
+    let from = before
+        .char_indices()
+        .rev()
+        .nth(EXCERPT - 1)
+        .map_or(line_start, |(at, _)| line_start + at);
+    let to = text[start..line_end]
+        .char_indices()
+        .nth(EXCERPT)
+        .map_or(line_end, |(at, _)| start + at);
+    let excerpt = format!(
+        "{}{}{}",
+        if from > line_start { "..." } else { "" },
+        text[from..to].escape_debug(),
+        if to < line_end { "..." } else { "" },
+    );
+    format!(
+        "TOML parse error at line {line}, column {column} (of a {} byte line): {}\n  near: {excerpt}",
+        line_end - line_start,
+        err.message().trim_end(),
+    )
 }
 
 /// The tool an entry describes.
@@ -247,5 +292,31 @@ timeout = "5s"
             let err = format!("{:#}", load("tools.json", text).unwrap_err());
             assert!(err.contains(why), "{text}: {err}");
         }
+    }
+
+    /// A TOML error quotes its line (with a caret) when the line is short,
+    /// and an excerpt around the place when it is long: a bad value deep in
+    /// a 300 KB line gives a message of a few hundred bytes that still says
+    /// where and why.
+    #[test]
+    fn a_toml_error_quotes_a_short_line_and_an_excerpt_of_a_long_one() {
+        let short = "[[tools]]\nname = \"t\"\ncommand = \"x\"\ntimeout = 5s\n";
+        let err = format!("{:#}", load("tools.toml", short).unwrap_err());
+        assert!(err.contains("line 4, column"), "{err}");
+        assert!(err.contains("timeout = 5s"), "{err}");
+
+        let padding: String = (0..50_000).map(|i| format!("k{i} = 1, ")).collect();
+        let long =
+            format!("[[tools]]\nname = \"t\"\ncommand = \"x\"\nparams = {{ {padding}b = 2 2 }}\n");
+        let err = format!("{:#}", load("tools.toml", &long).unwrap_err());
+        assert!(err.len() < 1_000, "{} bytes: {}", err.len(), &err[..1_000]);
+        // `2 2` (unquoted text where a value is due), counted from 1.
+        let column = "params = { ".len() + padding.len() + "b = ".len() + 1;
+        assert!(
+            err.contains(&format!("at line 4, column {column} ")),
+            "{err}"
+        );
+        assert!(err.contains("near: ...k"), "{err}");
+        assert!(err.contains("k49999 = 1, b = 2 2 }"), "{err}");
     }
 }

@@ -19,7 +19,9 @@
 //! absent adds none, so a misspelt property is caught), `items` and
 //! `prefixItems` (arrays and tuples), `nullable`, and `$ref` into the
 //! schema itself (`#/$defs/..`), inlined; a reference back into a type
-//! being written is `unknown`. Anything else is `unknown`.
+//! being written is `unknown`. Anything else is `unknown`. A tool's args
+//! may be left out (`args?`) exactly when its params schema accepts the
+//! empty object, which is what no args are checked as.
 //!
 //! The declarations are for a program type-checked against the ES2022
 //! library without the DOM's: they declare the child's own `console` and
@@ -227,7 +229,7 @@ fn function(out: &mut String, tool: &Tool) {
         }
         None => {
             let ty = params_type(tool, 0);
-            let optional = params.is_none() || required(params).is_empty();
+            let optional = tool.args_optional();
             if params.is_some() {
                 doc.push("@param args The params, as one object.".into());
             }
@@ -257,7 +259,7 @@ fn host(out: &mut String, tools: &Tools) {
     }
     for tool in tools.iter() {
         let name = serde_json::Value::String(tool.name().to_string()).to_string();
-        let optional = tool.params_schema().is_none() || required(tool.params_schema()).is_empty();
+        let optional = tool.args_optional();
         // Through `jsdoc`: a call-only tool's name may hold `*/`.
         jsdoc(
             out,
@@ -278,8 +280,7 @@ fn host(out: &mut String, tools: &Tools) {
     for tool in tools.iter() {
         if tool.is_call_only() {
             let name = property_name(tool.name());
-            let optional =
-                tool.params_schema().is_none() || required(tool.params_schema()).is_empty();
+            let optional = tool.args_optional();
             if !tool.description_text().is_empty() {
                 jsdoc(out, &[one_line(tool.description_text())], 1);
             }

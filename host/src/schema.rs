@@ -50,6 +50,12 @@ impl ParamsSchema {
         Ok(ParamsSchema { validator })
     }
 
+    /// Whether a call with no args (the empty object) fits.
+    pub(crate) fn accepts_no_args(&self) -> bool {
+        self.validator
+            .is_valid(&Value::Object(serde_json::Map::new()))
+    }
+
     /// The call's args as JSON if they fit the schema; otherwise the
     /// `invalid` failure that lists what is wrong. No args at all (a
     /// `host.call(name)` without any) are the empty object.

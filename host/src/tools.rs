@@ -300,6 +300,22 @@ impl Tool {
         self.params.as_ref()
     }
 
+    /// Whether a call may pass no args: the tool has no params schema, or
+    /// its schema accepts the empty object (what no args are checked as).
+    /// Asked of the compiled schema once the tool is registered, so
+    /// `anyOf` branches that each require a field, `minProperties` or a
+    /// `$ref`'d `required` count; before, of the top-level `required`.
+    pub(crate) fn args_optional(&self) -> bool {
+        match (&self.params, &self.checker) {
+            (None, _) => true,
+            (Some(_), Some(checker)) => checker.accepts_no_args(),
+            (Some(params), None) => params
+                .get("required")
+                .and_then(serde_json::Value::as_array)
+                .is_none_or(Vec::is_empty),
+        }
+    }
+
     /// The result schema, if any.
     pub fn result_schema(&self) -> Option<&serde_json::Value> {
         self.result.as_ref()

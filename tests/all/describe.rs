@@ -571,6 +571,23 @@ fn odd_schemas_give_declarations_tsc_takes_and_that_mean_the_schema() {
             ],
         })))
         .unwrap();
+    // No args are the empty object, which `beside` refuses (each branch
+    // requires a field), `nonempty` too; `open` takes it. Only a top-level
+    // `required` made the args required.
+    tools
+        .register(plain("nonempty").params(json!({
+            "type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+            "minProperties": 1,
+        })))
+        .unwrap();
+    tools
+        .register(plain("open").params(json!({
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "anyOf": [{"required": ["a"]}, {"maxProperties": 0}],
+        })))
+        .unwrap();
     // Each level uses the next twice: inlined, 40 levels doubled the text
     // forty times (gigabytes; 22 levels made 1.29 GB).
     let mut defs = serde_json::Map::new();
@@ -607,6 +624,12 @@ fn odd_schemas_give_declarations_tsc_takes_and_that_mean_the_schema() {
         await braces({ a: ["x", "}"], b: [{ k: "v" }, 3] });
         await patterned({ a: "1", "x-y": "2" });
         await beside({ a: "1", b: 2 });
+        // @ts-expect-error: no args fit none of beside's branches
+        await beside();
+        // @ts-expect-error: nor nonempty's minProperties
+        await host.call("nonempty");
+        await nonempty({ b: "x" });
+        await open();
         await doubling({ x: { a: { a: {} }, b: {} } });
         await chain({ x: "s" });
         // @ts-expect-error: the comment did not declare a member
