@@ -300,3 +300,32 @@ async fn a_transformed_program_places_an_error_after_astral_characters_in_charac
     assert!(!prepared.map.is_identity());
     assert_failed(&outcome, FailureKind::Invalid, "at line 2, column 42");
 }
+
+/// Characters of more than one byte in types (a unit in a string type, a
+/// comment, a type-only import's path) and a top-level `return` after them:
+/// the program was refused ("the type stripper moved a top-level return"),
+/// and an emoji in a type put later errors of its line a column off.
+#[tokio::test]
+async fn characters_of_any_width_in_types_keep_returns_and_places() {
+    let program = "import { type Probe } from './ü';\n\
+                   type Unit = \"°C\" | \"°F\";\n\
+                   interface R {\n  /** Temperatur in °C */\n  temp: number;\n}\n\
+                   const u: Unit = \"°C\";\n\
+                   const r: R = { temp: 21 };\n\
+                   return `${r.temp} ${u}`;";
+    let (outcome, _) = run_prepared(program, Language::TypeScript).await;
+    assert_eq!(value(&outcome), json!("21 °C"));
+
+    // The same program with a one-unit character in the type fails at the
+    // same place.
+    let emoji = "const s: Record<\"😀\", number> = { \"😀\": 1 }; const o: any = null; o.boom;";
+    let (outcome, _) = run_prepared(emoji, Language::TypeScript).await;
+    let (narrow, _) = run_prepared(&emoji.replacen('😀', "x", 1), Language::TypeScript).await;
+    assert_failed(&outcome, FailureKind::Invalid, "TypeError");
+    assert!(
+        outcome.result.error.contains("line 1, column"),
+        "{}",
+        outcome.result.error
+    );
+    assert_eq!(outcome.result.error, narrow.result.error);
+}

@@ -64,22 +64,21 @@ fn syntax() -> TsSyntax {
 /// Turns `program` into JavaScript.
 pub(crate) fn strip(program: &str) -> Result<Stripped, SourceError> {
     let survey = survey(program)?;
-    let program = &blank_type_imports(program, &survey.type_imports);
-    let mut stand_in = program.clone();
+    let mut stand_in = program.to_owned();
     for (&at, &bare) in &survey.returns {
         let with = if bare { RETURN_BARE } else { RETURN_VALUE };
         stand_in.replace_range(at..at + RETURN.len(), with);
     }
-    let run = run_swc(stand_in, Mode::StripOnly, Some(true));
+    let run = run_swc(stand_in.clone(), Mode::StripOnly, Some(true));
     match run.output {
         Ok(output) => {
-            let mut text = output.code;
-            for (&at, &bare) in &survey.returns {
+            let moved = || SourceError::Failed("the type stripper moved a top-level return".into());
+            let (mut text, returns) =
+                realign(&stand_in, &output.code, &survey).ok_or_else(moved)?;
+            for (at, bare) in returns {
                 let with = if bare { RETURN_BARE } else { RETURN_VALUE };
                 if text.get(at..at + RETURN.len()) != Some(with) {
-                    return Err(SourceError::Failed(
-                        "the type stripper moved a top-level return".into(),
-                    ));
+                    return Err(moved());
                 }
                 text.replace_range(at..at + RETURN.len(), RETURN);
             }
@@ -88,9 +87,51 @@ pub(crate) fn strip(program: &str) -> Result<Stripped, SourceError> {
                 steps: Vec::new(),
             })
         }
-        Err(ErrorCode::UnsupportedSyntax) => transform(program),
+        Err(ErrorCode::UnsupportedSyntax) => {
+            transform(&blank_type_imports(program, &survey.type_imports))
+        }
         Err(_) => Err(run.error(program, 0)),
     }
+}
+
+/// The stripper's `output` for `input`, made a character for a character of
+/// the input, with the survey's type-only imports blanked; and where each of
+/// the survey's top-level returns now starts. `None` if the output is not
+/// the input with some characters blanked or substituted.
+///
+/// The stripper keeps every line and UTF-16 offset: it writes a blanked
+/// character as as many spaces as it has UTF-16 units, and a substituted
+/// span (an `;` where a type stood) likewise. Places here count characters,
+/// and the returns were found by byte: a blanked `é` (two bytes, one space)
+/// moved every later byte, a blanked emoji (two spaces) every later column
+/// of its line. So each input character becomes exactly one: itself where
+/// the output kept it, else the first of the output's units for it (a space,
+/// or the substitute).
+fn realign(input: &str, output: &str, survey: &Survey) -> Option<(String, Vec<(usize, bool)>)> {
+    let mut text = String::with_capacity(input.len());
+    let mut returns = Vec::with_capacity(survey.returns.len());
+    let mut rest = output;
+    let mut imports = survey.type_imports.iter().peekable();
+    for (at, c) in input.char_indices() {
+        if let Some(&bare) = survey.returns.get(&at) {
+            returns.push((text.len(), bare));
+        }
+        let kept = if rest.starts_with(c) {
+            rest = &rest[c.len_utf8()..];
+            c
+        } else {
+            let units = c.len_utf16();
+            let written = rest.get(..units).filter(|w| w.is_ascii())?;
+            rest = &rest[units..];
+            char::from(written.as_bytes()[0])
+        };
+        while imports.next_if(|&&(_, end)| end <= at).is_some() {}
+        text.push(match imports.peek() {
+            Some(&&(start, _)) if start <= at => blank_import_char(at == start, kept),
+            _ => kept,
+        });
+    }
+    rest.is_empty().then_some((text, returns))
 }
 
 /// What the module parse tells about a program.
@@ -150,21 +191,41 @@ fn imports_only_types(import: &ImportDecl) -> bool {
             })
 }
 
-/// `program` with each of `ranges` (type-only imports) blanked: every
-/// character but a line break made a space, so that every place stays. An
-/// import with a character of more than one byte is left to the stripper.
+/// A character of a type-only import as it is blanked: line breaks kept,
+/// the rest spaces, but for an `;` first. The stripper would leave `import
+/// {} from ...` (which the child cannot run); blank, the statement before
+/// could run on into the one after (`const a = b` then `(f)()`), so it
+/// becomes an empty statement.
+fn blank_import_char(first: bool, c: char) -> char {
+    match c {
+        '\n' | '\r' => c,
+        _ if first => ';',
+        _ => ' ',
+    }
+}
+
+/// `program` with each of `ranges` (type-only imports) blanked for the
+/// transform, a character for a character ([`blank_import_char`]), so that
+/// every line and column stays (the transform's source map is in them; its
+/// bytes may move).
 fn blank_type_imports(program: &str, ranges: &[(usize, usize)]) -> String {
-    let mut text = program.to_owned();
+    let mut text = String::with_capacity(program.len());
+    let mut from = 0;
     for &(start, end) in ranges {
-        let Some(import) = program.get(start..end).filter(|import| import.is_ascii()) else {
+        let (Some(before), Some(import)) = (program.get(from..start), program.get(start..end))
+        else {
             continue;
         };
-        let blank: String = import
-            .chars()
-            .map(|c| if c == '\n' || c == '\r' { c } else { ' ' })
-            .collect();
-        text.replace_range(start..end, &blank);
+        text.push_str(before);
+        text.extend(
+            import
+                .chars()
+                .enumerate()
+                .map(|(i, c)| blank_import_char(i == 0, c)),
+        );
+        from = end;
     }
+    text.push_str(program.get(from..).unwrap_or_default());
     text
 }
 
@@ -333,8 +394,49 @@ mod tests {
     fn blanked(program: &str) -> String {
         let stripped = strip(program).unwrap();
         assert!(stripped.steps.is_empty(), "{program:?} was transformed");
-        assert_eq!(stripped.text.len(), program.len(), "{program:?}");
+        assert_eq!(
+            stripped.text.chars().count(),
+            program.chars().count(),
+            "{program:?}"
+        );
         stripped.text
+    }
+
+    /// A character of more than one byte, or of two UTF-16 units, in a type
+    /// is one space (the stripper writes one per UTF-16 unit, and a top-level
+    /// `return` after it was looked for at the wrong byte: "the type stripper
+    /// moved a top-level return"); in code it is kept.
+    #[test]
+    fn characters_of_any_width_in_types_are_one_space_each() {
+        assert_eq!(
+            blanked("type T = \"ééé\";\nreturn 7;"),
+            format!(";{}\nreturn 7;", " ".repeat(14))
+        );
+        assert_eq!(
+            blanked(
+                "interface R {\n  /** Temperatur in °C */\n  temp: number;\n}\n\
+                 const r: R = { temp: 21 };\nreturn r.temp;"
+            ),
+            format!(
+                ";{}\n{}\n{}\n \nconst r    = {{ temp: 21 }};\nreturn r.temp;",
+                " ".repeat(12),
+                " ".repeat(25),
+                " ".repeat(15)
+            )
+        );
+        // An emoji in a type made two spaces: every later column of its line
+        // was one off.
+        let text = blanked("const s: Record<\"😀\", number> = { \"😀\": 1 }; return s;");
+        assert_eq!(
+            text,
+            format!("const s{} = {{ \"😀\": 1 }}; return s;", " ".repeat(21))
+        );
+        // An import of types only, with a character of two bytes.
+        let blank = |n: usize| " ".repeat(n);
+        assert_eq!(
+            blanked("import { type X, type Y } from './ü';\nimport type Z from '€';\nreturn 1;"),
+            format!(";{}\n;{}\nreturn 1;", blank(36), blank(22))
+        );
     }
 
     #[test]
@@ -378,10 +480,10 @@ mod tests {
                  declare function search(q: string): Promise<A[]>;\ndeclare const n: B;\nf()"
             ),
             format!(
-                "{}\n{}\n;{}\n{}\nf()",
-                blank(29),
-                blank(29),
-                blank(48),
+                ";{}\n;{}\n{}\n{}\nf()",
+                blank(28),
+                blank(28),
+                blank(49),
                 blank(19)
             )
         );
