@@ -1,61 +1,107 @@
-//! `console.log/info/warn/error/debug`: one line of output per call.
+//! `console`: Node's methods (`log`, `info`, `warn`, `error`, `debug`,
+//! `trace`, `dir`, `table`, `assert`, `count`, `time`, `group`, ...), each
+//! call one line of output (`table` one per row).
 //!
-//! Arguments are joined by spaces, as in browsers and Node. `log` lines are
-//! written as they are; the other levels are labelled (`warn: ...`), because
-//! every level shares one stream (the child's stderr) and the reader should
-//! still tell a warning from a result. Line breaks inside a message are
-//! written as `\n` so that one call is always exactly one line: a program
-//! cannot forge extra lines, and a parent that caps output by lines counts
-//! calls.
+//! Values are shown as Node's `util.inspect` shows them, on one line
+//! (`console.js`): `{ a: [ 1, 'x' ] }`, `Map(1) { 'k' => 1 }`,
+//! `Promise { <pending> }`, `[Circular *1]`, `%s`/`%d`/`%o` directives.
+//! `log` lines are written as they are; the other levels are labelled
+//! (`warn: ...`), because every level shares one stream (the child's
+//! stderr) and the reader should still tell a warning from a result. Line
+//! breaks inside a message are written as `\n` so that one call is always
+//! exactly one line: a program cannot forge extra lines, and a parent that
+//! caps output by lines counts calls.
 
-use rquickjs::function::Rest;
 use rquickjs::object::Property;
 use rquickjs::{Ctx, Function, Object, Value};
 
 use crate::session::Session;
 
-/// The console levels and the label each line carries.
-const LEVELS: [(&str, &str); 5] = [
-    ("log", ""),
-    ("info", "info: "),
-    ("warn", "warn: "),
-    ("error", "error: "),
-    ("debug", "debug: "),
-];
+/// The console levels' labels, by the level number `console.js` writes at.
+const LABELS: [&str; 5] = ["", "info: ", "warn: ", "error: ", "debug: "];
 
-/// Defines the global `console`, once with the evaluator: each call writes
-/// to the console of the run in progress ([`Session::current`]).
+/// Defines the global `console` (`console.js`), once with the evaluator:
+/// each call writes to the console of the run in progress
+/// ([`Session::current`]).
 pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
-    let console = Object::new(ctx.clone())?;
-    for (level, label) in LEVELS {
-        let function = Function::new(ctx.clone(), move |ctx: Ctx<'js>, args: Rest<Value<'js>>| {
+    let native = Object::new(ctx.clone())?;
+    native.set(
+        "write",
+        Function::new(ctx.clone(), |ctx: Ctx<'js>, level: usize, text: Value<'js>| {
             if let Some(session) = Session::current(&ctx) {
-                write(&session, label, &args.0);
+                write(&session, LABELS.get(level).copied().unwrap_or(""), &text);
             }
-        })?
-        .with_name(level)?;
-        console.set(level, function)?;
-    }
+        })?,
+    )?;
+    native.set(
+        "classId",
+        Function::new(ctx.clone(), crate::web::class_id)?,
+    )?;
+    native.set("promiseState", Function::new(ctx.clone(), promise_state)?)?;
+    native.set("promiseResult", Function::new(ctx.clone(), promise_result)?)?;
+    native.set("proxyTarget", Function::new(ctx.clone(), proxy_target)?)?;
+    let mut options = rquickjs::context::EvalOptions::default();
+    options.filename = Some("<wasmwire:console>".into());
+    options.strict = true;
+    let make: Function = ctx.eval_with_options(include_str!("console.js"), options)?;
+    let console: Object = make.call((native,))?;
     ctx.globals()
         .prop("console", Property::from(console).writable().configurable())?;
     Ok(())
 }
 
-/// Formats and writes one console call.
-fn write<'js>(session: &Session<'js>, label: &str, args: &[Value<'js>]) {
+/// Writes one console line: the label, the text, kept on one line.
+fn write<'js>(session: &Session<'js>, label: &str, text: &Value<'js>) {
     let Some(intrinsics) = session.intrinsics() else {
         return;
     };
-    let mut line = String::from(label);
-    for (i, arg) in args.iter().enumerate() {
-        if i > 0 {
-            line.push(' ');
-        }
-        line.push_str(&intrinsics.display(arg));
+    let text = match text.as_string() {
+        Some(s) => intrinsics.string(s),
+        None => intrinsics.display(text),
+    };
+    let mut bytes = String::with_capacity(label.len() + text.len() + 1);
+    bytes.push_str(label);
+    bytes.push_str(&escape_line_breaks(&text));
+    bytes.push('\n');
+    session.write_console(bytes.as_bytes());
+}
+
+/// A promise's state: 0 pending, 1 fulfilled, 2 rejected; -1 for what is
+/// not a promise.
+fn promise_state(ctx: Ctx<'_>, value: Value<'_>) -> i32 {
+    // SAFETY: a live context and value; JS_PromiseState only reads.
+    let state = unsafe { rquickjs::qjs::JS_PromiseState(ctx.as_raw().as_ptr(), value.as_raw()) };
+    state as i32
+}
+
+/// A settled promise's value or reason (undefined while pending).
+fn promise_result<'js>(ctx: Ctx<'js>, value: Value<'js>) -> Value<'js> {
+    // SAFETY: JS_PromiseResult returns a new reference (undefined for a
+    // pending promise or what is not a promise), owned by the Value.
+    unsafe {
+        let raw = rquickjs::qjs::JS_PromiseResult(ctx.as_raw().as_ptr(), value.as_raw());
+        Value::from_raw(ctx, raw)
     }
-    let mut bytes = escape_line_breaks(&line).into_bytes();
-    bytes.push(b'\n');
-    session.write_console(&bytes);
+}
+
+/// A proxy's target (shown in its place, so that no trap runs), or
+/// undefined for what is not a proxy.
+fn proxy_target<'js>(ctx: Ctx<'js>, value: Value<'js>) -> Value<'js> {
+    // SAFETY: JS_IsProxy reads the value's class; JS_GetProxyTarget returns
+    // a new reference to a live proxy's target (or throws for a revoked
+    // one, whose exception is then taken and dropped).
+    unsafe {
+        if !rquickjs::qjs::JS_IsProxy(value.as_raw()) {
+            return Value::new_undefined(ctx);
+        }
+        let raw = rquickjs::qjs::JS_GetProxyTarget(ctx.as_raw().as_ptr(), value.as_raw());
+        let target = Value::from_raw(ctx.clone(), raw);
+        if target.is_exception() {
+            let _ = ctx.catch();
+            return Value::new_undefined(ctx);
+        }
+        target
+    }
 }
 
 /// `\r` and `\n` become two-character escapes; all other text is kept.

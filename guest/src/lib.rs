@@ -23,11 +23,14 @@
 //! * `setTimeout`, `setInterval`, `clearTimeout` and `clearInterval` run in
 //!   real time; a pending timer keeps the program alive, and timers still
 //!   pending when it settles are dropped;
-//! * `console.log/info/warn/error/debug` write one line each;
+//! * `console` has Node's methods (`log`, `warn`, `table`, `count`, `time`,
+//!   `group`, `assert`, `trace`, ...), each call one line (a table's row
+//!   each), values shown as Node's `util.inspect` shows them;
 //! * errors name their line and column in the program;
 //! * the web APIs of a Worker that need no network or filesystem (`web`):
 //!   URL, URLSearchParams, TextEncoder, TextDecoder, structuredClone,
-//!   crypto, AbortController, AbortSignal; no `Intl`, and the locale
+//!   crypto (with `subtle.digest`), Event, CustomEvent, EventTarget,
+//!   AbortController, AbortSignal, `performance`; no `Intl`, and the locale
 //!   methods throw instead of answering as if there were a locale.
 //!
 //! One module per concern: `bindings` (`host` and the global functions),
@@ -264,7 +267,7 @@ impl Evaluator {
         let originals = &self.originals;
         self.context.with(|ctx| {
             if let Some(limit) = memory_limit {
-                memory.watch(&ctx, limit);
+                memory.watch(&ctx, limit, quickjs_in_use);
             }
             if random.reseed(&ctx).is_err() {
                 let _ = ctx.catch();

@@ -221,9 +221,10 @@ mod tests {
 /// any answer is yes, it stays yes for the run. A program that throws `null`
 /// on purpose is judged `invalid` unless its heap came within the margin of
 /// the limit; a heap that ran out and then freed most of what it held
-/// while the error unwound is still caught by an earlier sample or by the
-/// probes at rejection. The margin is an eighth of the limit, within
-/// `NEAR_MIN..=NEAR_MAX`.
+/// while the error unwound is still caught by the linear memory it left
+/// grown (linear memory never shrinks: grown to where the heap's limit puts
+/// it, less the margin, the heap came near), which every probe asks first.
+/// The margin is an eighth of the limit, within `NEAR_MIN..=NEAR_MAX`.
 ///
 /// **Out of memory inside a promise job.** When memory runs out inside a
 /// promise job, QuickJS rejects a promise in the chain with the error
@@ -242,6 +243,11 @@ struct WatchState {
     runtime: Cell<*mut rquickjs::qjs::JSRuntime>,
     /// QuickJS's memory limit for this run; 0 = none.
     limit: Cell<usize>,
+    /// The linear memory QuickJS's heap at its limit takes at least: the
+    /// size at the run's start, plus the room the limit leaves the heap.
+    /// Linear memory never shrinks, so it remembers the heap's high water
+    /// after the heap has freed it (0 = not known).
+    linear_at_limit: Cell<u64>,
     /// The heap came within the margin of its limit at some probe.
     near: Cell<bool>,
     /// An unhandled rejection carried QuickJS's out-of-memory error.
@@ -253,6 +259,7 @@ impl Default for WatchState {
         WatchState {
             runtime: Cell::new(std::ptr::null_mut()),
             limit: Cell::new(0),
+            linear_at_limit: Cell::new(0),
             near: Cell::new(false),
             rejected: Cell::new(false),
         }
@@ -290,12 +297,18 @@ impl MemoryWatch {
         watch
     }
 
-    /// Starts watching `ctx`'s runtime under a QuickJS limit of `limit` bytes.
-    pub(crate) fn watch(&self, ctx: &rquickjs::Ctx<'_>, limit: usize) {
+    /// Starts watching `ctx`'s runtime under a QuickJS limit of `limit` bytes,
+    /// with `quickjs_in_use` bytes of its heap in use now.
+    pub(crate) fn watch(&self, ctx: &rquickjs::Ctx<'_>, limit: usize, quickjs_in_use: u64) {
         // SAFETY: a live context's runtime.
         let runtime = unsafe { rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
         self.state.runtime.set(runtime);
         self.state.limit.set(limit);
+        let linear = linear_memory_in_use();
+        if linear > 0 {
+            let room = (limit as u64).saturating_sub(quickjs_in_use);
+            self.state.linear_at_limit.set(linear.saturating_add(room));
+        }
     }
 
     /// Asks the heap now whether it is near its limit; the answer sticks.
@@ -305,6 +318,15 @@ impl MemoryWatch {
             return;
         }
         let margin = (limit / 8).clamp(NEAR_MIN, NEAR_MAX);
+        // The high water: a heap that reached its limit and freed what it
+        // held as the error unwound (a `JSON.parse` or a `structuredClone`
+        // of a large input: native code, where no interrupt samples) left
+        // the linear memory it grew.
+        let at_limit = self.state.linear_at_limit.get();
+        if at_limit > 0 && linear_memory_in_use().saturating_add(margin as u64) >= at_limit {
+            self.state.near.set(true);
+            return;
+        }
         // SAFETY: `runtime` is the live runtime this watch was given (the
         // evaluator's, which outlives every run), and is used from its own
         // thread. A limit of 0 means none to QuickJS, so the lowered limit is

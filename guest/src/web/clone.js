@@ -3,7 +3,8 @@
 // DataView, Boolean/Number/String/BigInt wrappers and Error objects, with
 // cycles and shared references kept. Anything else that is not a plain
 // object (functions, symbols, promises, WeakMap, WeakSet, WeakRef, ...)
-// throws a DOMException named DataCloneError. `transfer` is refused.
+// throws a DOMException named DataCloneError. ArrayBuffers may be
+// transferred (`{ transfer: [buffer] }`): cloned, then detached.
 //
 // The walk uses a work list, not recursion: a graph as deep as memory
 // allows is cloned without running out of stack.
@@ -23,7 +24,8 @@
   const dateValue = Date.prototype.getTime;
   const regexpSource = gopd(RegExp.prototype, "source").get;
   const regexpFlags = gopd(RegExp.prototype, "flags").get;
-  const abSlice = ArrayBuffer.prototype.slice;
+  const abSlice = ArrayBuffer.prototype.slice, abTransfer = ArrayBuffer.prototype.transfer;
+  const abDetached = gopd(ArrayBuffer.prototype, "detached").get;
   const taBuffer = gopd(getPrototypeOf(Uint8Array.prototype), "buffer").get;
   const taOffset = gopd(getPrototypeOf(Uint8Array.prototype), "byteOffset").get;
   const taLength = gopd(getPrototypeOf(Uint8Array.prototype), "length").get;
@@ -59,7 +61,7 @@
   learn("String", new String(""));
   learn("BigInt", Object(0n));
   for (const name of Object.keys(typedArrays)) learn(name, new typedArrays[name](0));
-  // Refused by name.
+  // Refused by name (but the last).
   learn("Symbol object", Object(Symbol()));
   learn("Promise", Promise.resolve());
   learn("WeakMap", new WeakMap());
@@ -68,7 +70,7 @@
   learn("FinalizationRegistry", new FinalizationRegistry(() => {}));
   learn("Proxy", new Proxy({}, {}));
   learn("SharedArrayBuffer", new SharedArrayBuffer(0));
-  learn("DOMException", new DOMExceptionCtor());
+  learn("DOMException", new DOMExceptionCtor());   // cloned by name and message
 
   function refuse(what) {
     return new DOMExceptionCtor(`structuredClone: ${what} could not be cloned`, "DataCloneError");
@@ -77,9 +79,19 @@
 
   function structuredClone(value, options = undefined) {
     if (arguments.length === 0) throw new TypeError("structuredClone: 1 argument required, but only 0 present");
+    // Transferred ArrayBuffers are cloned as any other, then detached once
+    // the whole clone is made (so a clone that throws detaches nothing).
+    const transfer = [];
     if (options !== undefined && options !== null && options.transfer !== undefined) {
-      const list = [...options.transfer];
-      if (list.length > 0) throw refuse("a transfer list (nothing is transferable here)");
+      for (const item of options.transfer) {
+        if (classNames[classId(item)] !== "ArrayBuffer")
+          throw refuse("a transfer list member that is not an ArrayBuffer (only ArrayBuffers are transferable here)");
+        if (apply(abDetached, item, []))
+          throw refuse("a detached ArrayBuffer in the transfer list");
+        for (let i = 0; i < transfer.length; i++)
+          if (transfer[i] === item) throw refuse("an ArrayBuffer listed twice for transfer");
+        apply(arrayPush, transfer, [item]);
+      }
     }
     const memo = new MapCtor();
     const work = [];   // [source, target, kind] still to fill in
@@ -121,6 +133,8 @@
           const buffer = shell(apply(dvBuffer, v, []));
           return [new DataViewCtor(buffer, apply(dvOffset, v, []), apply(dvLength, v, [])), null];
         }
+        // As browsers do: its name and message (Node 20 made it `{}`).
+        case "DOMException": return [new DOMExceptionCtor(StringCtor(v.message), StringCtor(v.name)), null];
         case "Map": return [new MapCtor(), "map"];
         case "Set": return [new SetCtor(), "set"];
         case "Boolean": return [new BooleanCtor(apply(booleanValue, v, [])), null];
@@ -160,6 +174,7 @@
         }
       }
     }
+    for (let i = 0; i < transfer.length; i++) apply(abTransfer, transfer[i], []);
     return root;
   }
 

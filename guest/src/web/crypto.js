@@ -1,9 +1,16 @@
 // crypto.getRandomValues and crypto.randomUUID (WebCrypto), drawn from the
 // system's random source at each call: nothing is fixed in the snapshot.
-// No crypto.subtle.
+// crypto.subtle has `digest` (SHA-1, SHA-256, SHA-384, SHA-512); its other
+// methods reject with a NotSupportedError that says so.
 (function (native, shared) {
   "use strict";
-  const { randomBytes } = native;
+  const { randomBytes, digest } = native;
+  const PromiseCtor = Promise;
+  const promiseResolve = Promise.resolve, promiseReject = Promise.reject;
+  const toUpperCase = String.prototype.toUpperCase;
+  const stringify = JSON.stringify;
+  const isView = ArrayBuffer.isView;
+  const abByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
   const apply = Reflect.apply;
   const { defineProperty } = Object;
   const DOMExceptionCtor = shared.DOMException;
@@ -48,10 +55,57 @@
       }
       return hex;
     }
-    get subtle() { return undefined; }
+    get subtle() { return subtle; }
   }
+
+  // The bytes of a BufferSource, copied (the digest is of the bytes when
+  // it was called, as the standard says).
+  function bytesOf(data) {
+    if (isView(data)) return new U8(data.buffer, data.byteOffset, data.byteLength);
+    try {
+      apply(abByteLength, data, []);
+    } catch {
+      throw new TypeError("SubtleCrypto.digest: the data must be an ArrayBuffer, a typed array or a DataView");
+    }
+    return new U8(data);
+  }
+
+  class SubtleCrypto {
+    constructor(key) { if (key !== internal) throw new TypeError("Illegal constructor"); }
+    digest(algorithm, data) {
+      try {
+        if (arguments.length < 2) throw new TypeError(`SubtleCrypto.digest: 2 arguments required, but only ${arguments.length} present`);
+        const name = typeof algorithm === "object" && algorithm !== null ? algorithm.name : algorithm;
+        const hash = digest(apply(toUpperCase, String(name), []), bytesOf(data));
+        if (hash === undefined || hash === null) {
+          throw new DOMExceptionCtor(
+            `SubtleCrypto.digest: the algorithm ${stringify(String(name))} is not supported: SHA-1, SHA-256, SHA-384 and SHA-512 are`,
+            "NotSupportedError");
+        }
+        return apply(promiseResolve, PromiseCtor, [hash]);
+      } catch (e) {
+        return apply(promiseReject, PromiseCtor, [e]);
+      }
+    }
+  }
+  for (const method of ["encrypt", "decrypt", "sign", "verify", "generateKey", "deriveKey", "deriveBits",
+    "importKey", "exportKey", "wrapKey", "unwrapKey"]) {
+    defineProperty(SubtleCrypto.prototype, method, {
+      value: {
+        [method]() {
+          return apply(promiseReject, PromiseCtor, [new DOMExceptionCtor(
+            `SubtleCrypto.${method} is not available in this sandbox: crypto.subtle has only digest`,
+            "NotSupportedError")]);
+        },
+      }[method],
+      writable: true, enumerable: true, configurable: true,
+    });
+  }
+  defineProperty(SubtleCrypto.prototype, Symbol.toStringTag, { value: "SubtleCrypto", configurable: true });
+  const subtle = new SubtleCrypto(internal);
   defineProperty(Crypto.prototype, Symbol.toStringTag, { value: "Crypto", configurable: true });
   const crypto = new Crypto(internal);
   shared.define(globalThis, "Crypto", Crypto);
+  shared.define(globalThis, "SubtleCrypto", SubtleCrypto);
   shared.define(globalThis, "crypto", crypto);
 })

@@ -1,4 +1,5 @@
-// Event, EventTarget, AbortController and AbortSignal, as in a Worker.
+// Event, CustomEvent, EventTarget, AbortController and AbortSignal, as in a
+// Worker.
 // Also sets up what the other files share: `shared.define` (a global as
 // the built-in classes are: writable, configurable, not enumerable) and
 // `shared.DOMException`.
@@ -26,14 +27,19 @@
     }
   }
 
+  const now = performance.now;
+  const performanceObject = performance;
+
   class Event {
-    #type; #cancelable; #bubbles; #canceled = false; #stopped = false;
-    #target = null; #current = null;
+    #type; #cancelable; #bubbles; #composed; #canceled = false; #stopped = false;
+    #propagationStopped = false; #target = null; #current = null; #timeStamp;
     constructor(type, init) {
       if (arguments.length === 0) throw new TypeError("Failed to construct 'Event': 1 argument required, but only 0 present.");
       this.#type = String(type);
       this.#bubbles = !!(init && init.bubbles);
       this.#cancelable = !!(init && init.cancelable);
+      this.#composed = !!(init && init.composed);
+      this.#timeStamp = apply(now, performanceObject, []);
     }
     get type() { return this.#type; }
     get target() { return this.#target; }
@@ -44,13 +50,28 @@
     get defaultPrevented() { return this.#canceled; }
     get eventPhase() { return this.#current === null ? 0 : 2; }
     get isTrusted() { return false; }
-    get timeStamp() { return 0; }
-    get composed() { return false; }
+    get timeStamp() { return this.#timeStamp; }
+    get composed() { return this.#composed; }
+    get returnValue() { return !this.#canceled; }
+    set returnValue(v) { if (!v) this.preventDefault(); }
+    get cancelBubble() { return this.#propagationStopped; }
+    set cancelBubble(v) { if (v) this.#propagationStopped = true; }
     composedPath() { return this.#current === null ? [] : [this.#current]; }
     preventDefault() { if (this.#cancelable) this.#canceled = true; }
-    stopPropagation() {}
-    stopImmediatePropagation() { this.#stopped = true; }
-    static _dispatching(event, target) { event.#target ??= target; event.#current = target; event.#stopped = false; }
+    stopPropagation() { this.#propagationStopped = true; }
+    stopImmediatePropagation() { this.#propagationStopped = true; this.#stopped = true; }
+    initEvent(type, bubbles = false, cancelable = false) {
+      if (this.#current !== null) return;
+      this.#type = String(type); this.#bubbles = !!bubbles; this.#cancelable = !!cancelable;
+      this.#canceled = false; this.#stopped = false; this.#propagationStopped = false; this.#target = null;
+    }
+    // An event is dispatched by one target at a time (the standard's
+    // InvalidStateError); each dispatch is its own target's.
+    static _dispatching(event, target) {
+      if (event.#current !== null)
+        throw new DOMExceptionCtor("EventTarget.dispatchEvent: the event is already being dispatched", "InvalidStateError");
+      event.#target = target; event.#current = target; event.#stopped = false;
+    }
     static _done(event) { event.#current = null; }
     static _stopped(event) { return event.#stopped; }
     static _is(event) { return #type in event; }
@@ -58,13 +79,26 @@
   const { _dispatching, _done, _stopped, _is } = Event;
   delete Event._dispatching; delete Event._done; delete Event._stopped; delete Event._is;
   hide(Event.prototype, ["type", "target", "currentTarget", "srcElement", "bubbles", "cancelable",
-    "defaultPrevented", "eventPhase", "isTrusted", "timeStamp", "composed", "composedPath",
-    "preventDefault", "stopPropagation", "stopImmediatePropagation"]);
+    "defaultPrevented", "eventPhase", "isTrusted", "timeStamp", "composed", "returnValue",
+    "cancelBubble", "composedPath", "preventDefault", "stopPropagation",
+    "stopImmediatePropagation", "initEvent"]);
   for (const [name, value] of [["NONE", 0], ["CAPTURING_PHASE", 1], ["AT_TARGET", 2], ["BUBBLING_PHASE", 3]]) {
     defineProperty(Event, name, { value, enumerable: true });
     defineProperty(Event.prototype, name, { value, enumerable: true });
   }
   defineProperty(Event.prototype, Symbol.toStringTag, { value: "Event", configurable: true });
+
+  class CustomEvent extends Event {
+    #detail;
+    constructor(type, init) {
+      if (arguments.length === 0) throw new TypeError("Failed to construct 'CustomEvent': 1 argument required, but only 0 present.");
+      super(type, init);
+      this.#detail = init && init.detail !== undefined ? init.detail : null;
+    }
+    get detail() { return this.#detail; }
+  }
+  hide(CustomEvent.prototype, ["detail"]);
+  defineProperty(CustomEvent.prototype, Symbol.toStringTag, { value: "CustomEvent", configurable: true });
 
   // A listener that throws does not stop the others; what it threw is
   // rethrown from a job of its own, which ends the run as an uncaught
@@ -107,19 +141,22 @@
     dispatchEvent(event) {
       if (!_is(event)) throw new TypeError("EventTarget.dispatchEvent: the argument is not an Event");
       _dispatching(event, this);
-      const list = this.#listeners.get(event.type);
-      if (list) {
-        for (const entry of apply(arraySlice, list, [])) {
-          if (entry.removed) continue;
-          if (entry.once) this.removeEventListener(event.type, entry.callback, { capture: entry.capture });
-          try {
-            if (typeof entry.callback === "function") apply(entry.callback, this, [event]);
-            else { const h = entry.callback.handleEvent; if (typeof h === "function") apply(h, entry.callback, [event]); }
-          } catch (e) { report(e); }
-          if (_stopped(event)) break;
+      try {
+        const list = this.#listeners.get(event.type);
+        if (list) {
+          for (const entry of apply(arraySlice, list, [])) {
+            if (entry.removed) continue;
+            if (entry.once) this.removeEventListener(event.type, entry.callback, { capture: entry.capture });
+            try {
+              if (typeof entry.callback === "function") apply(entry.callback, this, [event]);
+              else { const h = entry.callback.handleEvent; if (typeof h === "function") apply(h, entry.callback, [event]); }
+            } catch (e) { report(e); }
+            if (_stopped(event)) break;
+          }
         }
+      } finally {
+        _done(event);
       }
-      _done(event);
       return !event.defaultPrevented;
     }
   }
@@ -188,7 +225,8 @@
       s.#inner = []; s.#dependents = [];
       for (const f of inner) { try { f(reason); } catch (e) { report(e); } }
       s.dispatchEvent(new Event("abort"));
-      for (const d of dependents) AbortSignal._abort(d, reason);
+      // `abortSignal`: `_abort` itself is taken off the class below.
+      for (const d of dependents) abortSignal(d, reason);
     }
   }
   const isSignal = AbortSignal._is, signalAborted = AbortSignal._aborted,
@@ -217,6 +255,7 @@
   };
 
   define(globalThis, "Event", Event);
+  define(globalThis, "CustomEvent", CustomEvent);
   define(globalThis, "EventTarget", EventTarget);
   define(globalThis, "AbortSignal", AbortSignal);
   define(globalThis, "AbortController", AbortController);

@@ -7,8 +7,11 @@
 //! * `structuredClone`;
 //! * `crypto.getRandomValues` and `crypto.randomUUID`, from the system's
 //!   random source at each call (never from the snapshot);
-//! * `Event`, `EventTarget`, `AbortController` and `AbortSignal`, whose
-//!   signal also withdraws a `host.call` (see `bindings`);
+//! * `Event`, `CustomEvent`, `EventTarget`, `AbortController` and
+//!   `AbortSignal`, whose signal also withdraws a `host.call` (see
+//!   `bindings`);
+//! * `performance.timeOrigin` as the time since the epoch that
+//!   `performance.now()` counts from (QuickJS's is fixed in the snapshot);
 //! * locale formatting absent rather than wrong: `Intl` is undefined, and
 //!   every `toLocale*String` and `localeCompare` throws a `TypeError` that
 //!   says so (see `intl.js`).
@@ -22,6 +25,8 @@
 
 mod natives;
 
+pub(crate) use natives::class_id;
+
 use rquickjs::{Ctx, Function, Object, Persistent};
 
 /// The surfaces, in the order they are set up: later files use what
@@ -33,6 +38,7 @@ const SURFACES: &[(&str, &str)] = &[
     ("<wasmwire:crypto>", include_str!("crypto.js")),
     ("<wasmwire:clone>", include_str!("clone.js")),
     ("<wasmwire:intl>", include_str!("intl.js")),
+    ("<wasmwire:performance>", include_str!("performance.js")),
 ];
 
 /// What the evaluator keeps of the web surface between set-up and a run.

@@ -18,6 +18,7 @@ pub(super) fn object<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     native.set("utf8Encode", Function::new(ctx.clone(), utf8_encode)?)?;
     native.set("utf8Decode", Function::new(ctx.clone(), utf8_decode)?)?;
     native.set("randomBytes", Function::new(ctx.clone(), random_bytes)?)?;
+    native.set("digest", Function::new(ctx.clone(), digest)?)?;
     native.set("classId", Function::new(ctx.clone(), class_id)?)?;
     Ok(native)
 }
@@ -183,10 +184,34 @@ fn random_bytes<'js>(ctx: Ctx<'js>, n: usize) -> rquickjs::Result<TypedArray<'js
     TypedArray::new(ctx, bytes)
 }
 
+/// The digest of `bytes` by the WebCrypto algorithm `name` (already
+/// normalised to upper case by `crypto.js`), or `None` for an algorithm
+/// that is not one of the four. The bytes are copied out before hashing.
+fn digest<'js>(
+    ctx: Ctx<'js>,
+    name: String,
+    bytes: TypedArray<'js, u8>,
+) -> rquickjs::Result<Option<rquickjs::ArrayBuffer<'js>>> {
+    use sha2::Digest as _;
+    let bytes: Vec<u8> = match bytes.as_raw() {
+        // SAFETY: as in `utf8_decode`: copied out before the engine runs.
+        Some(raw) => unsafe { raw.as_ref() }.to_vec(),
+        None => Vec::new(),
+    };
+    let hash = match name.as_str() {
+        "SHA-1" => sha1::Sha1::digest(&bytes).to_vec(),
+        "SHA-256" => sha2::Sha256::digest(&bytes).to_vec(),
+        "SHA-384" => sha2::Sha384::digest(&bytes).to_vec(),
+        "SHA-512" => sha2::Sha512::digest(&bytes).to_vec(),
+        _ => return Ok(None),
+    };
+    rquickjs::ArrayBuffer::new(ctx, hash).map(Some)
+}
+
 /// QuickJS's class id of a value (0 for a primitive): what it really is,
 /// which no program can spoof. `clone.js` learns which id is which class
 /// by asking about one object of each, so no id is written down here.
-fn class_id(value: Value<'_>) -> u32 {
+pub(crate) fn class_id(value: Value<'_>) -> u32 {
     // SAFETY: JS_GetClassID only reads the tag and, for an object, its
     // class id; the value is alive for the call.
     unsafe { rquickjs::qjs::JS_GetClassID(value.as_raw()) }
@@ -195,6 +220,36 @@ fn class_id(value: Value<'_>) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digests_are_the_standard_ones() {
+        let runtime = rquickjs::Runtime::new().unwrap();
+        let context = rquickjs::Context::full(&runtime).unwrap();
+        context.with(|ctx| {
+            let hex = |name: &str, text: &str| {
+                let bytes = TypedArray::<u8>::new(ctx.clone(), text.as_bytes().to_vec()).unwrap();
+                digest(ctx.clone(), name.into(), bytes)
+                    .unwrap()
+                    .map(|buffer| {
+                        // SAFETY: no JavaScript runs while the bytes are read.
+                        let bytes = unsafe { buffer.as_bytes() }.unwrap();
+                        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+                    })
+            };
+            // FIPS 180 test vectors for "abc".
+            assert_eq!(
+                hex("SHA-1", "abc").unwrap(),
+                "a9993e364706816aba3e25717850c26c9cd0d89d"
+            );
+            assert_eq!(
+                hex("SHA-256", "abc").unwrap(),
+                "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+            );
+            assert!(hex("SHA-384", "abc").unwrap().starts_with("cb00753f45a35e8b"));
+            assert!(hex("SHA-512", "abc").unwrap().starts_with("ddaf35a193617aba"));
+            assert_eq!(hex("MD5", "abc"), None);
+        });
+    }
 
     #[test]
     fn an_incomplete_sequence_at_the_end_is_held_back() {

@@ -12,6 +12,7 @@
   const arrayPush = Array.prototype.push;
   const arraySplice = Array.prototype.splice;
   const arraySort = Array.prototype.sort;
+  const arrayFlat = Array.prototype.flat;
 
   // USVString: a string with lone surrogates made U+FFFD.
   function usv(value) { return apply(toWellFormed, String(value), []); }
@@ -110,17 +111,20 @@
     *entries() { for (let i = 0; i < this.#list.length; i++) { const [n, v] = this.#list[i]; yield [n, v]; } }
     *keys() { for (let i = 0; i < this.#list.length; i++) yield this.#list[i][0]; }
     *values() { for (let i = 0; i < this.#list.length; i++) yield this.#list[i][1]; }
-    toString() { return formSerialize(this.#list.flat()); }
+    toString() { return formSerialize(apply(arrayFlat, this.#list, [])); }
+    // The URL's query is made again when the URL is next read, not at each
+    // change: a query built a parameter at a time (`append` in a loop) was
+    // re-serialised and re-parsed whole at every step, quadratic in its size.
     #update() {
-      if (this.#url === null) return;
-      const text = this.toString();
-      setQuery(this.#url, text === "" ? null : text);
+      if (this.#url !== null) queryChanged(this.#url);
     }
     static _attach(params, url) { params.#url = url; }
+    static _serialize(params) { return formSerialize(apply(arrayFlat, params.#list, [])); }
     static _reset(params, query) { params.#list = query ? pairs(formParse(query)) : []; }
   }
-  const attach = URLSearchParams._attach, reset = URLSearchParams._reset;
-  delete URLSearchParams._attach; delete URLSearchParams._reset;
+  const attach = URLSearchParams._attach, reset = URLSearchParams._reset,
+    serialize = URLSearchParams._serialize;
+  delete URLSearchParams._attach; delete URLSearchParams._reset; delete URLSearchParams._serialize;
   defineProperty(URLSearchParams.prototype, iteratorSymbol, {
     value: URLSearchParams.prototype.entries, writable: true, configurable: true,
   });
@@ -135,11 +139,12 @@
     if (got < want) throw new TypeError(`URLSearchParams.${method}: ${want} argument${want > 1 ? "s" : ""} required, but only ${got} present`);
   }
 
-  let setQuery;
+  let queryChanged;
 
   class URL {
     #parts;
     #params;
+    #queryChanged = false;   // searchParams changed since #parts was made
     constructor(url, base = undefined) {
       if (arguments.length === 0) throw new TypeError("URL: 1 argument required, but only 0 present");
       const input = usv(url);
@@ -165,42 +170,47 @@
     static createObjectURL() { throw new TypeError("URL.createObjectURL is not available in this sandbox (no Blob)"); }
     static revokeObjectURL() {}
     #set(which, value) {
-      const parts = urlSet(this.#parts[HREF], which, usv(value));
+      const parts = urlSet(this.#now()[HREF], which, usv(value));
       if (parts == null) throw new TypeError(`Invalid URL: ${JSON.stringify(usv(value))}`);
       this.#parts = parts;
       if (which === "href" || which === "search") reset(this.#params, parts[SEARCH].slice(1));
     }
-    static _setQuery(url, query) {
-      // From searchParams: the query as URLSearchParams serialises it.
-      url.#parts = urlSet(url.#parts[HREF], "search", query === null ? "" : query) ?? url.#parts;
+    // The parts, with the query as searchParams serialises it if it changed.
+    #now() {
+      if (this.#queryChanged) {
+        this.#queryChanged = false;
+        this.#parts = urlSet(this.#parts[HREF], "search", serialize(this.#params)) ?? this.#parts;
+      }
+      return this.#parts;
     }
-    get href() { return this.#parts[HREF]; }
+    static _queryChanged(url) { url.#queryChanged = true; }
+    get href() { return this.#now()[HREF]; }
     set href(v) { this.#set("href", v); }
-    get origin() { return this.#parts[ORIGIN]; }
-    get protocol() { return this.#parts[PROTOCOL]; }
+    get origin() { return this.#now()[ORIGIN]; }
+    get protocol() { return this.#now()[PROTOCOL]; }
     set protocol(v) { this.#set("protocol", v); }
-    get username() { return this.#parts[USERNAME]; }
+    get username() { return this.#now()[USERNAME]; }
     set username(v) { this.#set("username", v); }
-    get password() { return this.#parts[PASSWORD]; }
+    get password() { return this.#now()[PASSWORD]; }
     set password(v) { this.#set("password", v); }
-    get host() { return this.#parts[HOST]; }
+    get host() { return this.#now()[HOST]; }
     set host(v) { this.#set("host", v); }
-    get hostname() { return this.#parts[HOSTNAME]; }
+    get hostname() { return this.#now()[HOSTNAME]; }
     set hostname(v) { this.#set("hostname", v); }
-    get port() { return this.#parts[PORT]; }
+    get port() { return this.#now()[PORT]; }
     set port(v) { this.#set("port", v); }
-    get pathname() { return this.#parts[PATHNAME]; }
+    get pathname() { return this.#now()[PATHNAME]; }
     set pathname(v) { this.#set("pathname", v); }
-    get search() { return this.#parts[SEARCH]; }
+    get search() { return this.#now()[SEARCH]; }
     set search(v) { this.#set("search", v); }
     get searchParams() { return this.#params; }
-    get hash() { return this.#parts[HASH]; }
+    get hash() { return this.#now()[HASH]; }
     set hash(v) { this.#set("hash", v); }
-    toString() { return this.#parts[HREF]; }
-    toJSON() { return this.#parts[HREF]; }
+    toString() { return this.#now()[HREF]; }
+    toJSON() { return this.#now()[HREF]; }
   }
-  setQuery = URL._setQuery;
-  delete URL._setQuery;
+  queryChanged = URL._queryChanged;
+  delete URL._queryChanged;
   defineProperty(URL.prototype, Symbol.toStringTag, { value: "URL", configurable: true });
   // WebIDL: attributes and operations are enumerable.
   for (const proto of [URL.prototype, URLSearchParams.prototype]) {

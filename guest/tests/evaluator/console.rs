@@ -24,7 +24,7 @@ fn values_are_shown_as_a_reader_expects() {
     let run = run_alone(program);
     assert_eq!(
         run.console,
-        "s 42 1.5 true null undefined 7n Symbol(tag) {\"a\":[1,\"x\"]} [1,2] [Function named] [Function (anonymous)] TypeError: bad\n"
+        "s 42 1.5 true null undefined 7n Symbol(tag) { a: [ 1, 'x' ] } [ 1, 2 ] [Function: named] [Function (anonymous)] TypeError: bad\n"
     );
 }
 
@@ -42,14 +42,107 @@ fn unicode_and_lone_surrogates_are_written_as_utf8() {
 
 #[test]
 fn a_value_that_cannot_be_shown_does_not_fail_the_program() {
+    // Nothing of the program's runs to show a value: not its `toString` or
+    // `toJSON`, not a getter, not a proxy's traps.
     let program = r#"
         const cyclic = {}; cyclic.self = cyclic;
+        const path = ['root']; path.push(path);
         const hostile = { toString() { throw new Error('no'); }, toJSON() { throw new Error('no'); } };
-        console.log(cyclic, hostile);
+        const getter = { get g() { throw new Error('no'); } };
+        const trapped = new Proxy({ shown: 1 }, { ownKeys() { throw new Error('no'); }, get() { throw new Error('no'); } });
+        console.log(cyclic, path, hostile, getter, trapped);
         return 'still running';"#;
     let run = run_alone(program);
     assert_eq!(run.value(), r#""still running""#);
-    assert_eq!(run.console, "[object Object] [object]\n");
+    assert_eq!(
+        run.console,
+        "<ref *1> { self: [Circular *1] } <ref *1> [ 'root', [Circular *1] ] \
+         { toString: [Function: toString], toJSON: [Function: toJSON] } { g: [Getter] } { shown: 1 }\n"
+    );
+}
+
+#[test]
+fn values_read_as_node_shows_them() {
+    // What JSON showed wrongly or not at all: NaN as null, undefined keys
+    // dropped, Map and Set and Promise as `{}`, a BigInt anywhere as
+    // `[object Object]`.
+    let program = r#"
+        class Order { constructor() { this.id = 7; } }
+        console.log({ price: NaN, ratio: 1 / 0, note: undefined, z: -0, size: 10n });
+        console.log(new Map([['k', { a: 1 }]]), new Set([1, 'x']), [undefined, , 3]);
+        console.log(Promise.resolve(5), new Promise(() => {}), new Order(), Object.create(null));
+        const p = Promise.reject(new Error('gone')); p.catch(() => {});
+        console.log(p);
+        console.log({ a: { b: { c: { d: 1 } } } }, new Date(0), /x/g, new Uint8Array([1, 2]));
+        console.log(Array.from({ length: 102 }, (_, i) => i).slice(98), Array(102).fill(0).length);
+        const e = new Error('lookup failed', { cause: new TypeError('no host') }); e.code = 'E1';
+        console.log(e);
+        console.log('%s has %d items (%i%%), %j %o', 'cart', 3, 4.7, { a: 1 }, [1], 'rest');
+        console.dir('quoted');"#;
+    let run = run_alone(program);
+    assert_eq!(
+        run.console,
+        "{ price: NaN, ratio: Infinity, note: undefined, z: -0, size: 10n }\n\
+         Map(1) { 'k' => { a: 1 } } Set(2) { 1, 'x' } [ undefined, <1 empty item>, 3 ]\n\
+         Promise { 5 } Promise { <pending> } Order { id: 7 } [Object: null prototype] {}\n\
+         Promise { <rejected> [Error: gone] }\n\
+         { a: { b: { c: [Object] } } } 1970-01-01T00:00:00.000Z /x/g Uint8Array(2) [ 1, 2 ]\n\
+         [ 98, 99, 100, 101 ] 102\n\
+         Error: lookup failed { [cause]: [TypeError: no host], code: 'E1' }\n\
+         cart has 3 items (4%), {\"a\":1} [ 1 ] rest\n\
+         'quoted'\n"
+    );
+}
+
+#[test]
+fn the_rest_of_nodes_console_is_there() {
+    // Each was a TypeError ("not a function") that ended the run.
+    let program = r#"
+        console.table([{ a: 1, b: 'x' }, { a: 2, c: true }]);
+        console.count(); console.count(); console.count('x'); console.countReset('x'); console.count('x');
+        console.group('G'); console.log('in'); console.warn('w'); console.groupEnd(); console.log('out');
+        console.assert(1 === 1, 'not shown'); console.assert(false, 'shown', 2);
+        console.time('t'); console.timeLog('t', 'mid'); console.timeEnd('t'); console.timeEnd('t');
+        console.trace('here');
+        console.dirxml('d'); console.groupCollapsed(); console.groupEnd(); console.clear();
+        return 'done';"#;
+    let run = run_alone(program);
+    assert_eq!(run.value(), r#""done""#);
+    let lines: Vec<&str> = run.console.lines().collect();
+    assert_eq!(
+        lines[..6],
+        [
+            "┌─────────┬───┬─────┬──────┐",
+            "│ (index) │ a │ b   │ c    │",
+            "├─────────┼───┼─────┼──────┤",
+            "│ 0       │ 1 │ 'x' │      │",
+            "│ 1       │ 2 │     │ true │",
+            "└─────────┴───┴─────┴──────┘",
+        ]
+    );
+    assert_eq!(
+        lines[6..14],
+        [
+            "default: 1",
+            "default: 2",
+            "x: 1",
+            "x: 1",
+            "G",
+            "  in",
+            "warn:   w",
+            "out",
+        ]
+    );
+    assert_eq!(lines[14], "error: Assertion failed: shown 2");
+    assert!(lines[15].starts_with("t: ") && lines[15].ends_with("ms mid"), "{}", lines[15]);
+    assert!(lines[16].starts_with("t: ") && lines[16].ends_with("ms"), "{}", lines[16]);
+    assert_eq!(lines[17], "warn: No such label 't' for console.timeEnd()");
+    assert!(
+        lines[18].starts_with("error: Trace: here\\n    at "),
+        "{}",
+        lines[18]
+    );
+    assert_eq!(lines[19..], ["d"]);
 }
 
 #[test]

@@ -1,0 +1,609 @@
+// The console: what Node's has that a program writes for its reader, each
+// call one line of output (`table` one per row), with values shown as
+// Node's `util.inspect` shows them on one line. `native.write(level,
+// text)` writes one line at a level (0 log, 1 info, 2 warn, 3 error,
+// 4 debug); the Rust side labels it and keeps it on one line.
+//
+// Showing a value runs none of the program's code but what the program
+// itself reached for: getters are shown as `[Getter]`, a Proxy as its
+// target, a Promise by its state; only a `toString` asked for by `%s` and
+// the `name`s of functions and classes are read. Everything used here is
+// captured when this file runs, before any program.
+(function (native) {
+  "use strict";
+  const { write, classId, promiseState, promiseResult, proxyTarget } = native;
+  const apply = Reflect.apply;
+  const ownKeys = Reflect.ownKeys;
+  const { getOwnPropertyDescriptor: gopd, getPrototypeOf, defineProperty, is } = Object;
+  const StringCtor = String, NumberCtor = Number;
+  const arrayPush = Array.prototype.push, arrayJoin = Array.prototype.join;
+  const isArray = Array.isArray;
+  const mapForEach = Map.prototype.forEach, setForEach = Set.prototype.forEach;
+  const mapSize = gopd(Map.prototype, "size").get, setSize = gopd(Set.prototype, "size").get;
+  const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapHas = Map.prototype.has;
+  const mapDelete = Map.prototype.delete;
+  const dateToISO = Date.prototype.toISOString, dateValue = Date.prototype.getTime;
+  const regexpToString = RegExp.prototype.toString;
+  const fnToString = Function.prototype.toString;
+  const symbolToString = Symbol.prototype.toString;
+  const numberValue = Number.prototype.valueOf, stringValue = String.prototype.valueOf;
+  const booleanValue = Boolean.prototype.valueOf, bigintValue = BigInt.prototype.valueOf;
+  const symbolValue = Symbol.prototype.valueOf;
+  const strSlice = String.prototype.slice, strReplace = String.prototype.replace;
+  const strIncludes = String.prototype.includes, strRepeat = String.prototype.repeat;
+  const strCharCodeAt = String.prototype.charCodeAt, strPadEnd = String.prototype.padEnd;
+  const numToFixed = Number.prototype.toFixed, numToString = Number.prototype.toString;
+  const stringify = JSON.stringify;
+  const typedArrayProto = getPrototypeOf(Uint8Array.prototype);
+  const taLength = gopd(typedArrayProto, "length").get;
+  const taTag = gopd(typedArrayProto, Symbol.toStringTag).get;
+  const abByteLength = gopd(ArrayBuffer.prototype, "byteLength").get;
+  const dvByteLength = gopd(DataView.prototype, "byteLength").get;
+  const toStringTag = Symbol.toStringTag;
+  const now = performance.now, perf = performance;
+  const ErrorProto = Error.prototype;
+  const identifier = /^[A-Za-z_$][\w$]*$/;
+  const regexpTest = RegExp.prototype.test;
+
+  // How deep objects are shown, and how much of each (Node's defaults).
+  const DEPTH = 2, ARRAY_ITEMS = 100, STRING_CHARS = 10000;
+  // How much text one call builds before it stops showing more: the
+  // console's own cap bounds what is written; this bounds the work.
+  const BUDGET = 1 << 20;
+
+  // QuickJS's class id of each kind: what an object really is, which no
+  // prototype trick changes.
+  const kinds = [];
+  const learn = (kind, v) => { kinds[classId(v)] = kind; };
+  learn("Array", []);
+  learn("Error", new Error());
+  learn("Date", new Date(0));
+  learn("RegExp", /a/);
+  learn("Map", new Map());
+  learn("Set", new Set());
+  learn("WeakMap", new WeakMap());
+  learn("WeakSet", new WeakSet());
+  learn("WeakRef", new WeakRef({}));
+  learn("ArrayBuffer", new ArrayBuffer(0));
+  learn("SharedArrayBuffer", new SharedArrayBuffer(0));
+  learn("DataView", new DataView(new ArrayBuffer(0)));
+  learn("Promise", Promise.resolve());
+  learn("Number", new Number(0));
+  learn("String", new String(""));
+  learn("Boolean", new Boolean(false));
+  learn("BigInt", Object(0n));
+  learn("Symbol", Object(Symbol()));
+  learn("Arguments", (function () { return arguments; })());
+  for (const T of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array,
+    Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]) learn("TypedArray", new T(0));
+  if (typeof Float16Array === "function") learn("TypedArray", new Float16Array(0));
+
+  // One call's text, and how much room it has left.
+  function Out() { this.parts = []; this.size = 0; this.full = false; }
+  function put(out, text) {
+    if (out.full) return;
+    if (out.size + text.length > BUDGET) {
+      apply(arrayPush, out.parts, [apply(strSlice, text, [0, BUDGET - out.size]), " ..."]);
+      out.full = true;
+      return;
+    }
+    apply(arrayPush, out.parts, [text]);
+    out.size += text.length;
+  }
+  function text(out) { return apply(arrayJoin, out.parts, [""]); }
+
+  function quote(s) {
+    if (s.length > STRING_CHARS) {
+      const more = s.length - STRING_CHARS;
+      return quote(apply(strSlice, s, [0, STRING_CHARS])) + `... ${more} more character${more > 1 ? "s" : ""}`;
+    }
+    const q = !apply(strIncludes, s, ["'"]) ? "'" : !apply(strIncludes, s, ['"']) ? '"' : "`";
+    return q + apply(strReplace, s, [/[\\\x00-\x1f\x7f]|['"`]/g, (c) => {
+      if (c !== "\\" && c.length === 1 && c !== q && c >= " ") return c;
+      switch (c) {
+        case "\\": return "\\\\";
+        case "\n": return "\\n";
+        case "\r": return "\\r";
+        case "\t": return "\\t";
+        case "\b": return "\\b";
+        case "\f": return "\\f";
+        case "\v": return "\\v";
+        case q: return "\\" + q;
+        default: return "\\x" + apply(strPadEnd, apply(numToString, apply(strCharCodeAt, c, [0]), [16]), [2, "0"]);
+      }
+    }]) + q;
+  }
+
+  function key(k) {
+    if (typeof k === "symbol") return "[" + apply(symbolToString, k, []) + "]";
+    return apply(regexpTest, identifier, [k]) ? k : quote(k);
+  }
+
+  function primitive(v, top) {
+    switch (typeof v) {
+      case "string": return top ? v : quote(v);
+      case "number": return is(v, -0) ? "-0" : StringCtor(v);
+      case "bigint": return StringCtor(v) + "n";
+      case "symbol": return apply(symbolToString, v, []);
+      default: return StringCtor(v);   // undefined, null, boolean
+    }
+  }
+
+  // The name an own or inherited `name` data property gives (never a getter).
+  function nameOf(f) {
+    for (let o = f, i = 0; o !== null && i < 8; o = getPrototypeOf(o), i++) {
+      const d = gopd(o, "name");
+      if (d !== undefined) return "value" in d && typeof d.value === "string" ? d.value : "";
+    }
+    return "";
+  }
+
+  function functionText(f) {
+    const name = nameOf(f);
+    let source = "";
+    try { source = apply(fnToString, f, []); } catch { /* a revoked proxy's */ }
+    if (apply(strSlice, source, [0, 6]) === "class " || source === "class{" || apply(strSlice, source, [0, 6]) === "class{") {
+      const base = getPrototypeOf(f);
+      const extendsText = typeof base === "function" && base !== Function.prototype && nameOf(base) ? ` extends ${nameOf(base)}` : "";
+      return `[class ${name || "(anonymous)"}${extendsText}]`;
+    }
+    const kind = apply(strSlice, source, [0, 5]) === "async"
+      ? (apply(strIncludes, apply(strSlice, source, [0, 16]), ["*"]) ? "AsyncGeneratorFunction" : "AsyncFunction")
+      : (apply(strSlice, source, [0, 9]) === "function*" ? "GeneratorFunction" : "Function");
+    return name ? `[${kind}: ${name}]` : `[${kind} (anonymous)]`;
+  }
+
+  // The constructor's name an object's prototype chain gives, or null for
+  // an object with no prototype.
+  function constructorName(o) {
+    for (let p = o, i = 0; p !== null && i < 64; i++) {
+      p = getPrototypeOf(p);
+      if (p === null) return i === 0 ? null : "";
+      const d = gopd(p, "constructor");
+      if (d !== undefined && "value" in d && typeof d.value === "function") {
+        const name = nameOf(d.value);
+        if (name) return name;
+      }
+    }
+    return "";
+  }
+
+  function isError(o) {
+    if (kinds[classId(o)] === "Error") return true;
+    for (let p = getPrototypeOf(o), i = 0; p !== null && i < 64; p = getPrototypeOf(p), i++) {
+      if (p === ErrorProto) return true;
+    }
+    return false;
+  }
+
+  function dataOf(o, k) {
+    const d = gopd(o, k);
+    return d !== undefined && "value" in d ? d.value : undefined;
+  }
+
+  // The own enumerable properties of `o` (string keys but array indices
+  // when `skipIndices`, then symbols), each as `key: value`.
+  function properties(out, o, depth, state, skipIndices, first) {
+    let any = !first;
+    const keys = ownKeys(o);
+    for (let i = 0; i < keys.length && !out.full; i++) {
+      const k = keys[i];
+      if (skipIndices && typeof k === "string" && isIndex(k)) continue;
+      const d = gopd(o, k);
+      if (d === undefined || !d.enumerable) continue;
+      put(out, any ? ", " : " ");
+      any = true;
+      put(out, key(k) + ": ");
+      if ("value" in d) value(out, d.value, depth + 1, state);
+      else put(out, d.get && d.set ? "[Getter/Setter]" : d.get ? "[Getter]" : "[Setter]");
+    }
+    return any;
+  }
+  function isIndex(k) {
+    const n = NumberCtor(k);
+    return n >= 0 && n < 4294967295 && StringCtor(n >>> 0) === k;
+  }
+
+  // A whole object: `Name { ... }`, `[ ... ]`, `Map(2) { ... }`, ...
+  function object(out, o, depth, state) {
+    const target = proxyTarget(o);
+    if (target !== undefined) return object(out, target, depth, state);
+    const seen = state.seen;
+    for (let i = 0; i < seen.length; i++) {
+      if (seen[i] === o) {
+        let id = apply(mapGet, state.refs, [o]);
+        if (id === undefined) { id = state.refs.size + 1; apply(mapSet, state.refs, [o, id]); }
+        return put(out, `[Circular *${id}]`);
+      }
+    }
+    const kind = kinds[classId(o)];
+    if (typeof o === "function") {
+      put(out, functionText(o));
+      return;
+    }
+    switch (kind) {
+      case "Date": {
+        const t = apply(dateValue, o, []);
+        return put(out, t === t ? apply(dateToISO, o, []) : "Invalid Date");
+      }
+      case "RegExp": return put(out, apply(regexpToString, o, []));
+      case "Number": return put(out, `[Number: ${primitive(apply(numberValue, o, []))}]`);
+      case "String": return put(out, `[String: ${quote(apply(stringValue, o, []))}]`);
+      case "Boolean": return put(out, `[Boolean: ${apply(booleanValue, o, [])}]`);
+      case "BigInt": return put(out, `[BigInt: ${apply(bigintValue, o, [])}n]`);
+      case "Symbol": return put(out, `[Symbol: ${apply(symbolToString, apply(symbolValue, o, []), [])}]`);
+      case "WeakMap": case "WeakSet": return put(out, `${kind} { <items unknown> }`);
+      case "WeakRef": return put(out, "WeakRef { <target unknown> }");
+      case "ArrayBuffer": case "SharedArrayBuffer":
+        return put(out, `${kind} { byteLength: ${apply(abByteLength, o, [])} }`);
+      case "DataView": return put(out, `DataView { byteLength: ${apply(dvByteLength, o, [])} }`);
+    }
+    if (isError(o)) return error(out, o, depth, state);
+    const name = constructorName(o);
+    const tagged = dataOf(o, toStringTag) ?? tagOf(o);
+    if (depth > DEPTH) {
+      const label = kind === "Array" ? "Array" : kind === "TypedArray" ? apply(taTag, o, []) : name || (name === null ? "Object: null prototype" : "Object");
+      return put(out, `[${label}]`);
+    }
+    apply(arrayPush, seen, [o]);
+    const mark = out.parts.length;
+    try {
+      if (kind === "Array" || kind === "TypedArray" || kind === "Arguments") {
+        list(out, o, depth, state, kind);
+      } else if (kind === "Map" || kind === "Set") {
+        const size = kind === "Map" ? apply(mapSize, o, []) : apply(setSize, o, []);
+        put(out, `${name && name !== kind ? name + " [" + kind + "]" : kind}(${size}) {`);
+        let any = false, shown = 0;
+        const entry = (v, k) => {
+          if (out.full) return;
+          if (shown === ARRAY_ITEMS) { shown++; put(out, `, ... ${size - ARRAY_ITEMS} more item${size - ARRAY_ITEMS > 1 ? "s" : ""}`); return; }
+          if (shown > ARRAY_ITEMS) return;
+          shown++;
+          put(out, any ? ", " : " ");
+          any = true;
+          if (kind === "Map") { value(out, k, depth + 1, state); put(out, " => "); }
+          value(out, v, depth + 1, state);
+        };
+        apply(kind === "Map" ? mapForEach : setForEach, o, [entry]);
+        any = properties(out, o, depth, state, false, !any);
+        put(out, any ? " }" : "}");
+      } else if (kind === "Promise") {
+        const s = promiseState(o);
+        put(out, "Promise { ");
+        if (s === 0) put(out, "<pending>");
+        else {
+          if (s === 2) put(out, "<rejected> ");
+          value(out, promiseResult(o), depth + 1, state);
+        }
+        properties(out, o, depth, state, false, false);
+        put(out, " }");
+      } else if (tagged === "URLSearchParams" && typeof o.forEach === "function") {
+        put(out, "URLSearchParams {");
+        let any = false;
+        try {
+          o.forEach((v, k) => { put(out, (any ? ", " : " ") + quote(k) + " => " + quote(v)); any = true; });
+        } catch { /* shown as far as it went */ }
+        put(out, any ? " }" : "}");
+      } else if (tagged === "URL" && typeof o.href === "string") {
+        put(out, `URL { href: ${quote(o.href)} }`);
+      } else {
+        let prefix = name === null ? "[Object: null prototype] " : name && name !== "Object" ? name + " " : "";
+        if (typeof tagged === "string" && tagged !== "" && tagged !== name) prefix = `${prefix || "Object "}[${tagged}] `;
+        put(out, prefix + "{");
+        const any = properties(out, o, depth, state, false, true);
+        put(out, any ? " }" : "}");
+      }
+    } finally {
+      seen.length--;
+    }
+    const id = apply(mapGet, state.refs, [o]);
+    if (id !== undefined) out.parts[mark] = `<ref *${id}> ` + out.parts[mark];
+  }
+
+  function tagOf(o) {
+    // An inherited toStringTag as a data property (the web classes').
+    for (let p = getPrototypeOf(o), i = 0; p !== null && i < 8; p = getPrototypeOf(p), i++) {
+      const d = gopd(p, toStringTag);
+      if (d !== undefined) return "value" in d ? d.value : undefined;
+    }
+    return undefined;
+  }
+
+  function list(out, a, depth, state, kind) {
+    const length = kind === "TypedArray" ? apply(taLength, a, []) : dataOf(a, "length") ?? 0;
+    const prefix = kind === "TypedArray" ? `${apply(taTag, a, [])}(${length}) `
+      : kind === "Arguments" ? "[Arguments] " : "";
+    put(out, prefix + "[");
+    let any = false, shown = 0, holes = 0;
+    const flushHoles = () => {
+      if (holes === 0) return;
+      put(out, (any ? ", " : " ") + `<${holes} empty item${holes > 1 ? "s" : ""}>`);
+      any = true; shown++; holes = 0;
+    };
+    let i = 0;
+    for (; i < length && shown < ARRAY_ITEMS && !out.full; i++) {
+      const d = kind === "TypedArray" ? { value: a[i] } : gopd(a, StringCtor(i));
+      if (d === undefined) { holes++; continue; }
+      flushHoles();
+      put(out, any ? ", " : " ");
+      any = true; shown++;
+      if ("value" in d) value(out, d.value, depth + 1, state);
+      else put(out, d.get && d.set ? "[Getter/Setter]" : d.get ? "[Getter]" : "[Setter]");
+    }
+    flushHoles();
+    if (i < length && !out.full) {
+      put(out, `, ... ${length - i} more item${length - i > 1 ? "s" : ""}`);
+      any = true;
+    }
+    if (kind !== "TypedArray") any = properties(out, a, depth, state, true, !any);
+    put(out, any ? " ]" : "]");
+  }
+
+  // `Name: message`, then its own properties and its cause, as Node
+  // shows them after the stack.
+  function error(out, e, depth, state) {
+    const name = dataOrInherited(e, "name");
+    const message = dataOrInherited(e, "message");
+    const head = (typeof name === "string" && name !== "" ? name : "Error") +
+      (typeof message === "string" && message !== "" ? ": " + message : "");
+    put(out, depth === 0 ? head : "[" + head + "]");
+    if (depth > DEPTH) return;
+    apply(arrayPush, state.seen, [e]);
+    try {
+      let any = false;
+      const keys = ownKeys(e);
+      for (let i = 0; i < keys.length && !out.full; i++) {
+        const k = keys[i];
+        const d = gopd(e, k);
+        if (d === undefined || (!d.enumerable && k !== "cause") || k === "stack" || k === "message") continue;
+        put(out, any ? ", " : " { ");
+        any = true;
+        put(out, (k === "cause" && !d.enumerable ? "[cause]" : key(k)) + ": ");
+        if ("value" in d) value(out, d.value, depth + 1, state);
+        else put(out, d.get ? "[Getter]" : "[Setter]");
+      }
+      if (any) put(out, " }");
+    } finally {
+      state.seen.length--;
+    }
+  }
+  function dataOrInherited(o, k) {
+    for (let p = o, i = 0; p !== null && i < 64; p = getPrototypeOf(p), i++) {
+      const d = gopd(p, k);
+      if (d !== undefined) return "value" in d ? d.value : undefined;
+    }
+    return undefined;
+  }
+
+  function value(out, v, depth, state, top = false) {
+    if ((typeof v !== "object" || v === null) && typeof v !== "function") return put(out, primitive(v, top));
+    try {
+      object(out, v, depth, state);
+    } catch {
+      // A revoked proxy, a getter on the way that throws, no memory for a
+      // part: what was shown stays, and the rest is marked.
+      put(out, "[object]");
+    }
+  }
+
+  function inspect(v, top) {
+    const out = new Out();
+    value(out, v, 0, { seen: [], refs: new Map() }, top);
+    return text(out);
+  }
+
+  // The arguments of a log call: `%` directives in a first string, then
+  // every other argument shown, separated by spaces.
+  function format(args) {
+    const out = [];
+    let i = 0;
+    if (typeof args[0] === "string" && args.length > 1 && apply(strIncludes, args[0], ["%"])) {
+      const f = args[0];
+      let s = "", last = 0;
+      i = 1;
+      for (let j = 0; j < f.length - 1; j++) {
+        if (f[j] !== "%") continue;
+        const c = f[j + 1];
+        let piece;
+        if (c === "%") piece = "%";
+        else if (i >= args.length) continue;
+        else if (c === "s") {
+          const a = args[i++];
+          piece = typeof a === "string" ? a : typeof a === "bigint" ? a + "n"
+            : typeof a === "symbol" ? apply(symbolToString, a, []) : typeof a === "object" && a !== null ? inspect(a, false) : primitive(a, true);
+        } else if (c === "d" || c === "i") {
+          const a = args[i++];
+          piece = typeof a === "bigint" ? a + "n" : typeof a === "symbol" || (typeof a === "object" && a !== null) ? "NaN"
+            : primitive(c === "i" ? Math.trunc(NumberCtor(a)) : NumberCtor(a), true);
+        } else if (c === "f") {
+          const a = args[i++];
+          piece = typeof a === "symbol" ? "NaN" : primitive(NumberCtor(a), true);
+        } else if (c === "j") {
+          try { piece = stringify(args[i++]); } catch { piece = "[Circular]"; }
+          if (piece === undefined) piece = "undefined";
+        } else if (c === "o" || c === "O") piece = inspect(args[i++], false);
+        else if (c === "c") { i++; piece = ""; }
+        else continue;
+        s += apply(strSlice, f, [last, j]) + piece;
+        last = j + 2;
+        j++;
+      }
+      apply(arrayPush, out, [s + apply(strSlice, f, [last])]);
+    }
+    for (; i < args.length; i++) apply(arrayPush, out, [inspect(args[i], true)]);
+    return apply(arrayJoin, out, [" "]);
+  }
+
+  // Per run (each execution is a fresh instance; this file runs before the
+  // snapshot, with nothing in them).
+  let indent = "";
+  const counts = new Map(), timers = new Map();
+  function emit(level, line) { write(level, indent + line); }
+
+  const LOG = 0, INFO = 1, WARN = 2, ERROR = 3, DEBUG = 4;
+  function label(l) { return l === undefined ? "default" : StringCtor(l); }
+  function elapsed(start) {
+    const ms = apply(now, perf, []) - start;
+    return ms >= 1000 ? apply(numToFixed, ms / 1000, [3]) + "s" : apply(numToFixed, ms, [3]) + "ms";
+  }
+
+  const methods = {
+    log(...args) { emit(LOG, format(args)); },
+    info(...args) { emit(INFO, format(args)); },
+    warn(...args) { emit(WARN, format(args)); },
+    error(...args) { emit(ERROR, format(args)); },
+    debug(...args) { emit(DEBUG, format(args)); },
+    trace(...args) {
+      let stack = "";
+      try {
+        const s = new Error().stack;
+        if (typeof s === "string") {
+          // The first frame is this method's own.
+          const lines = s.split("\n");
+          stack = apply(arrayJoin, lines.slice(1).filter((l) => l !== ""), ["\n"]);
+        }
+      } catch { /* no stack */ }
+      emit(ERROR, "Trace" + (args.length > 0 ? ": " + format(args) : "") + (stack ? "\n" + stack : ""));
+    },
+    dir(v) { emit(LOG, inspect(v, false)); },
+    dirxml(...args) { emit(LOG, format(args)); },
+    assert(condition, ...args) {
+      if (condition) return;
+      emit(ERROR, "Assertion failed" + (args.length > 0 ? ": " + format(args) : ""));
+    },
+    count(l) {
+      const k = label(l);
+      const n = (apply(mapGet, counts, [k]) ?? 0) + 1;
+      apply(mapSet, counts, [k, n]);
+      emit(LOG, `${k}: ${n}`);
+    },
+    countReset(l) {
+      const k = label(l);
+      if (apply(mapHas, counts, [k])) apply(mapSet, counts, [k, 0]);
+      else emit(WARN, `Count for '${k}' does not exist`);
+    },
+    time(l) {
+      const k = label(l);
+      if (apply(mapHas, timers, [k])) return emit(WARN, `Label '${k}' already exists for console.time()`);
+      apply(mapSet, timers, [k, apply(now, perf, [])]);
+    },
+    timeLog(l, ...args) {
+      const k = label(l);
+      const start = apply(mapGet, timers, [k]);
+      if (start === undefined) return emit(WARN, `No such label '${k}' for console.timeLog()`);
+      emit(LOG, `${k}: ${elapsed(start)}` + (args.length > 0 ? " " + format(args) : ""));
+    },
+    timeEnd(l) {
+      const k = label(l);
+      const start = apply(mapGet, timers, [k]);
+      if (start === undefined) return emit(WARN, `No such label '${k}' for console.timeEnd()`);
+      apply(mapDelete, timers, [k]);
+      emit(LOG, `${k}: ${elapsed(start)}`);
+    },
+    group(...args) {
+      if (args.length > 0) emit(LOG, format(args));
+      indent += "  ";
+    },
+    groupCollapsed(...args) {
+      if (args.length > 0) emit(LOG, format(args));
+      indent += "  ";
+    },
+    groupEnd() { indent = apply(strSlice, indent, [0, -2]); },
+    table(data, columns) {
+      if (typeof data !== "object" || data === null) return emit(LOG, format([data]));
+      const rows = table(data, columns);
+      if (rows === null) return emit(LOG, format([data]));
+      for (let i = 0; i < rows.length; i++) emit(LOG, rows[i]);
+    },
+    clear() {},
+  };
+
+  // console.table's lines: a box of the rows (index, then each column, then
+  // `Values` for rows that are not objects), or null when there is nothing
+  // tabular to show.
+  const MAX_ROWS = 1000;
+  function table(data, columns) {
+    const rowKeys = [], rowValues = [];
+    const kind = kinds[classId(data)];
+    if (kind === "Map") {
+      let i = 0;
+      apply(mapForEach, data, [(v, k) => { if (i++ < MAX_ROWS) { apply(arrayPush, rowKeys, [inspect(k, false)]); apply(arrayPush, rowValues, [v]); } }]);
+    } else if (kind === "Set") {
+      let i = 0;
+      apply(setForEach, data, [(v) => { apply(arrayPush, rowKeys, [StringCtor(i)]); if (i++ < MAX_ROWS) apply(arrayPush, rowValues, [v]); }]);
+      rowKeys.length = rowValues.length;
+    } else {
+      const keys = ownKeys(data);
+      for (let i = 0; i < keys.length && rowKeys.length < MAX_ROWS; i++) {
+        const k = keys[i];
+        if (typeof k !== "string") continue;
+        const d = gopd(data, k);
+        if (d === undefined || !d.enumerable || !("value" in d)) continue;
+        apply(arrayPush, rowKeys, [k]);
+        apply(arrayPush, rowValues, [d.value]);
+      }
+    }
+    const header = [kind === "Map" ? "(iteration index)" : "(index)"];
+    const columnKeys = [];
+    let values = false;
+    const wanted = isArray(columns) ? columns : null;
+    if (wanted !== null) for (let i = 0; i < wanted.length; i++) apply(arrayPush, columnKeys, [StringCtor(wanted[i])]);
+    const cells = [];
+    for (let r = 0; r < rowValues.length; r++) {
+      const v = rowValues[r];
+      const row = new Map();
+      if ((typeof v === "object" && v !== null) || typeof v === "function") {
+        const keys = ownKeys(v);
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i];
+          if (typeof k !== "string") continue;
+          const d = gopd(v, k);
+          if (d === undefined || !d.enumerable) continue;
+          if (wanted === null && !apply(mapHas, seenColumn, [k])) { apply(mapSet, seenColumn, [k, true]); apply(arrayPush, columnKeys, [k]); }
+          apply(mapSet, row, [k, "value" in d ? inspectCell(d.value) : "[Getter]"]);
+        }
+      } else {
+        values = true;
+        apply(mapSet, row, [VALUES, inspectCell(v)]);
+      }
+      apply(arrayPush, cells, [row]);
+    }
+    seenColumn.clear();
+    if (rowKeys.length === 0) return null;
+    for (let i = 0; i < columnKeys.length; i++) apply(arrayPush, header, [columnKeys[i]]);
+    if (values) apply(arrayPush, header, ["Values"]);
+    const grid = [header];
+    for (let r = 0; r < cells.length; r++) {
+      const line = [rowKeys[r]];
+      for (let i = 0; i < columnKeys.length; i++) apply(arrayPush, line, [apply(mapGet, cells[r], [columnKeys[i]]) ?? ""]);
+      if (values) apply(arrayPush, line, [apply(mapGet, cells[r], [VALUES]) ?? ""]);
+      apply(arrayPush, grid, [line]);
+    }
+    const widths = [];
+    for (let c = 0; c < header.length; c++) {
+      let w = 0;
+      for (let r = 0; r < grid.length; r++) if (grid[r][c].length > w) w = grid[r][c].length;
+      apply(arrayPush, widths, [w + 2]);
+    }
+    const rule = (l, m, r) => l + apply(arrayJoin, widths.map((w) => apply(strRepeat, "─", [w])), [m]) + r;
+    const line = (cellsOfRow) => "│" + apply(arrayJoin, cellsOfRow.map((c, i) => " " + apply(strPadEnd, c, [widths[i] - 1])), ["│"]) + "│";
+    const out = [rule("┌", "┬", "┐"), line(grid[0]), rule("├", "┼", "┤")];
+    for (let r = 1; r < grid.length; r++) apply(arrayPush, out, [line(grid[r])]);
+    apply(arrayPush, out, [rule("└", "┴", "┘")]);
+    return out;
+  }
+  const seenColumn = new Map();
+  const VALUES = Symbol("values");
+  function inspectCell(v) {
+    const out = new Out();
+    value(out, v, 1, { seen: [], refs: new Map() }, false);
+    return text(out);
+  }
+
+  const console = {};
+  for (const name of ownKeys(methods)) {
+    defineProperty(console, name, { value: methods[name], writable: true, enumerable: true, configurable: true });
+  }
+  defineProperty(console, toStringTag, { value: "console", configurable: true });
+  return console;
+})
