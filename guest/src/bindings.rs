@@ -42,6 +42,9 @@ pub(crate) struct Binding {
     pub(crate) name: String,
     /// The signature's parameter names; `None` when it has no signature.
     pub(crate) parameters: Option<Vec<String>>,
+    /// The signature's last parameter is a rest parameter (`...rest`): it
+    /// takes no more than its own position, but more are not refused.
+    pub(crate) rest: bool,
 }
 
 /// Checks the Start's bindings. A name given twice, an empty name or a
@@ -60,6 +63,7 @@ pub(crate) fn plan(bindings: &[StartBinding]) -> Result<Vec<Binding>, String> {
             .map_err(|why| format!("binding {:?}: {why}", binding.name))?;
         planned.push(Binding {
             name: binding.name.clone(),
+            rest: has_rest(&binding.signature),
             parameters,
         });
     }
@@ -112,7 +116,13 @@ fn binding_function<'js>(
         ctx.clone(),
         move |ctx: Ctx<'js>, values: Rest<Value<'js>>| {
             let args = match &binding.parameters {
-                Some(parameters) => args_from_parameters(&ctx, parameters, &values.0),
+                Some(parameters) if !binding.rest && given(&values.0) > parameters.len() => {
+                    Err(Exception::throw_type(
+                        &ctx,
+                        &too_many(&binding.name, parameters, given(&values.0)),
+                    ))
+                }
+                Some(parameters) => args_from_parameters(&ctx, parameters, binding.rest, &values.0),
                 None => args_from_value(&ctx, &session, &binding.name, values.0.first()),
             };
             call(&ctx, &session, binding.name.clone(), args, 0, None)
@@ -227,21 +237,72 @@ fn signal_of<'js>(options: Option<&Value<'js>>) -> rquickjs::Result<Option<Value
     Ok((!signal.is_undefined()).then_some(signal))
 }
 
-/// Args for a binding with a signature: its parameters by position.
+/// How many arguments a call gave, trailing `undefined`s not counted.
+fn given(values: &[Value<'_>]) -> usize {
+    values
+        .iter()
+        .rposition(|v| !v.is_undefined())
+        .map_or(0, |i| i + 1)
+}
+
+/// The TypeError for a call with more arguments than the signature has
+/// parameters: they were dropped without a word, so a model that passed
+/// `search(q, { limit: 5 })` to `search(query)` never learned its limit
+/// went nowhere.
+fn too_many(name: &str, parameters: &[String], given: usize) -> String {
+    match parameters.len() {
+        0 => format!("{name} takes no arguments, but was given {given}"),
+        n => format!(
+            "{name} takes {n} argument{} ({}), but was given {given}",
+            if n == 1 { "" } else { "s" },
+            parameters.join(", ")
+        ),
+    }
+}
+
+/// Whether a signature's last parameter is a rest parameter.
+fn has_rest(signature: &str) -> bool {
+    let (Some(open), Some(close)) = (signature.find('('), signature.rfind(')')) else {
+        return false;
+    };
+    open < close
+        && split_top_level(&signature[open + 1..close])
+            .iter()
+            .rev()
+            .map(|p| p.trim())
+            .find(|p| !p.is_empty())
+            .is_some_and(|p| p.starts_with("..."))
+}
+
+/// Args for a binding with a signature: its parameters by position; a rest
+/// parameter last takes an array of every value from its position on.
 fn args_from_parameters<'js>(
     ctx: &Ctx<'js>,
     parameters: &[String],
+    rest: bool,
     values: &[Value<'js>],
 ) -> rquickjs::Result<String> {
     let object = Object::new(ctx.clone())?;
     object.set_prototype(None)?;
-    for (parameter, value) in parameters.iter().zip(values) {
+    let single = if rest {
+        parameters.len().saturating_sub(1)
+    } else {
+        parameters.len()
+    };
+    for (parameter, value) in parameters[..single].iter().zip(values) {
         if !value.is_undefined() {
             object.prop(
                 parameter.as_str(),
                 Property::from(value.clone()).enumerable(),
             )?;
         }
+    }
+    if rest && let Some(parameter) = parameters.last() {
+        let taken = rquickjs::Array::new(ctx.clone())?;
+        for (i, value) in values.iter().skip(single).enumerate() {
+            taken.set(i, value.clone())?;
+        }
+        object.prop(parameter.as_str(), Property::from(taken).enumerable())?;
     }
     // An object always has JSON text.
     ctx.json_stringify(object)?

@@ -27,16 +27,16 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
     let native = Object::new(ctx.clone())?;
     native.set(
         "write",
-        Function::new(ctx.clone(), |ctx: Ctx<'js>, level: usize, text: Value<'js>| {
-            if let Some(session) = Session::current(&ctx) {
-                write(&session, LABELS.get(level).copied().unwrap_or(""), &text);
-            }
-        })?,
+        Function::new(
+            ctx.clone(),
+            |ctx: Ctx<'js>, level: usize, text: Value<'js>| {
+                if let Some(session) = Session::current(&ctx) {
+                    write(&session, LABELS.get(level).copied().unwrap_or(""), &text);
+                }
+            },
+        )?,
     )?;
-    native.set(
-        "classId",
-        Function::new(ctx.clone(), crate::web::class_id)?,
-    )?;
+    native.set("classId", Function::new(ctx.clone(), crate::web::class_id)?)?;
     native.set("promiseState", Function::new(ctx.clone(), promise_state)?)?;
     native.set("promiseResult", Function::new(ctx.clone(), promise_result)?)?;
     native.set("proxyTarget", Function::new(ctx.clone(), proxy_target)?)?;

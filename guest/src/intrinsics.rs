@@ -191,7 +191,7 @@ impl<'js> Intrinsics<'js> {
 
     /// Whether `Error.prototype` (the original's) is on the value's
     /// prototype chain, as it is for a DOMException.
-    fn inherits_from_error(&self, value: &Value<'js>) -> bool {
+    pub(crate) fn inherits_from_error(&self, value: &Value<'js>) -> bool {
         let Ok(error_prototype) = self.error.get::<_, Object>("prototype") else {
             let _ = value.ctx().catch();
             return false;

@@ -73,6 +73,7 @@ mod calls;
 pub mod channel;
 mod console;
 mod event_loop;
+mod hints;
 mod intrinsics;
 mod limits;
 mod outcome;
@@ -310,6 +311,37 @@ impl Evaluator {
     }
 }
 
+/// A console warning for each promise rejected that nothing handled, in a
+/// program that ended well: a failed call nobody awaited
+/// (`fail(1); return "done"`) was lost without a word. Node ends the
+/// process on one; here the Result stands, and the console says so.
+fn warn_unhandled<'js>(session: &Session<'js>, judge: &Judge<'_, 'js>) {
+    let (reasons, more) = session.take_unhandled();
+    for reason in reasons {
+        let shown = match tool_error::issued_kind(session, &reason) {
+            Some((kind, tool)) => format!(
+                "ToolError from {tool} ({}): {}",
+                kind.as_str(),
+                judge
+                    .intrinsics
+                    .property(&reason, "message")
+                    .unwrap_or_default()
+            ),
+            None => judge.intrinsics.display(&reason),
+        };
+        // One line, as every console line is.
+        let shown = shown.replace('\r', "\\r").replace('\n', "\\n");
+        let line = format!("warn: a promise was rejected and nothing handled it: {shown}\n");
+        session.write_console(line.as_bytes());
+    }
+    if more > 0 {
+        session.write_console(
+            format!("warn: and {more} more promises were rejected and nothing handled them\n")
+                .as_bytes(),
+        );
+    }
+}
+
 /// Installs the surface, compiles and runs the program, and judges its end.
 #[allow(clippy::too_many_arguments)] // one run's parts, each used once
 fn run_program<'js, T: Transport + ?Sized>(
@@ -374,7 +406,10 @@ fn run_program<'js, T: Transport + ?Sized>(
         }
     };
     match settled {
-        Settled::Fulfilled(value) => judge.fulfilled(ctx, &value),
+        Settled::Fulfilled(value) => {
+            warn_unhandled(session, judge);
+            judge.fulfilled(ctx, &value)
+        }
         Settled::Rejected(reason) => judge.rejected(&reason),
         Settled::Stuck if judge.memory.seen() => Ending::failed(
             FailureKind::Limit,

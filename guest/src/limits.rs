@@ -278,7 +278,12 @@ impl MemoryWatch {
         let watch = MemoryWatch::default();
         let tracker = watch.clone();
         runtime.set_host_promise_rejection_tracker(Some(Box::new(
-            move |_ctx, _promise, reason: rquickjs::Value<'_>, is_handled| {
+            move |ctx, promise, reason: rquickjs::Value<'_>, is_handled| {
+                // The run's own record, for the warning a program that
+                // ends well gets about rejections nothing handled.
+                if let Some(session) = crate::session::Session::current(&ctx) {
+                    session.track_rejection(promise, reason.clone(), is_handled);
+                }
                 if is_handled {
                     return;
                 }

@@ -30,6 +30,7 @@
 use rquickjs::{Ctx, Type, Value};
 use wire::FailureKind;
 
+use crate::hints::{self, Unbalanced};
 use crate::intrinsics::Intrinsics;
 use crate::limits::StackGuard;
 use crate::program::{self, Place};
@@ -152,7 +153,8 @@ impl<'js> Judge<'_, 'js> {
                 format!("ToolError from {tool}: {message}{}", self.place(reason)),
             );
         }
-        if reason.type_of() != Type::Exception {
+        // A DOMException is not one of QuickJS's errors, but is an Error.
+        if reason.type_of() != Type::Exception && !self.intrinsics.inherits_from_error(reason) {
             if reason.is_null() && self.guard.tripped() {
                 return self.stack_limit("the program recursed too deeply");
             }
@@ -191,12 +193,29 @@ impl<'js> Judge<'_, 'js> {
                 ),
             );
         }
-        let headline = self.intrinsics.error_headline(reason);
-        let located = self.locate(reason);
+        let mut headline = self.intrinsics.error_headline(reason);
+        let mut located = self.locate(reason);
         if headline.starts_with("SyntaxError:") && matches!(located, Some(Place::End(_))) {
             // QuickJS met the wrapper's closing `})`, which the program
             // never wrote: naming that brace would point at nothing.
-            return Ending::failed(FailureKind::Invalid, wrapper_tail_error(&headline, located));
+            return Ending::failed(
+                FailureKind::Invalid,
+                wrapper_tail_error(&headline, located, self.source),
+            );
+        }
+        if let Some(Place::In(at)) = located {
+            if headline == "TypeError: not a function"
+                && let Some(callee) = hints::callee(self.source, at)
+            {
+                headline = format!("TypeError: {callee} is not a function");
+            } else if headline.starts_with("SyntaxError:")
+                && let Some(word) = hints::await_outside_async(self.source, at)
+            {
+                headline = "SyntaxError: await is only valid in an async function, and the \
+                            function around this one is not async"
+                    .to_owned();
+                located = Some(Place::In(word));
+            }
         }
         let place = located
             .map(|at| format!(" at {}", at.position()))
@@ -213,8 +232,49 @@ impl<'js> Judge<'_, 'js> {
             Some(Cap::Size) => {
                 Ending::failed(FailureKind::Limit, format!("size limit: {headline}{place}"))
             }
-            None => Ending::failed(FailureKind::Invalid, format!("{headline}{place}")),
+            None => Ending::failed(
+                FailureKind::Invalid,
+                format!("{headline}{}{place}", self.causes(reason)),
+            ),
         }
+    }
+
+    /// ` (caused by X; caused by Y)` for an error's `cause` chain, at most
+    /// [`MAX_CAUSES`] deep: an error a program wraps around a ToolError
+    /// (`throw new Error("lookup failed", { cause: e })`) kept only its own
+    /// message, and the tool's was lost.
+    fn causes(&self, error: &Value<'js>) -> String {
+        let mut said = Vec::new();
+        let mut current = error.clone();
+        while said.len() < MAX_CAUSES {
+            let Some(object) = current.as_object() else {
+                break;
+            };
+            let cause = match object.get::<_, Value>("cause") {
+                Ok(cause) if !cause.is_undefined() => cause,
+                Ok(_) => break,
+                Err(_) => {
+                    let _ = error.ctx().catch();
+                    break;
+                }
+            };
+            let text = match tool_error::issued_kind(self.session, &cause) {
+                Some((kind, tool)) => format!(
+                    "ToolError from {tool} ({}): {}",
+                    kind.as_str(),
+                    self.intrinsics
+                        .property(&cause, "message")
+                        .unwrap_or_default()
+                ),
+                None => self.intrinsics.display(&cause),
+            };
+            said.push(text);
+            current = cause;
+        }
+        if said.is_empty() {
+            return String::new();
+        }
+        format!(" (caused by {})", said.join("; caused by "))
     }
 
     fn stack_limit(&self, why: &str) -> Ending {
@@ -243,7 +303,24 @@ impl<'js> Judge<'_, 'js> {
 /// past that function, met the wrapper's `}` as a statement
 /// ("Unexpected token '}'", its message for that and only that): the stray
 /// brace is somewhere in the program, and its end is no place to name.
-fn wrapper_tail_error(headline: &str, located: Option<Place>) -> String {
+fn wrapper_tail_error(headline: &str, located: Option<Place>, source: &str) -> String {
+    // Which bracket, if a scan of the text can tell: a program cut off
+    // inside `(` or `[` meets the wrapper's `}` as "Unexpected token '}'"
+    // too, which read as a stray brace.
+    match hints::unbalanced(source) {
+        Some(Unbalanced::Unclosed(bracket, at)) => {
+            // The place last, where the parent maps places back.
+            return format!(
+                "SyntaxError: unexpected end of the program: '{bracket}' never closed, opened at {at}"
+            );
+        }
+        Some(Unbalanced::Stray(bracket, at)) => {
+            return format!(
+                "SyntaxError: a '{bracket}' that closes nothing of the program's at {at}"
+            );
+        }
+        None => {}
+    }
     if headline == "SyntaxError: Unexpected token '}'" {
         return "SyntaxError: the program has a '}' that closes no '{' of its own".to_owned();
     }
@@ -252,6 +329,9 @@ fn wrapper_tail_error(headline: &str, located: Option<Place>) -> String {
         .unwrap_or_default();
     format!("SyntaxError: unexpected end of the program{place}")
 }
+
+/// How deep an uncaught error's `cause` chain is told.
+const MAX_CAUSES: usize = 3;
 
 /// Which of QuickJS's limits an error of QuickJS's reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;
 
-use rquickjs::{Ctx, JsLifetime};
+use rquickjs::{Ctx, JsLifetime, Value};
 
 use crate::calls::Calls;
 use crate::intrinsics::Intrinsics;
@@ -23,8 +23,15 @@ struct State<'js> {
     /// The backtrace of the throw that rejected the program, if it was
     /// caught at the time (see `throw_site`).
     thrown_at: Option<String>,
+    /// Promises rejected with no handler yet, with their reasons (at most
+    /// [`MAX_UNHANDLED`]), and how many more there were.
+    unhandled: Vec<(Value<'js>, Value<'js>)>,
+    unhandled_more: usize,
     console: Box<dyn Write>,
 }
+
+/// The most unhandled rejections a run keeps to report.
+const MAX_UNHANDLED: usize = 16;
 
 /// A shared handle on the run's state; clones share it.
 #[derive(Clone)]
@@ -77,6 +84,8 @@ impl<'js> Session<'js> {
                 calls: Calls::default(),
                 timers: Timers::default(),
                 thrown_at: None,
+                unhandled: Vec::new(),
+                unhandled_more: 0,
                 console,
             }))),
         }
@@ -112,6 +121,42 @@ impl<'js> Session<'js> {
         {
             state.thrown_at.get_or_insert(backtrace);
         }
+    }
+
+    /// Notes a promise rejected with no handler (`handled` false), or one
+    /// that got a handler after it was rejected (`handled` true): QuickJS's
+    /// promise rejection tracker.
+    pub(crate) fn track_rejection(&self, promise: Value<'js>, reason: Value<'js>, handled: bool) {
+        let Ok(mut state) = self.state.try_borrow_mut() else {
+            return;
+        };
+        let Some(state) = state.as_mut() else {
+            return;
+        };
+        if handled {
+            state.unhandled.retain(|(p, _)| *p != promise);
+        } else if state.unhandled.len() < MAX_UNHANDLED {
+            state.unhandled.push((promise, reason));
+        } else {
+            state.unhandled_more += 1;
+        }
+    }
+
+    /// The reasons of the promises still rejected with no handler, and how
+    /// many more there were.
+    pub(crate) fn take_unhandled(&self) -> (Vec<Value<'js>>, usize) {
+        let Ok(mut state) = self.state.try_borrow_mut() else {
+            return (Vec::new(), 0);
+        };
+        let Some(state) = state.as_mut() else {
+            return (Vec::new(), 0);
+        };
+        let reasons = state
+            .unhandled
+            .drain(..)
+            .map(|(_, reason)| reason)
+            .collect();
+        (reasons, std::mem::take(&mut state.unhandled_more))
     }
 
     /// The backtrace of the throw that ended the program, if one was kept.

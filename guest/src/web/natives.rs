@@ -245,8 +245,16 @@ mod tests {
                 hex("SHA-256", "abc").unwrap(),
                 "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
             );
-            assert!(hex("SHA-384", "abc").unwrap().starts_with("cb00753f45a35e8b"));
-            assert!(hex("SHA-512", "abc").unwrap().starts_with("ddaf35a193617aba"));
+            assert!(
+                hex("SHA-384", "abc")
+                    .unwrap()
+                    .starts_with("cb00753f45a35e8b")
+            );
+            assert!(
+                hex("SHA-512", "abc")
+                    .unwrap()
+                    .starts_with("ddaf35a193617aba")
+            );
             assert_eq!(hex("MD5", "abc"), None);
         });
     }

@@ -16,19 +16,29 @@ fn signature_parameters_become_the_args_object() {
 }
 
 #[test]
-fn a_missing_argument_is_left_out_and_extra_ones_are_ignored() {
+fn a_missing_argument_is_left_out_and_extra_ones_are_refused() {
+    // An extra argument was dropped without a word; trailing `undefined`s
+    // are no arguments, and a rest parameter takes what comes.
     let run = run(
-        "await get_logs('db1'); await get_logs('db2', 5, 'extra'); await get_logs(undefined, 1);",
-        &[("get_logs", "get_logs(host, count)")],
-        Tools::new().echo("get_logs"),
+        "await get_logs('db1'); await get_logs(undefined, 1, undefined); await many(1, 2, 3);\n\
+         try { await get_logs('db2', 5, 'extra'); } catch (e) { return [e.name, e.message]; }",
+        &[
+            ("get_logs", "get_logs(host, count)"),
+            ("many", "many(first, ...rest)"),
+        ],
+        Tools::new().echo("get_logs").echo("many"),
     );
     assert_eq!(
         run.tools.args_sent(),
         [
             r#"{"host":"db1"}"#,
-            r#"{"host":"db2","count":5}"#,
-            r#"{"count":1}"#
+            r#"{"count":1}"#,
+            r#"{"first":1,"rest":[2,3]}"#
         ]
+    );
+    assert_eq!(
+        run.value(),
+        r#"["TypeError","get_logs takes 2 arguments (host, count), but was given 3"]"#
     );
 }
 

@@ -134,8 +134,16 @@ fn the_rest_of_nodes_console_is_there() {
         ]
     );
     assert_eq!(lines[14], "error: Assertion failed: shown 2");
-    assert!(lines[15].starts_with("t: ") && lines[15].ends_with("ms mid"), "{}", lines[15]);
-    assert!(lines[16].starts_with("t: ") && lines[16].ends_with("ms"), "{}", lines[16]);
+    assert!(
+        lines[15].starts_with("t: ") && lines[15].ends_with("ms mid"),
+        "{}",
+        lines[15]
+    );
+    assert!(
+        lines[16].starts_with("t: ") && lines[16].ends_with("ms"),
+        "{}",
+        lines[16]
+    );
     assert_eq!(lines[17], "warn: No such label 't' for console.timeEnd()");
     assert!(
         lines[18].starts_with("error: Trace: here\\n    at "),
@@ -185,5 +193,30 @@ fn an_evaluator_runs_one_program_and_a_second_is_refused_before_it_writes() {
     assert_eq!(
         (first.text(), second.text()),
         ("one\n".to_owned(), String::new())
+    );
+}
+
+/// A failed call nobody awaited, or a promise rejected with no handler, was
+/// lost without a word when the program ended well; one handled later is
+/// no warning.
+#[test]
+fn rejections_nothing_handled_are_warned_about_when_the_program_ends_well() {
+    let program = r#"
+        fail(1);
+        Promise.reject(new RangeError("r"));
+        const late = Promise.reject("handled later");
+        await new Promise((r) => setTimeout(r, 5));
+        late.catch(() => {});
+        return "done";"#;
+    let run = crate::fake::run(
+        program,
+        &[("fail", "fail(x)")],
+        crate::fake::Tools::new().failing("fail", wire::FailureKind::NotFound, "gone"),
+    );
+    assert_eq!(run.value(), r#""done""#);
+    assert_eq!(
+        run.console,
+        "warn: a promise was rejected and nothing handled it: RangeError: r\n\
+         warn: a promise was rejected and nothing handled it: ToolError from fail (not_found): gone\n"
     );
 }

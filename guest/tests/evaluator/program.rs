@@ -86,7 +86,7 @@ fn columns_count_characters_not_bytes() {
 
 #[test]
 fn a_program_that_ends_too_early_is_placed_at_its_end() {
-    let (kind, error) = run_alone("if (true) {\n  return 1 +").failure();
+    let (kind, error) = run_alone("const x = 1;\n  return x +").failure();
     assert_eq!(kind, FailureKind::Invalid);
     assert!(error.ends_with(" at line 2, column 13"), "{error}");
 }
@@ -166,19 +166,46 @@ fn a_non_error_thrown_by_a_timer_callback_is_placed_too() {
 
 #[test]
 fn a_program_cut_short_is_an_unexpected_end_never_a_brace_it_does_not_have() {
-    for (program, at) in [
-        ("return (1 +", "line 1, column 12"),
-        ("if (true) {\n  return 1 +", "line 2, column 13"),
-        ("return {", "line 1, column 9"),
-        ("return (function () {", "line 1, column 22"),
-        ("return (1 + // a comment", "line 1, column 25"),
-        ("const a = [1,\n  2,", "line 2, column 5"),
+    // A program cut off inside a bracket (a model's output at its length
+    // limit) names the bracket left open, the innermost; QuickJS itself
+    // said "Unexpected token '}'" for `(` and `[`, which read as a stray
+    // brace. Brackets in strings and comments do not count.
+    for (program, said) in [
+        (
+            "return (1 +",
+            "'(' never closed, opened at line 1, column 8",
+        ),
+        (
+            "if (true) {\n  return 1 +",
+            "'{' never closed, opened at line 1, column 11",
+        ),
+        ("return {", "'{' never closed, opened at line 1, column 8"),
+        (
+            "return (function () {",
+            "'{' never closed, opened at line 1, column 21",
+        ),
+        (
+            "return (1 + // a comment )",
+            "'(' never closed, opened at line 1, column 8",
+        ),
+        (
+            "const a = [1,\n  ']',",
+            "'[' never closed, opened at line 1, column 11",
+        ),
+        (
+            "return Math.max(1, 2",
+            "'(' never closed, opened at line 1, column 16",
+        ),
+        ("const x = 1;\nreturn x +", "at line 2, column 11"),
     ] {
         let (kind, error) = run_alone(program).failure();
         assert_eq!(kind, FailureKind::Invalid, "{program}");
         assert_eq!(
             error,
-            format!("SyntaxError: unexpected end of the program at {at}"),
+            format!(
+                "SyntaxError: unexpected end of the program{}{said}",
+                if said.starts_with("at") { " " } else { ": " }
+            ),
             "{program:?}"
         );
     }
@@ -186,13 +213,44 @@ fn a_program_cut_short_is_an_unexpected_end_never_a_brace_it_does_not_have() {
 
 #[test]
 fn a_stray_closing_brace_is_named_as_the_programs_not_placed_at_its_end() {
-    for program in ["}", "let x = 1;\n}", "if (1) { } }", "return 1 }\n"] {
+    for (program, at) in [
+        ("}", "line 1, column 1"),
+        ("let x = 1;\n}", "line 2, column 1"),
+        ("if (1) { } }", "line 1, column 12"),
+        ("return 1 }\n", "line 1, column 10"),
+    ] {
         let (kind, error) = run_alone(program).failure();
         assert_eq!(kind, FailureKind::Invalid, "{program:?}");
         assert_eq!(
-            error, "SyntaxError: the program has a '}' that closes no '{' of its own",
+            error,
+            format!("SyntaxError: a '}}' that closes nothing of the program's at {at}"),
             "{program:?}"
         );
+    }
+}
+
+/// QuickJS's `not a function` names nothing, and an `await` in a function
+/// that is not async was reported as the token after it (`expecting ';'`).
+#[test]
+fn a_call_of_what_is_not_a_function_and_a_misplaced_await_are_named() {
+    for (program, said) in [
+        (
+            "const o = {};\no.method();",
+            "TypeError: o.method is not a function at line 2, column 3",
+        ),
+        (
+            "const x = 5; x.toUpperCase();",
+            "TypeError: x.toUpperCase is not a function at line 1, column 15",
+        ),
+        (
+            "const xs = [1];\nxs.forEach((x) => {\n  const r = await f(x);\n});",
+            "SyntaxError: await is only valid in an async function, and the function around this \
+             one is not async at line 3, column 13",
+        ),
+    ] {
+        let (kind, error) = run_alone(program).failure();
+        assert_eq!(kind, FailureKind::Invalid, "{program:?}");
+        assert_eq!(error, said, "{program:?}");
     }
 }
 
@@ -292,4 +350,39 @@ fn an_evaluator_runs_only_one_program() {
     assert!(first.ok);
     let second = evaluator.run(&start, &mut Tools::new(), std::io::sink());
     assert_eq!(second.kind, Some(FailureKind::Invalid));
+}
+
+/// An error wrapped around another (`{ cause }`) kept only its own message:
+/// a ToolError's kind and message were lost. And a thrown DOMException read
+/// as a non-error ("uncaught exception: AbortError: ...").
+#[test]
+fn an_uncaught_errors_causes_are_told_and_a_dom_exception_is_an_error() {
+    let program =
+        "try { await nf('db9'); }\ncatch (e) { throw new Error('lookup failed', { cause: e }); }";
+    let (kind, error) = crate::fake::run(
+        program,
+        &[("nf", "nf(host)")],
+        crate::fake::Tools::new().failing("nf", FailureKind::NotFound, "no such host db9"),
+    )
+    .failure();
+    assert_eq!(kind, FailureKind::Invalid);
+    // (QuickJS places a `new Error(...)` at the end of its arguments.)
+    assert!(
+        error.starts_with(
+            "Error: lookup failed (caused by ToolError from nf (not_found): no such host db9) \
+             at line 2, column "
+        ),
+        "{error}"
+    );
+    let (_, error) = run_alone(
+        "const a = new Error('a', { cause: 'why' });\nthrow new TypeError('b', { cause: a });",
+    )
+    .failure();
+    assert!(
+        error.starts_with("TypeError: b (caused by Error: a; caused by why) at line 2, column "),
+        "{error}"
+    );
+    let (kind, error) = run_alone("throw new DOMException('stopped', 'AbortError');").failure();
+    assert_eq!(kind, FailureKind::Invalid);
+    assert!(error.starts_with("AbortError: stopped"), "{error}");
 }

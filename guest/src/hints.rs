@@ -1,0 +1,332 @@
+//! Clearer words for three of QuickJS's errors that mislead a program's
+//! author, each read off the program's text at the place QuickJS gave:
+//!
+//! * `TypeError: not a function` names nothing; Node says what was called
+//!   (`o.method is not a function`), and so does [`callee`].
+//! * `await` in a function that is not `async` parses as a name, so
+//!   QuickJS reports the token after it (`expecting ';'`);
+//!   [`await_outside_async`] finds the `await` and says what is wrong.
+//! * A program cut off inside a bracket (a model's output that hit its
+//!   length limit) reaches the wrapper's closing brace, which QuickJS
+//!   reports as a stray `}`; [`unbalanced`] finds the bracket that was
+//!   never closed, or the `}` that closes nothing, by a scan that skips
+//!   strings, template literals, comments and regular expressions.
+//!
+//! Each is a reading of the text, not a parse: where it is not sure it says
+//! nothing, and QuickJS's own message stands.
+
+use crate::program::Position;
+
+/// The longest callee text a message quotes.
+const MAX_CALLEE: usize = 80;
+
+/// The line `at` is on, and the byte offset of its column in that line.
+fn line_at(source: &str, at: Position) -> Option<(&str, usize)> {
+    let line = source.split('\n').nth(at.line.checked_sub(1)?)?;
+    let offset = line
+        .char_indices()
+        .nth(at.column.checked_sub(1)?)
+        .map_or(line.len(), |(i, _)| i);
+    Some((line, offset))
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// What a call that failed "not a function" at `at` called: from the
+/// place, the text up to the call's `(` (or a tagged template's backquote)
+/// must be a name or a chain of them (`o.a.method`, `x?.y`); the callee is
+/// that chain. `None` when the text is anything else.
+pub(crate) fn callee(source: &str, at: Position) -> Option<String> {
+    let (line, offset) = line_at(source, at)?;
+    // Forward to the call's opening: names, dots and spaces only.
+    let rest = &line[offset..];
+    let open = rest.find(|c: char| !(is_name_char(c) || c == '.' || c == '?' || c == ' '))?;
+    if !matches!(rest[open..].chars().next(), Some('(' | '`')) {
+        return None;
+    }
+    let before = line[..offset + open].trim_end();
+    // Back over the chain.
+    let start = before
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| is_name_char(c) || c == '.' || c == '?')
+        .last()
+        .map(|(i, _)| i)?;
+    let chain = before[start..].trim_start_matches('?');
+    let chain = chain.strip_suffix("?.").unwrap_or(chain);
+    let valid = !chain.is_empty()
+        && chain.chars().count() <= MAX_CALLEE
+        && chain.chars().any(is_name_char)
+        && !chain.ends_with('.');
+    valid.then(|| chain.to_owned())
+}
+
+/// Where the `await` is, when a syntax error at `at` is the token after an
+/// `await` that was read as a name (so in a function that is not `async`).
+pub(crate) fn await_outside_async(source: &str, at: Position) -> Option<Position> {
+    let (line, offset) = line_at(source, at)?;
+    let before = line[..offset].trim_end();
+    let word = before.strip_suffix("await")?;
+    if word.chars().next_back().is_some_and(is_name_char) {
+        return None;
+    }
+    // The token QuickJS stopped at starts a name or an expression.
+    if !line[offset..]
+        .starts_with(|c: char| is_name_char(c) || matches!(c, '(' | '[' | '{' | '"' | '\'' | '`'))
+    {
+        return None;
+    }
+    Some(Position {
+        line: at.line,
+        column: word.chars().count() + 1,
+    })
+}
+
+/// A bracket the scan found out of balance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unbalanced {
+    /// This opening bracket (`(`, `[`, `{`) is never closed.
+    Unclosed(char, Position),
+    /// This closing bracket closes nothing of the program's.
+    Stray(char, Position),
+}
+
+/// The first bracket out of balance in `source`, if the scan finds one.
+/// Strings, template literals (their `${}` scanned as code), comments and
+/// regular expressions (a `/` where an expression may start) are skipped.
+pub(crate) fn unbalanced(source: &str) -> Option<Unbalanced> {
+    let mut open: Vec<(char, Position)> = Vec::new();
+    // Template literals whose `${` is open: the depth of `open` at each.
+    let mut templates: Vec<usize> = Vec::new();
+    let mut chars = source.chars().peekable();
+    let (mut line, mut column) = (1usize, 0usize);
+    // Whether a `/` here would start a regular expression.
+    let mut regex_may_start = true;
+    let mut last_word = String::new();
+    macro_rules! next {
+        () => {{
+            let c = chars.next();
+            if let Some(c) = c {
+                if c == '\n' {
+                    line += 1;
+                    column = 0;
+                } else {
+                    column += 1;
+                }
+            }
+            c
+        }};
+    }
+    // Skips a template literal's text up to its end or its next `${`;
+    // true at a `${`.
+    macro_rules! template_text {
+        () => {{
+            let mut interpolation = false;
+            while let Some(c) = next!() {
+                match c {
+                    '\\' => {
+                        next!();
+                    }
+                    '`' => break,
+                    '$' if chars.peek() == Some(&'{') => {
+                        next!();
+                        interpolation = true;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            interpolation
+        }};
+    }
+    while let Some(c) = next!() {
+        let here = Position { line, column };
+        match c {
+            '"' | '\'' => {
+                while let Some(d) = next!() {
+                    match d {
+                        '\\' => {
+                            next!();
+                        }
+                        '\n' => break,
+                        _ if d == c => break,
+                        _ => {}
+                    }
+                }
+                regex_may_start = false;
+            }
+            '`' => {
+                if template_text!() {
+                    templates.push(open.len());
+                }
+                regex_may_start = false;
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                while chars.peek().is_some_and(|&d| d != '\n') {
+                    next!();
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                next!();
+                let mut star = false;
+                while let Some(d) = next!() {
+                    if star && d == '/' {
+                        break;
+                    }
+                    star = d == '*';
+                }
+            }
+            '/' if regex_may_start => {
+                let mut class = false;
+                while let Some(d) = next!() {
+                    match d {
+                        '\\' => {
+                            next!();
+                        }
+                        '[' => class = true,
+                        ']' => class = false,
+                        '/' if !class => break,
+                        '\n' => break,
+                        _ => {}
+                    }
+                }
+                while chars.peek().is_some_and(|&d| is_name_char(d)) {
+                    next!();
+                }
+                regex_may_start = false;
+            }
+            '(' | '[' | '{' => {
+                open.push((c, here));
+                regex_may_start = true;
+            }
+            ')' | ']' | '}' => {
+                if c == '}' && templates.last() == Some(&open.len()) {
+                    templates.pop();
+                    if template_text!() {
+                        templates.push(open.len());
+                    }
+                    regex_may_start = false;
+                    continue;
+                }
+                let Some((opener, _)) = open.pop() else {
+                    return Some(Unbalanced::Stray(c, here));
+                };
+                if !matches!((opener, c), ('(', ')') | ('[', ']') | ('{', '}')) {
+                    // Crossed brackets: the scan is not sure which is wrong.
+                    return None;
+                }
+                // After `)` a `/` divides, unless the `)` closed an `if (..)`
+                // or a loop's head; the scan cannot tell, and guesses
+                // division (the common case in expressions).
+                regex_may_start = c == '}';
+            }
+            c if is_name_char(c) => {
+                last_word.clear();
+                last_word.push(c);
+                while chars.peek().is_some_and(|&d| is_name_char(d)) {
+                    if let Some(d) = next!() {
+                        last_word.push(d);
+                    }
+                }
+                regex_may_start = matches!(
+                    last_word.as_str(),
+                    "return"
+                        | "typeof"
+                        | "instanceof"
+                        | "in"
+                        | "of"
+                        | "new"
+                        | "delete"
+                        | "void"
+                        | "throw"
+                        | "case"
+                        | "do"
+                        | "else"
+                        | "yield"
+                        | "await"
+                );
+            }
+            c if c.is_whitespace() => {}
+            _ => regex_may_start = true,
+        }
+    }
+    if !templates.is_empty() {
+        return None;
+    }
+    open.pop().map(|(c, at)| Unbalanced::Unclosed(c, at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(line: usize, column: usize) -> Position {
+        Position { line, column }
+    }
+
+    #[test]
+    fn a_callee_is_the_chain_before_the_call() {
+        assert_eq!(
+            callee("const o = {};\no.method();", at(2, 3)).as_deref(),
+            Some("o.method")
+        );
+        assert_eq!(callee("f();", at(1, 1)).as_deref(), Some("f"));
+        assert_eq!(
+            callee("x.toUpperCase();", at(1, 2)).as_deref(),
+            Some("x.toUpperCase")
+        );
+        assert_eq!(
+            callee("await host.nosuch (1)", at(1, 11)).as_deref(),
+            Some("host.nosuch")
+        );
+        assert_eq!(callee("a.map(f).foo();", at(1, 9)).as_deref(), Some(".foo"));
+        assert_eq!(callee("o?.f?.();", at(1, 3)).as_deref(), Some("o?.f"));
+        assert_eq!(callee("tag`x`;", at(1, 1)).as_deref(), Some("tag"));
+        // Not a call, or nothing to name: nothing said.
+        assert_eq!(callee("o[k]();", at(1, 2)), None);
+        assert_eq!(callee("(a + b)();", at(1, 1)), None);
+        assert_eq!(callee("", at(3, 1)), None);
+    }
+
+    #[test]
+    fn an_await_read_as_a_name_is_found() {
+        let program = "xs.forEach((x) => {\n  const r = await fetchIt(x);\n});";
+        assert_eq!(await_outside_async(program, at(2, 19)), Some(at(2, 13)));
+        assert_eq!(await_outside_async("const awaited = 1 x", at(1, 19)), None);
+        assert_eq!(await_outside_async("a b", at(1, 3)), None);
+    }
+
+    #[test]
+    fn the_bracket_out_of_balance_is_found_past_strings_comments_and_regexps() {
+        assert_eq!(
+            unbalanced("return Math.max(1, 2"),
+            Some(Unbalanced::Unclosed('(', at(1, 16)))
+        );
+        assert_eq!(
+            unbalanced("const a = [1, 2,\n  3,"),
+            Some(Unbalanced::Unclosed('[', at(1, 11)))
+        );
+        assert_eq!(
+            unbalanced("if (x) {\n  y();\n}\n}"),
+            Some(Unbalanced::Stray('}', at(4, 1)))
+        );
+        // Brackets inside strings, templates, comments and regexps count
+        // for nothing; a template's `${}` is code.
+        assert_eq!(
+            unbalanced(
+                "const s = '(' + \"[\" + `{${f(1)}` // (\n/* [ */ const r = /[(]/g; x = a / b / c;"
+            ),
+            None
+        );
+        assert_eq!(unbalanced("const t = `a ${ g(`b${[1]}`) }`;"), None);
+        assert_eq!(
+            unbalanced("const t = `a ${ g(1"),
+            None,
+            "an unfinished template is not sure"
+        );
+        assert_eq!(unbalanced("f(a[0], { b: (1) });"), None);
+        assert_eq!(unbalanced("f(a]"), None, "crossed: not sure");
+    }
+}
