@@ -103,6 +103,15 @@ impl<'js> Calls<'js> {
     }
 
     /// Calls sent and not yet answered.
+    /// The tools of the calls not yet answered, queued or in flight.
+    pub(crate) fn unanswered_tools(&self) -> Vec<String> {
+        self.queued
+            .iter()
+            .map(|call| call.tool.clone())
+            .chain(self.in_flight.values().map(|call| call.tool.clone()))
+            .collect()
+    }
+
     pub(crate) fn in_flight(&self) -> usize {
         self.in_flight.len()
     }

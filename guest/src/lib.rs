@@ -312,9 +312,10 @@ impl Evaluator {
 }
 
 /// A console warning for each promise rejected that nothing handled, in a
-/// program that ended well: a failed call nobody awaited
-/// (`fail(1); return "done"`) was lost without a word. Node ends the
-/// process on one; here the Result stands, and the console says so.
+/// program that ended well, and one for the calls it made and left
+/// unanswered: a failed call nobody awaited (`fail(1); return "done"`) was
+/// lost without a word. Node ends the process on an unhandled rejection;
+/// here the Result stands, and the console says so.
 fn warn_unhandled<'js>(session: &Session<'js>, judge: &Judge<'_, 'js>) {
     let (reasons, more) = session.take_unhandled();
     for reason in reasons {
@@ -339,6 +340,31 @@ fn warn_unhandled<'js>(session: &Session<'js>, judge: &Judge<'_, 'js>) {
             format!("warn: and {more} more promises were rejected and nothing handled them\n")
                 .as_bytes(),
         );
+    }
+    // Calls the program made and never awaited, still unanswered: they
+    // were made and counted, and what they answer goes nowhere.
+    let mut tools = session
+        .with_calls(|calls| calls.unanswered_tools())
+        .unwrap_or_default();
+    if !tools.is_empty() {
+        let count = tools.len();
+        tools.sort();
+        tools.dedup();
+        let mut names = tools.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
+        if tools.len() > 8 {
+            names.push_str(", ...");
+        }
+        let names = names.replace('\r', "\\r").replace('\n', "\\n");
+        let line = format!(
+            "warn: the program ended with {count} tool call{} unanswered ({names}): what {} is dropped\n",
+            if count == 1 { "" } else { "s" },
+            if count == 1 {
+                "it answers"
+            } else {
+                "they answer"
+            },
+        );
+        session.write_console(line.as_bytes());
     }
 }
 

@@ -220,3 +220,19 @@ fn rejections_nothing_handled_are_warned_about_when_the_program_ends_well() {
          warn: a promise was rejected and nothing handled it: ToolError from fail (not_found): gone\n"
     );
 }
+
+/// Calls made and never awaited, still unanswered when the program ends.
+#[test]
+fn calls_left_unanswered_at_the_end_are_warned_about() {
+    let program = "slow(1); slow(2); other(3); return 'done';";
+    let run = crate::fake::run(
+        program,
+        &[("slow", "slow(x)"), ("other", "other(x)")],
+        crate::fake::Tools::new().echo("slow").echo("other"),
+    );
+    assert_eq!(run.value(), r#""done""#);
+    assert_eq!(
+        run.console,
+        "warn: the program ended with 3 tool calls unanswered (other, slow): what they answer is dropped\n"
+    );
+}
