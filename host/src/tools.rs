@@ -463,10 +463,10 @@ pub const CHILD_GLOBALS: &[&str] = &[
     "AsyncDisposableStack", "DisposableStack", "InternalError", "SuppressedError", "eval",
     // The web platform's, present or to come (a name refused early cannot
     // break a tool when the global arrives).
-    "AbortController", "AbortSignal", "Blob", "Crypto", "DOMException", "Event", "EventTarget", "Headers",
-    "Intl", "Request", "Response", "TextDecoder", "TextEncoder", "URL", "URLSearchParams", "atob",
-    "btoa", "crypto", "fetch", "navigator", "performance", "queueMicrotask", "self",
-    "structuredClone",
+    "AbortController", "AbortSignal", "Blob", "Crypto", "CustomEvent", "DOMException", "Event",
+    "EventTarget", "Headers", "Intl", "Performance", "Request", "Response", "SubtleCrypto",
+    "TextDecoder", "TextEncoder", "URL", "URLSearchParams", "atob", "btoa", "crypto", "fetch",
+    "navigator", "performance", "queueMicrotask", "self", "structuredClone",
     // The child's own.
     "ToolError", "clearInterval", "clearTimeout", "console", "host", "setInterval",
     "setTimeout",

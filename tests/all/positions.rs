@@ -15,17 +15,25 @@ async fn invalid(program: &str) -> String {
 
 #[tokio::test]
 async fn a_program_cut_short_ends_unexpectedly_at_its_end_not_at_a_brace_it_never_wrote() {
+    // Cut off inside a bracket: the bracket left open, the innermost, is
+    // named where it was opened.
     let error = invalid("return (1 +").await;
     assert_eq!(
         error,
-        "SyntaxError: unexpected end of the program at line 1, column 12"
+        "SyntaxError: unexpected end of the program: '(' never closed, opened at line 1, column 8"
     );
     let error = invalid("const xs = [1, 2, 3];\nreturn xs.map((x) => {\n  return x *").await;
     assert_eq!(
         error,
-        "SyntaxError: unexpected end of the program at line 3, column 13"
+        "SyntaxError: unexpected end of the program: '{' never closed, opened at line 2, column 22"
     );
     assert!(!error.contains('}'), "{error}");
+    // With every bracket closed, the end of the program.
+    let error = invalid("const x = 1;\nreturn x *").await;
+    assert_eq!(
+        error,
+        "SyntaxError: unexpected end of the program at line 2, column 11"
+    );
 }
 
 #[tokio::test]
