@@ -57,7 +57,8 @@ pub struct RunArgs {
 
     /// The program's language: TypeScript has its types stripped before it
     /// runs. By default, TypeScript for a file ending in .ts, .mts or
-    /// .cts, else JavaScript (for a --child, the program as written).
+    /// .cts, else JavaScript (for a --child, the program as written); a
+    /// .tsx or .jsx file is refused (no JSX).
     #[arg(long, value_enum)]
     pub lang: Option<Lang>,
 }
@@ -74,24 +75,28 @@ pub enum Lang {
 impl RunArgs {
     /// The program's language: `--lang`, else TypeScript by its file's
     /// extension, else the backend's default (see `Execution::language`).
-    pub fn language(&self) -> Option<wasmwire::source::Language> {
+    ///
+    /// A `.tsx` or `.jsx` file without `--lang` is refused: neither
+    /// language here has JSX, and read as JavaScript such a file fails
+    /// with a syntax error that does not say why.
+    pub fn language(&self) -> anyhow::Result<Option<wasmwire::source::Language>> {
         use wasmwire::source::Language;
-        let typescript = match self.lang {
-            Some(lang) => lang == Lang::Ts,
-            None if self
-                .program
-                .extension()
-                .is_some_and(|e| e == "ts" || e == "mts" || e == "cts") =>
-            {
-                true
-            }
-            None => return None,
+        let extension = self.program.extension().and_then(|e| e.to_str());
+        let typescript = match (self.lang, extension) {
+            (Some(lang), _) => lang == Lang::Ts,
+            (None, Some("ts" | "mts" | "cts")) => true,
+            (None, Some("tsx" | "jsx")) => anyhow::bail!(
+                "{}: JSX is not supported: a TypeScript program is a .ts file, a JavaScript \
+                 one a .js file (or give --lang ts or --lang js)",
+                self.program.display()
+            ),
+            (None, _) => return Ok(None),
         };
-        Some(if typescript {
+        Ok(Some(if typescript {
             Language::TypeScript
         } else {
             Language::JavaScript
-        })
+        }))
     }
 }
 

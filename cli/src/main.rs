@@ -57,6 +57,7 @@ fn main() -> ExitCode {
 
 /// Runs one program; `Err` is a usage or set-up error (exit 2).
 fn run(args: RunArgs) -> anyhow::Result<u8> {
+    let language = args.language()?;
     let program = read_program(&args.program)?;
     let tools = manifest::tools(&args.tools)?;
     let options = args.limits.sandbox_options();
@@ -65,7 +66,7 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
     // wait on our stderr.
     let (lines, console) = console_to_stderr();
     let execution = Execution {
-        language: args.language(),
+        language,
         ..Execution::new(program)
     }
     .budget(args.limits.budget())

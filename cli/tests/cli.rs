@@ -1024,6 +1024,54 @@ fn describe_prints_the_declarations_or_the_prompt() {
     let _ = std::fs::remove_file(manifest);
 }
 
+/// A .tsx or .jsx program is refused before it runs, saying that JSX is
+/// not supported (it ran as JavaScript and failed with a SyntaxError that
+/// said nothing of it); `--lang` still runs such a file as told, and a
+/// decorator in TypeScript is refused as not supported, at its place.
+#[test]
+fn jsx_files_and_decorators_are_refused_as_not_supported() {
+    for extension in ["tsx", "jsx"] {
+        let program = temp_path("component").with_extension(extension);
+        std::fs::write(&program, "const a = <div>{1}</div>;\na\n").unwrap();
+        let out = wasmwire(&["run", program.to_str().unwrap()], "");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(out.stdout.is_empty(), "{stderr}");
+        assert!(
+            stderr.contains("JSX is not supported") && stderr.contains(".ts file"),
+            "{stderr}"
+        );
+        // Without JSX in it, `--lang ts` runs it.
+        std::fs::write(&program, "const a: number = 1;\na + 1\n").unwrap();
+        let out = wasmwire(
+            &[
+                "run",
+                "--lang",
+                "ts",
+                "--output",
+                "value",
+                program.to_str().unwrap(),
+            ],
+            "",
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "2\n", "{out:?}");
+        let _ = std::fs::remove_file(&program);
+    }
+    let (code, result, _) = run(
+        &["--lang", "ts"],
+        "function log(f: unknown) { return f; }\n@log class C {}\nreturn 1;\n",
+    );
+    assert_eq!(code, 1);
+    assert_eq!(result["kind"], json!("invalid"));
+    let error = result["error"].as_str().unwrap();
+    assert!(
+        error.starts_with(
+            "TypeScript syntax error at line 2, column 1: decorators are not supported (`@log`)"
+        ),
+        "{error}"
+    );
+}
+
 /// A model's TypeScript program through the CLI: types stripped (a .ts
 /// file is TypeScript), calls paced past the in-flight cap, a backoff
 /// with setTimeout, and a last expression as the value.

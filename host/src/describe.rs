@@ -24,8 +24,10 @@
 //! empty object, which is what no args are checked as.
 //!
 //! The declarations are for a program type-checked against the ES2022
-//! library without the DOM's: they declare the child's own `console` and
-//! timers.
+//! library without the DOM's: they declare the child's own `console`, its
+//! timers and the web APIs it has (`URL`, `TextEncoder`, `AbortController`,
+//! ...), each as far as the child defines it, and kept short: they are in
+//! every prompt.
 
 use std::fmt::Write as _;
 
@@ -73,10 +75,11 @@ impl Tools {
              - There is no `fetch`, no network, no filesystem, no `require`/`import` and no \
              environment: only the tools, `console`, timers, the JavaScript built-ins and these \
              web APIs: `URL`, `URLSearchParams`, `TextEncoder`, `TextDecoder`, `structuredClone`, \
-             `crypto.getRandomValues`, `crypto.randomUUID` (no `crypto.subtle`), \
-             `AbortController`, `AbortSignal` (with `AbortSignal.timeout`), `EventTarget`, \
-             `atob`, `btoa`, `queueMicrotask`, `performance.now`. \
-             Console output is shown to the operator, not returned.\n\
+             `crypto.getRandomValues`, `crypto.randomUUID`, `crypto.subtle.digest` (SHA only), \
+             `AbortController`, `AbortSignal` (with `AbortSignal.timeout` and `any`), `Event`, \
+             `CustomEvent`, `EventTarget`, `DOMException`, `atob`, `btoa`, `queueMicrotask`, \
+             `performance`. `TextDecoder` is UTF-8 only. `console` is Node's (`log`, `table`, \
+             `time`, ...); its output is shown to the operator, not returned.\n\
              - There is no `Intl` and no locale data: `toLocaleString`, `toLocaleDateString`, \
              `toLocaleTimeString` and `localeCompare` throw. Format numbers and dates yourself \
              (`toFixed`, `toISOString`) and compare strings with `<` and `>`.\n",
@@ -132,24 +135,132 @@ const PREAMBLE: &str = "\
 // The tools of this sandbox, and what else the program has.
 // The program is the body of an async function: top-level await and return work.
 
+/** Node's console: each call one line (`table` a line per row), values shown as Node shows them. */
 interface Console {
   log(...data: unknown[]): void;
   info(...data: unknown[]): void;
   warn(...data: unknown[]): void;
   error(...data: unknown[]): void;
   debug(...data: unknown[]): void;
+  trace(...data: unknown[]): void;
+  dir(item?: unknown): void;
+  table(data: unknown, columns?: string[]): void;
+  assert(condition?: unknown, ...data: unknown[]): void;
+  count(label?: string): void;
+  countReset(label?: string): void;
+  time(label?: string): void;
+  timeLog(label?: string, ...data: unknown[]): void;
+  timeEnd(label?: string): void;
+  group(...label: unknown[]): void;
+  groupEnd(): void;
 }
 declare var console: Console;
 declare function setTimeout(callback: (...args: any[]) => void, delay?: number, ...args: any[]): number;
 declare function setInterval(callback: (...args: any[]) => void, delay?: number, ...args: any[]): number;
 declare function clearTimeout(id?: number): void;
 declare function clearInterval(id?: number): void;
+declare function queueMicrotask(callback: () => void): void;
 
-/** An AbortSignal (the web's): aborting it cancels the calls it was given to. */
-interface AbortSignal {
+// The web APIs the sandbox has (no DOM, no fetch).
+declare class URL {
+  constructor(url: string | URL, base?: string | URL);
+  static canParse(url: string | URL, base?: string | URL): boolean;
+  static parse(url: string | URL, base?: string | URL): URL | null;
+  href: string; protocol: string; username: string; password: string; host: string;
+  hostname: string; port: string; pathname: string; search: string; hash: string;
+  readonly origin: string;
+  readonly searchParams: URLSearchParams;
+  toJSON(): string;
+}
+declare class URLSearchParams {
+  constructor(init?: string | Record<string, string> | Iterable<[string, string]>);
+  readonly size: number;
+  append(name: string, value: string): void;
+  delete(name: string, value?: string): void;
+  get(name: string): string | null;
+  getAll(name: string): string[];
+  has(name: string, value?: string): boolean;
+  set(name: string, value: string): void;
+  sort(): void;
+  forEach(callback: (value: string, name: string, params: URLSearchParams) => void): void;
+  entries(): IterableIterator<[string, string]>;
+  keys(): IterableIterator<string>;
+  values(): IterableIterator<string>;
+  [Symbol.iterator](): IterableIterator<[string, string]>;
+}
+declare class TextEncoder {
+  readonly encoding: \"utf-8\";
+  encode(input?: string): Uint8Array;
+  encodeInto(source: string, destination: Uint8Array): { read: number; written: number };
+}
+/** UTF-8 only: any other encoding throws a RangeError. */
+declare class TextDecoder {
+  constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean });
+  readonly encoding: \"utf-8\";
+  readonly fatal: boolean;
+  readonly ignoreBOM: boolean;
+  decode(input?: ArrayBuffer | ArrayBufferView, options?: { stream?: boolean }): string;
+}
+/** Plain data, Map, Set, Date, RegExp, buffers, errors; anything else throws a DataCloneError. */
+declare function structuredClone<T>(value: T, options?: { transfer?: ArrayBuffer[] }): T;
+declare var crypto: {
+  getRandomValues<T extends Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array
+    | Int32Array | Uint32Array | BigInt64Array | BigUint64Array>(array: T): T;
+  randomUUID(): string;
+  /** Only `digest`; the rest of WebCrypto rejects with a NotSupportedError. */
+  subtle: {
+    digest(algorithm: \"SHA-1\" | \"SHA-256\" | \"SHA-384\" | \"SHA-512\" | { name: string },
+      data: ArrayBuffer | ArrayBufferView): Promise<ArrayBuffer>;
+  };
+};
+declare function atob(data: string): string;
+declare function btoa(data: string): string;
+declare var performance: { now(): number; readonly timeOrigin: number };
+declare class DOMException extends Error {
+  constructor(message?: string, name?: string);
+  readonly code: number;
+}
+declare class Event {
+  constructor(type: string, init?: { bubbles?: boolean; cancelable?: boolean; composed?: boolean });
+  readonly type: string;
+  readonly target: EventTarget | null;
+  readonly currentTarget: EventTarget | null;
+  readonly bubbles: boolean;
+  readonly cancelable: boolean;
+  readonly composed: boolean;
+  readonly defaultPrevented: boolean;
+  readonly timeStamp: number;
+  preventDefault(): void;
+  stopPropagation(): void;
+  stopImmediatePropagation(): void;
+}
+declare class CustomEvent<T = any> extends Event {
+  constructor(type: string, init?: { bubbles?: boolean; cancelable?: boolean; composed?: boolean; detail?: T });
+  readonly detail: T;
+}
+type EventListenerOrObject = ((event: Event) => void) | { handleEvent(event: Event): void };
+declare class EventTarget {
+  addEventListener(type: string, listener: EventListenerOrObject | null,
+    options?: boolean | { capture?: boolean; once?: boolean; signal?: AbortSignal }): void;
+  removeEventListener(type: string, listener: EventListenerOrObject | null,
+    options?: boolean | { capture?: boolean }): void;
+  /** False when a listener called `preventDefault()` on a cancelable event. */
+  dispatchEvent(event: Event): boolean;
+}
+/** Aborting it cancels what it was given to: a `host.call`, a listener added with it. */
+declare class AbortSignal extends EventTarget {
+  private constructor();
+  static abort(reason?: any): AbortSignal;
+  static timeout(ms: number): AbortSignal;
+  static any(signals: Iterable<AbortSignal>): AbortSignal;
   readonly aborted: boolean;
   readonly reason: any;
+  onabort: ((event: Event) => void) | null;
   throwIfAborted(): void;
+}
+declare class AbortController {
+  readonly signal: AbortSignal;
+  abort(reason?: any): void;
 }
 
 /** Options of one `host.call`. */

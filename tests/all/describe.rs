@@ -741,3 +741,88 @@ fn the_readme_shows_the_generated_declarations() {
     );
     assert!(shown.contains("declare function get_load("), "{shown}");
 }
+
+/// A program that uses every web API the child has, as a model would.
+const WEB_APIS: &str = r#"const url = new URL("/a?b=1", "https://example.com");
+url.searchParams.append("c", "2");
+const params = new URLSearchParams({ q: "x" });
+const pairs: string[] = [];
+for (const [name, value] of params) pairs.push(`${name}=${value}`);
+const parsed: URL | null = URL.parse("no url");
+const bytes: Uint8Array = new TextEncoder().encode("héllo");
+const text: string = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: false });
+const copy: { a: number[] } = structuredClone({ a: [1] });
+const random: Uint32Array = crypto.getRandomValues(new Uint32Array(4));
+const id: string = crypto.randomUUID();
+const target = new EventTarget();
+let heard = "";
+target.addEventListener("ping", (event) => { heard = event.type; }, { once: true });
+const dispatched: boolean = target.dispatchEvent(new Event("ping", { cancelable: true }));
+const controller = new AbortController();
+let onabort = false;
+controller.signal.onabort = () => { onabort = true; };
+controller.abort(new DOMException("stop", "AbortError"));
+const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(100)]);
+let caught = "";
+try { signal.throwIfAborted(); } catch (e) { if (e instanceof DOMException) caught = `${e.name} ${e.code}`; }
+const early: boolean = AbortSignal.abort().aborted;
+let micro = false;
+queueMicrotask(() => { micro = true; });
+await null;
+const elapsed: number = performance.now();
+const custom = new CustomEvent<number>("n", { detail: 5 });
+const detail: number = custom.detail;
+const digest: ArrayBuffer = await crypto.subtle.digest("SHA-256", bytes);
+console.table([{ a: 1 }]);
+console.time("t");
+console.timeEnd("t");
+return [url.href, pairs, parsed, text, copy, random.length, id.length, heard, dispatched,
+  onabort, caught, early, micro, atob(btoa("x")), elapsed >= 0, detail, digest.byteLength];"#;
+
+/// The web APIs the child has are declared, as far as it defines them:
+/// a program using each passes tsc (it failed with "Cannot find name
+/// 'URL'" and the like) and runs in the child, and a misuse fails tsc.
+#[tokio::test]
+async fn the_web_apis_the_child_has_are_declared() {
+    let declarations = Tools::new().typescript();
+    type_check(&declarations, WEB_APIS).unwrap_or_else(|e| panic!("{e}\n{declarations}"));
+    let prepared = wasmwire::source::prepare(WEB_APIS, wasmwire::source::Language::TypeScript)
+        .expect("the program prepares");
+    let outcome = wasmwire_tests::run(&prepared.text).await;
+    assert_eq!(
+        value(&outcome),
+        json!([
+            "https://example.com/a?b=1&c=2",
+            ["q=x"],
+            null,
+            "héllo",
+            {"a": [1]},
+            4,
+            36,
+            "ping",
+            true,
+            true,
+            "AbortError 20",
+            true,
+            true,
+            "x",
+            true,
+            5,
+            32
+        ])
+    );
+    for (misuse, expect) in [
+        ("new URL(1, 2, 3);", "TS2554"),
+        ("crypto.getRandomValues(new Float64Array(2));", "TS2345"),
+        ("new AbortSignal();", "TS2673"),
+        (
+            "const n: number = new TextDecoder().decode(new Uint8Array(1));",
+            "TS2322",
+        ),
+    ] {
+        match type_check(&declarations, misuse) {
+            Ok(()) => panic!("{misuse} should be rejected by tsc"),
+            Err(e) => assert!(e.contains(expect), "{misuse}: {expect} not in:\n{e}"),
+        }
+    }
+}

@@ -102,6 +102,44 @@ async fn an_error_after_the_returned_expression_is_on_its_own_column() {
     );
 }
 
+/// A last `{ ... }` that reads as an object literal is returned, as
+/// Node's REPL gives it: it was a block (`{ total, count }` returned
+/// `null`) or a SyntaxError (`{ total: total, avg: 2 }`, "expecting ';'").
+#[tokio::test]
+async fn a_last_object_in_braces_is_returned_as_a_repl_gives_it() {
+    for language in [Language::JavaScript, Language::TypeScript] {
+        let (outcome, _) = run_prepared(
+            "const items = [1, 2, 3]\nconst total = items.reduce((a, b) => a + b, 0)\n\
+             const count = items.length\n{ total, count }\n",
+            language,
+        )
+        .await;
+        assert_eq!(
+            value(&outcome),
+            json!({"total": 6, "count": 3}),
+            "{language:?}"
+        );
+        let (outcome, _) =
+            run_prepared("const total = 6;\n{ total: total, avg: 2 };", language).await;
+        assert_eq!(
+            value(&outcome),
+            json!({"total": 6, "avg": 2}),
+            "{language:?}"
+        );
+        // A real block is still one.
+        let (outcome, _) = run_prepared("let x = 1;\n{ x++; }", language).await;
+        assert_eq!(value(&outcome), json!(null), "{language:?}");
+        // An error in the object is placed in the program's own columns.
+        let (outcome, _) = run_prepared("let a = 1\n  { a, b: missing(a) }", language).await;
+        assert_failed(&outcome, FailureKind::Invalid, "missing");
+        assert!(
+            outcome.result.error.contains("line 2, column 11"),
+            "{language:?}: {}",
+            outcome.result.error
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_typescript_syntax_error_is_refused_with_the_programs_place() {
     let error = prepare("const a = 1;\nconst b: = 2;", Language::TypeScript).unwrap_err();

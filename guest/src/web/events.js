@@ -27,8 +27,7 @@
     }
   }
 
-  const now = performance.now;
-  const performanceObject = performance;
+  const now = shared.now;
 
   class Event {
     #type; #cancelable; #bubbles; #composed; #canceled = false; #stopped = false;
@@ -39,7 +38,7 @@
       this.#bubbles = !!(init && init.bubbles);
       this.#cancelable = !!(init && init.cancelable);
       this.#composed = !!(init && init.composed);
-      this.#timeStamp = apply(now, performanceObject, []);
+      this.#timeStamp = now();
     }
     get type() { return this.#type; }
     get target() { return this.#target; }

@@ -10,8 +10,9 @@
 //! * `Event`, `CustomEvent`, `EventTarget`, `AbortController` and
 //!   `AbortSignal`, whose signal also withdraws a `host.call` (see
 //!   `bindings`);
-//! * `performance.timeOrigin` as the time since the epoch that
-//!   `performance.now()` counts from (QuickJS's is fixed in the snapshot);
+//! * `performance.now()` from this execution's time origin and
+//!   `performance.timeOrigin` as that origin's time since the epoch
+//!   (QuickJS's counted from a reading in the snapshot);
 //! * locale formatting absent rather than wrong: `Intl` is undefined, and
 //!   every `toLocale*String` and `localeCompare` throws a `TypeError` that
 //!   says so (see `intl.js`).
@@ -32,13 +33,13 @@ use rquickjs::{Ctx, Function, Object, Persistent};
 /// The surfaces, in the order they are set up: later files use what
 /// earlier ones put in `shared`.
 const SURFACES: &[(&str, &str)] = &[
+    ("<wasmwire:performance>", include_str!("performance.js")),
     ("<wasmwire:events>", include_str!("events.js")),
     ("<wasmwire:url>", include_str!("url.js")),
     ("<wasmwire:text>", include_str!("text.js")),
     ("<wasmwire:crypto>", include_str!("crypto.js")),
     ("<wasmwire:clone>", include_str!("clone.js")),
     ("<wasmwire:intl>", include_str!("intl.js")),
-    ("<wasmwire:performance>", include_str!("performance.js")),
 ];
 
 /// What the evaluator keeps of the web surface between set-up and a run.

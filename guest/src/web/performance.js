@@ -1,23 +1,33 @@
-// performance.timeOrigin as the standard has it: the time since the epoch,
-// in milliseconds, that performance.now() counts from, so that
-// `timeOrigin + now()` is the wall-clock time. QuickJS's own is a reading of
-// its monotonic clock taken when the context was made: in a snapshot, one
-// small fixed number for every execution, and a property that cannot be
-// changed, so `performance` is made anew around QuickJS's `now`. The origin
-// is read on first use; every execution is a fresh instance of the
-// snapshot, so each reads its own.
+// performance.now() and performance.timeOrigin as the standard has them:
+// milliseconds since this execution's time origin, never negative, and
+// that origin as a time since the epoch, so that `timeOrigin + now()` is
+// the wall-clock time. QuickJS's own `now` counts from a clock reading taken
+// when the context was made, in the snapshot, on another clock's base: an
+// execution could read a negative `now`, and every one read the same fixed
+// `timeOrigin` (a property that cannot be changed, so `performance` is
+// made anew). The origin is taken at the first use in an execution; every
+// execution is a fresh instance of the snapshot, so each takes its own.
+// Set up first: `shared.now` is the other files' clock (Event.timeStamp).
 (function (native, shared) {
   "use strict";
-  const now = performance.now, dateNow = Date.now;
+  const clock = performance.now, dateNow = Date.now;
   const apply = Reflect.apply;
   const { defineProperty } = Object;
-  let origin;
+  let base, origin;
+  function now() {
+    const t = apply(clock, undefined, []);
+    if (base === undefined) {
+      base = t;
+      origin = apply(dateNow, Date, []);
+    }
+    return t - base;
+  }
   function timeOrigin() {
-    if (origin === undefined) origin = apply(dateNow, Date, []) - apply(now, undefined, []);
+    if (base === undefined) now();
     return origin;
   }
   class Performance {
-    now() { return apply(now, undefined, []); }
+    now() { return now(); }
     get timeOrigin() { return timeOrigin(); }
     toJSON() { return { timeOrigin: timeOrigin() }; }
   }
@@ -27,9 +37,9 @@
     defineProperty(Performance.prototype, name, d);
   }
   defineProperty(Performance.prototype, Symbol.toStringTag, { value: "Performance", configurable: true });
-  const performanceObject = new Performance();
-  shared.define(globalThis, "Performance", Performance);
+  shared.now = now;
+  defineProperty(globalThis, "Performance", { value: Performance, writable: true, enumerable: false, configurable: true });
   defineProperty(globalThis, "performance", {
-    value: performanceObject, writable: true, enumerable: true, configurable: true,
+    value: new Performance(), writable: true, enumerable: true, configurable: true,
   });
 })

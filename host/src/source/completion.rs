@@ -7,7 +7,9 @@
 //! `;return __wasmwire_last;` (with the `var` that declares it) is added on
 //! lines of its own after the program. Nothing else changes: not an
 //! expression inside a block (`if`, `for`, `{}`), not a program that
-//! already ends with `return`. A program that is only string literals
+//! already ends with `return`. (A last `{ ... }` that reads as an object
+//! literal was put in parentheses before, by `object_block.rs`, and is
+//! returned as any `({ ... })` is.) A program that is only string literals
 //! (`'abc'`, or `"use strict"; "x"`) returns the last, as `eval` would:
 //! that one stops being a directive, and no code follows it for the
 //! directive to govern.

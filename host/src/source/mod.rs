@@ -11,7 +11,8 @@
 //! - **A last expression is returned.** When the program's last top-level
 //!   statement is an expression statement, its value is returned (see
 //!   `completion.rs` for how), so that `await search("x")` alone gives
-//!   search's value.
+//!   search's value. A last `{ ... }` that reads as an object literal is
+//!   one (`object_block.rs`), as in Node's REPL: `{ total, count }`.
 //!
 //! What is sent comes with a [`PositionMap`]: the child names places in the
 //! text it was sent (`line L, column C` in a Result's error), and
@@ -35,6 +36,7 @@
 
 mod body;
 mod completion;
+mod object_block;
 mod position;
 mod stack;
 mod typescript;
@@ -124,6 +126,28 @@ pub enum SourceError {
     /// The TypeScript compiler failed on a program it parsed.
     #[error("the TypeScript program could not be compiled: {0}")]
     Failed(String),
+}
+
+impl SourceError {
+    /// This error with its place mapped back through `steps` (edits made
+    /// before the program was compiled).
+    fn mapped(self, steps: &[position::Step]) -> Self {
+        match self {
+            SourceError::Syntax {
+                message,
+                line,
+                column,
+            } if !steps.is_empty() => {
+                let (line, column) = PositionMap::new(steps.to_vec()).original(line, column);
+                SourceError::Syntax {
+                    message,
+                    line,
+                    column,
+                }
+            }
+            other => other,
+        }
+    }
 }
 
 /// Prepares `program` for the child: strips TypeScript's types, returns a
@@ -424,11 +448,16 @@ impl Parsers {
 /// [`prepare`], on the calling thread, with the copy of the program the
 /// job brought (sent on as it is when nothing changes).
 fn prepare_here(program: String, language: Language) -> Result<Prepared, SourceError> {
-    let (mut text, mut steps) = match language {
-        Language::JavaScript => (program, Vec::new()),
+    let (program, mut steps) = match object_block::parenthesise(&program, language) {
+        Some((text, steps)) => (text, steps.to_vec()),
+        None => (program, Vec::new()),
+    };
+    let mut text = match language {
+        Language::JavaScript => program,
         Language::TypeScript => {
-            let stripped = typescript::strip(&program)?;
-            (stripped.text, stripped.steps)
+            let stripped = typescript::strip(&program).map_err(|error| error.mapped(&steps))?;
+            steps.extend(stripped.steps);
+            stripped.text
         }
     };
     if let Some((returned, step)) = completion::return_last_expression(&text) {
@@ -527,6 +556,44 @@ mod tests {
         );
         // `search` is at column 25 in the text sent, column 7 in the program.
         assert_eq!(ts.map.original(2, 25), (2, 7));
+    }
+
+    #[test]
+    fn a_last_object_in_braces_is_returned_in_both_languages() {
+        // As a block it returned `null` (`{ total, count }`) or was a
+        // SyntaxError (`{ total: total, avg: 2 }`).
+        for language in [Language::JavaScript, Language::TypeScript] {
+            let prepared =
+                prepare("let total = 6, count = 3;\n{ total, count }", language).unwrap();
+            assert_eq!(
+                prepared.text,
+                "let total = 6, count = 3;\n__wasmwire_last = ({ total, count })\n;return __wasmwire_last;\nvar __wasmwire_last;",
+                "{language:?}"
+            );
+        }
+        let js = prepare(
+            "let total = 6;\n{ total: total, avg: 2 };",
+            Language::JavaScript,
+        )
+        .unwrap();
+        assert_eq!(
+            js.text,
+            "let total = 6;\n__wasmwire_last = ({ total: total, avg: 2 });\n;return __wasmwire_last;\nvar __wasmwire_last;"
+        );
+        let ts = prepare(
+            "const total: number = 6;\n{ total: total, avg: 2 }",
+            Language::TypeScript,
+        )
+        .unwrap();
+        assert_eq!(
+            ts.text,
+            "const total         = 6;\n__wasmwire_last = ({ total: total, avg: 2 })\n;return __wasmwire_last;\nvar __wasmwire_last;"
+        );
+        // `avg` is at column 36 in the text sent, column 17 in the program.
+        assert_eq!(ts.map.original(2, 36), (2, 17));
+        // A real block stays one.
+        let block = prepare("let x = 1;\n{ x++; }", Language::TypeScript).unwrap();
+        assert_eq!(block.text, "let x = 1;\n{ x++; }");
     }
 
     #[test]

@@ -261,12 +261,36 @@ impl SpanLo for swc_ecma_parser::error::Error {
 
 /// A syntax error at parser position `at` of `program`.
 fn syntax_error(program: &str, at: BytePos, message: &str) -> SourceError {
-    let (line, column) = Lines::new(program).position(body::offset(at));
+    syntax_error_at(program, body::offset(at), message)
+}
+
+/// A syntax error at byte `at` of `program`, saying what is not
+/// supported where the parser stopped at something the child cannot run.
+fn syntax_error_at(program: &str, at: usize, message: &str) -> SourceError {
+    let (line, column) = Lines::new(program).position(at);
     SourceError::Syntax {
-        message: message.to_owned(),
+        message: unsupported(program, at).unwrap_or_else(|| message.to_owned()),
         line,
         column,
     }
+}
+
+/// What a parser error at byte `at` of `program` means when it is about
+/// something not supported rather than a mistake: an `@` there starts a
+/// decorator (nothing else in TypeScript starts with one), which the
+/// parser is not asked to read, because the stripper cannot lower them,
+/// and the child's JavaScript has none.
+fn unsupported(program: &str, at: usize) -> Option<String> {
+    let rest = program.get(at..)?.strip_prefix('@')?;
+    let name: String = rest
+        .chars()
+        .take_while(|&c| c == '_' || c == '$' || c == '.' || c.is_alphanumeric())
+        .take(40)
+        .collect();
+    Some(format!(
+        "decorators are not supported (`@{name}`): call the function on the class or the \
+         method yourself"
+    ))
 }
 
 /// What one run of swc's stripper gave: its output or its error code, and
@@ -287,14 +311,7 @@ impl SwcRun {
             return SourceError::Failed("the TypeScript compiler gave no output".into());
         };
         match at {
-            Some(at) => {
-                let (line, column) = Lines::new(program).position(at.saturating_sub(head));
-                SourceError::Syntax {
-                    message: message.clone(),
-                    line,
-                    column,
-                }
-            }
+            Some(at) => syntax_error_at(program, at.saturating_sub(head), message),
             None => SourceError::Failed(message.clone()),
         }
     }
@@ -541,6 +558,34 @@ mod tests {
                 .to_string()
                 .starts_with("TypeScript syntax error at line 1, column 30: ")
         );
+    }
+
+    #[test]
+    fn a_decorator_is_refused_as_not_supported_at_its_place() {
+        for (program, line, column) in [
+            ("@log class C {}\nreturn 1", 1, 1),
+            ("class C {\n  @log.on m() {}\n}", 2, 3),
+            ("class C { m(@inject x: number) {} }", 1, 13),
+            ("enum E { A }\n@sealed\nexport class A {}", 2, 1),
+        ] {
+            let error = strip(program).unwrap_err();
+            let SourceError::Syntax {
+                message,
+                line: at_line,
+                column: at_column,
+            } = &error
+            else {
+                panic!("{error:?}");
+            };
+            assert!(
+                message.starts_with("decorators are not supported (`@"),
+                "{program}: {message}"
+            );
+            assert_eq!((*at_line, *at_column), (line, column), "{program}: {error}");
+        }
+        // A syntax error elsewhere keeps the parser's message.
+        let error = strip("const a = '@';\nlet = 1;").unwrap_err();
+        assert!(!error.to_string().contains("decorator"), "{error}");
     }
 
     #[test]
