@@ -34,6 +34,7 @@
   const strCharCodeAt = String.prototype.charCodeAt, strPadEnd = String.prototype.padEnd;
   const numToFixed = Number.prototype.toFixed, numToString = Number.prototype.toString;
   const stringify = JSON.stringify;
+  const trunc = Math.trunc;
   const typedArrayProto = getPrototypeOf(Uint8Array.prototype);
   const taLength = gopd(typedArrayProto, "length").get;
   const taTag = gopd(typedArrayProto, Symbol.toStringTag).get;
@@ -411,13 +412,13 @@
           const a = args[i++];
           piece = typeof a === "string" ? a : typeof a === "bigint" ? a + "n"
             : typeof a === "symbol" ? apply(symbolToString, a, []) : typeof a === "object" && a !== null ? inspect(a, false) : primitive(a, true);
-        } else if (c === "d" || c === "i") {
+        } else if (c === "d" || c === "i" || c === "f") {
+          // Numbers of primitives only: an object's valueOf is not run.
           const a = args[i++];
-          piece = typeof a === "bigint" ? a + "n" : typeof a === "symbol" || (typeof a === "object" && a !== null) ? "NaN"
-            : primitive(c === "i" ? Math.trunc(NumberCtor(a)) : NumberCtor(a), true);
-        } else if (c === "f") {
-          const a = args[i++];
-          piece = typeof a === "symbol" ? "NaN" : primitive(NumberCtor(a), true);
+          const n = typeof a === "bigint" || typeof a === "symbol" || typeof a === "function" ||
+            (typeof a === "object" && a !== null) ? NaN : NumberCtor(a);
+          piece = typeof a === "bigint" && c !== "f" ? a + "n"
+            : primitive(c === "i" ? trunc(n) : n, true);
         } else if (c === "j") {
           try { piece = stringify(args[i++]); } catch { piece = "[Circular]"; }
           if (piece === undefined) piece = "undefined";

@@ -279,23 +279,24 @@ impl MemoryWatch {
         let tracker = watch.clone();
         runtime.set_host_promise_rejection_tracker(Some(Box::new(
             move |ctx, promise, reason: rquickjs::Value<'_>, is_handled| {
-                // The run's own record, for the warning a program that
-                // ends well gets about rejections nothing handled.
-                if let Some(session) = crate::session::Session::current(&ctx) {
-                    session.track_rejection(promise, reason.clone(), is_handled);
-                }
-                if is_handled {
-                    return;
-                }
-                if is_out_of_memory_error(&reason) {
+                let out_of_memory = !is_handled
+                    && (is_out_of_memory_error(&reason)
+                        || (reason.is_null() || reason.is_undefined()) && {
+                            // A `null` may be QuickJS's: ask the heap while
+                            // the rejection is fresh.
+                            tracker.probe();
+                            tracker.near_limit()
+                        });
+                if out_of_memory {
                     tracker.state.rejected.set(true);
-                } else if reason.is_null() || reason.is_undefined() {
-                    // A `null` may be QuickJS's: ask the heap while the
-                    // rejection is fresh.
-                    tracker.probe();
-                    if tracker.near_limit() {
-                        tracker.state.rejected.set(true);
-                    }
+                } else if let Some(session) = crate::session::Session::current(&ctx) {
+                    // The run's own record, for the warning a program that
+                    // ends well gets about rejections nothing handled. Not
+                    // of memory running out: the run ends `limit` anyway,
+                    // and holding the rejected promise would hold the heap
+                    // it fills (a chain that grows without end kept its
+                    // queue from draining, for good).
+                    session.track_rejection(promise, reason.clone(), is_handled);
                 }
             },
         )));
