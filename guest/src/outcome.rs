@@ -204,7 +204,12 @@ impl<'js> Judge<'_, 'js> {
             );
         }
         if let Some(Place::In(at)) = located {
+            // Only when the program itself made the call: a builtin that
+            // was handed something else than a function (`[1].map(5)`)
+            // throws the same words from its own frame, and the call the
+            // program made there, `.map`, is a function.
             if headline == "TypeError: not a function"
+                && self.thrown_by_the_program(reason)
                 && let Some(callee) = hints::callee(self.source, at)
             {
                 headline = format!("TypeError: {callee} is not a function");
@@ -279,6 +284,20 @@ impl<'js> Judge<'_, 'js> {
 
     fn stack_limit(&self, why: &str) -> Ending {
         Ending::failed(FailureKind::Limit, format!("stack limit: {why}"))
+    }
+
+    /// Whether the error's innermost frame is the program's (not a
+    /// builtin's, `at map (native)`).
+    fn thrown_by_the_program(&self, error: &Value<'js>) -> bool {
+        self.intrinsics
+            .property(error, "stack")
+            .and_then(|stack| {
+                stack
+                    .lines()
+                    .find(|frame| frame.trim_start().starts_with("at "))
+                    .map(|frame| frame.contains(program::FILE))
+            })
+            .unwrap_or(false)
     }
 
     /// ` at line L, column C` when the error's stack passes through the program.

@@ -242,6 +242,12 @@ fn a_call_of_what_is_not_a_function_and_a_misplaced_await_are_named() {
             "const x = 5; x.toUpperCase();",
             "TypeError: x.toUpperCase is not a function at line 1, column 15",
         ),
+        // A builtin handed what is not a function says so itself: `map`
+        // is a function, and is not named as the culprit.
+        (
+            "const xs = [1];\nxs.map(5);",
+            "TypeError: not a function at line 2, column 4",
+        ),
         (
             "const xs = [1];\nxs.forEach((x) => {\n  const r = await f(x);\n});",
             "SyntaxError: await is only valid in an async function, and the function around this \
