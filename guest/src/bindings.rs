@@ -43,7 +43,7 @@ pub(crate) struct Binding {
     /// The signature's parameter names; `None` when it has no signature.
     pub(crate) parameters: Option<Vec<String>>,
     /// The signature's last parameter is a rest parameter (`...rest`): it
-    /// takes no more than its own position, but more are not refused.
+    /// takes every argument from its position on, as an array.
     pub(crate) rest: bool,
 }
 
@@ -116,12 +116,6 @@ fn binding_function<'js>(
         ctx.clone(),
         move |ctx: Ctx<'js>, values: Rest<Value<'js>>| {
             let args = match &binding.parameters {
-                Some(parameters) if !binding.rest && given(&values.0) > parameters.len() => {
-                    Err(Exception::throw_type(
-                        &ctx,
-                        &too_many(&binding.name, parameters, given(&values.0)),
-                    ))
-                }
                 Some(parameters) => args_from_parameters(&ctx, parameters, binding.rest, &values.0),
                 None => args_from_value(&ctx, &session, &binding.name, values.0.first()),
             };
@@ -235,29 +229,6 @@ fn signal_of<'js>(options: Option<&Value<'js>>) -> rquickjs::Result<Option<Value
     };
     let signal: Value = options.get("signal")?;
     Ok((!signal.is_undefined()).then_some(signal))
-}
-
-/// How many arguments a call gave, trailing `undefined`s not counted.
-fn given(values: &[Value<'_>]) -> usize {
-    values
-        .iter()
-        .rposition(|v| !v.is_undefined())
-        .map_or(0, |i| i + 1)
-}
-
-/// The TypeError for a call with more arguments than the signature has
-/// parameters: they were dropped without a word, so a model that passed
-/// `search(q, { limit: 5 })` to `search(query)` never learned its limit
-/// went nowhere.
-fn too_many(name: &str, parameters: &[String], given: usize) -> String {
-    match parameters.len() {
-        0 => format!("{name} takes no arguments, but was given {given}"),
-        n => format!(
-            "{name} takes {n} argument{} ({}), but was given {given}",
-            if n == 1 { "" } else { "s" },
-            parameters.join(", ")
-        ),
-    }
 }
 
 /// Whether a signature's last parameter is a rest parameter.

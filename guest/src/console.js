@@ -15,7 +15,7 @@
   const apply = Reflect.apply;
   const ownKeys = Reflect.ownKeys;
   const { getOwnPropertyDescriptor: gopd, getPrototypeOf, defineProperty, is } = Object;
-  const StringCtor = String, NumberCtor = Number;
+  const StringCtor = String, NumberCtor = Number, MapCtor = Map;
   const arrayPush = Array.prototype.push, arrayJoin = Array.prototype.join;
   const isArray = Array.isArray;
   const mapForEach = Map.prototype.forEach, setForEach = Set.prototype.forEach;
@@ -30,6 +30,7 @@
   const booleanValue = Boolean.prototype.valueOf, bigintValue = BigInt.prototype.valueOf;
   const symbolValue = Symbol.prototype.valueOf;
   const strSlice = String.prototype.slice, strReplace = String.prototype.replace;
+  const strIndexOf = String.prototype.indexOf;
   const strIncludes = String.prototype.includes, strRepeat = String.prototype.repeat;
   const strCharCodeAt = String.prototype.charCodeAt, strPadEnd = String.prototype.padEnd;
   const numToFixed = Number.prototype.toFixed, numToString = Number.prototype.toString;
@@ -42,19 +43,21 @@
   const dvByteLength = gopd(DataView.prototype, "byteLength").get;
   const toStringTag = Symbol.toStringTag;
   const now = performance.now, perf = performance;
-  const ErrorProto = Error.prototype;
-  const identifier = /^[A-Za-z_$][\w$]*$/;
-  const regexpTest = RegExp.prototype.test;
+  // The web classes shown by their contents, known by their prototypes
+  // (any object can carry their toStringTag).
+  const URLProto = URL.prototype, SearchParamsProto = URLSearchParams.prototype;
+  const urlHref = gopd(URL.prototype, "href").get, searchParamsForEach = URLSearchParams.prototype.forEach;
+  const ErrorProto = Error.prototype, ObjectProto = Object.prototype, ArrayProto = Array.prototype;
 
   // How deep objects are shown, and how much of each (Node's defaults).
-  const DEPTH = 2, ARRAY_ITEMS = 100, STRING_CHARS = 10000;
+  const DEPTH = 2, ARRAY_ITEMS = 100, STRING_CHARS = 10000, MAX_LOOKS = 10000;
   // How much text one call builds before it stops showing more: the
   // console's own cap bounds what is written; this bounds the work.
   const BUDGET = 1 << 20;
 
   // QuickJS's class id of each kind: what an object really is, which no
   // prototype trick changes.
-  const kinds = [];
+  const kinds = { __proto__: null };
   const learn = (kind, v) => { kinds[classId(v)] = kind; };
   learn("Array", []);
   learn("Error", new Error());
@@ -75,49 +78,76 @@
   learn("BigInt", Object(0n));
   learn("Symbol", Object(Symbol()));
   learn("Arguments", (function () { return arguments; })());
+  learn("Proxy", new Proxy({}, {}));
   for (const T of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array,
     Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]) learn("TypedArray", new T(0));
   if (typeof Float16Array === "function") learn("TypedArray", new Float16Array(0));
 
   // One call's text, and how much room it has left.
-  function Out() { this.parts = []; this.size = 0; this.full = false; }
+  // QuickJS joins strings as ropes: appending is cheap.
+  // Made as literals without a prototype: a program's setters or getters
+  // on Object.prototype never meet them.
+  function newOut() { return { __proto__: null, s: "", full: false }; }
   function put(out, text) {
     if (out.full) return;
-    if (out.size + text.length > BUDGET) {
-      apply(arrayPush, out.parts, [apply(strSlice, text, [0, BUDGET - out.size]), " ..."]);
+    if (out.s.length + text.length > BUDGET) {
+      out.s += apply(strSlice, text, [0, BUDGET - out.s.length]) + " ...";
       out.full = true;
       return;
     }
-    apply(arrayPush, out.parts, [text]);
-    out.size += text.length;
+    out.s += text;
   }
-  function text(out) { return apply(arrayJoin, out.parts, [""]); }
+  function text(out) { return out.s; }
 
+  // No regular expressions here: their methods are the program's to
+  // replace (`RegExp.prototype.exec`, `[Symbol.replace]`).
+  function needsEscape(c) {
+    return c < 0x20 || c === 0x7f || c === 0x5c || c === 0x27 || c === 0x2028 || c === 0x2029;
+  }
+  function isPlain(s) {
+    for (let i = 0; i < s.length; i++) if (needsEscape(apply(strCharCodeAt, s, [i]))) return false;
+    return true;
+  }
   function quote(s) {
+    if (s.length <= STRING_CHARS && isPlain(s)) return "'" + s + "'";
     if (s.length > STRING_CHARS) {
       const more = s.length - STRING_CHARS;
       return quote(apply(strSlice, s, [0, STRING_CHARS])) + `... ${more} more character${more > 1 ? "s" : ""}`;
     }
     const q = !apply(strIncludes, s, ["'"]) ? "'" : !apply(strIncludes, s, ['"']) ? '"' : "`";
-    return q + apply(strReplace, s, [/[\\\x00-\x1f\x7f]|['"`]/g, (c) => {
-      if (c !== "\\" && c.length === 1 && c !== q && c >= " ") return c;
-      switch (c) {
-        case "\\": return "\\\\";
-        case "\n": return "\\n";
-        case "\r": return "\\r";
-        case "\t": return "\\t";
-        case "\b": return "\\b";
-        case "\f": return "\\f";
-        case "\v": return "\\v";
-        case q: return "\\" + q;
-        default: return "\\x" + apply(strPadEnd, apply(numToString, apply(strCharCodeAt, c, [0]), [16]), [2, "0"]);
-      }
-    }]) + q;
+    let out = q, from = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = apply(strCharCodeAt, s, [i]);
+      const ch = s[i];
+      let escaped;
+      if (ch === q || c === 0x5c) escaped = "\\" + ch;
+      else if (c === 0x0a) escaped = "\\n";
+      else if (c === 0x0d) escaped = "\\r";
+      else if (c === 0x09) escaped = "\\t";
+      else if (c === 0x08) escaped = "\\b";
+      else if (c === 0x0c) escaped = "\\f";
+      else if (c === 0x0b) escaped = "\\v";
+      else if (c === 0x2028 || c === 0x2029) escaped = "\\u" + apply(numToString, c, [16]);
+      else if (c < 0x20 || c === 0x7f) escaped = "\\x" + (c < 16 ? "0" : "") + apply(numToString, c, [16]);
+      else continue;
+      out += apply(strSlice, s, [from, i]) + escaped;
+      from = i + 1;
+    }
+    return out + apply(strSlice, s, [from]) + q;
   }
 
+  function isIdentifier(k) {
+    if (k.length === 0) return false;
+    for (let i = 0; i < k.length; i++) {
+      const c = apply(strCharCodeAt, k, [i]);
+      const letter = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x24;
+      if (!letter && (i === 0 || c < 0x30 || c > 0x39)) return false;
+    }
+    return true;
+  }
   function key(k) {
     if (typeof k === "symbol") return "[" + apply(symbolToString, k, []) + "]";
-    return apply(regexpTest, identifier, [k]) ? k : quote(k);
+    return isIdentifier(k) ? k : quote(k);
   }
 
   function primitive(v, top) {
@@ -207,17 +237,26 @@
 
   // A whole object: `Name { ... }`, `[ ... ]`, `Map(2) { ... }`, ...
   function object(out, o, depth, state) {
-    const target = proxyTarget(o);
-    if (target !== undefined) return object(out, target, depth, state);
+    const kind = kinds[classId(o)];
+    if (kind === "Proxy") {
+      // A chain of proxies is walked, not recursed.
+      let target = o;
+      for (let i = 0; i < 1e6 && kinds[classId(target)] === "Proxy"; i++) {
+        target = proxyTarget(target);
+        if (target === undefined) return put(out, "[Proxy]");
+      }
+      if (kinds[classId(target)] === "Proxy") return put(out, "[Proxy]");
+      return object(out, target, depth, state);
+    }
     const seen = state.seen;
     for (let i = 0; i < seen.length; i++) {
       if (seen[i] === o) {
+        if (state.refs === null) state.refs = new MapCtor();
         let id = apply(mapGet, state.refs, [o]);
-        if (id === undefined) { id = state.refs.size + 1; apply(mapSet, state.refs, [o, id]); }
+        if (id === undefined) { id = apply(mapSize, state.refs, []) + 1; apply(mapSet, state.refs, [o, id]); }
         return put(out, `[Circular *${id}]`);
       }
     }
-    const kind = kinds[classId(o)];
     if (typeof o === "function") {
       put(out, functionText(o));
       return;
@@ -239,15 +278,20 @@
         return put(out, `${kind} { byteLength: ${apply(abByteLength, o, [])} }`);
       case "DataView": return put(out, `DataView { byteLength: ${apply(dvByteLength, o, [])} }`);
     }
-    if (isError(o)) return error(out, o, depth, state);
-    const name = constructorName(o);
-    const tagged = dataOf(o, toStringTag) ?? tagOf(o);
+    // Plain objects and arrays (most of what is shown) skip the walks up
+    // their prototypes.
+    const proto = getPrototypeOf(o);
+    const common = proto === ObjectProto || proto === ArrayProto;
+    if (kind === "Error" || (!common && isError(o))) return error(out, o, depth, state);
+    const name = proto === ObjectProto ? "Object" : proto === ArrayProto ? "Array" : constructorName(o);
+    const own = dataOf(o, toStringTag);
+    const tagged = own !== undefined || common ? own : tagOf(o);
     if (depth > DEPTH) {
       const label = kind === "Array" ? "Array" : kind === "TypedArray" ? apply(taTag, o, []) : name || (name === null ? "Object: null prototype" : "Object");
       return put(out, `[${label}]`);
     }
     apply(arrayPush, seen, [o]);
-    const mark = out.parts.length;
+    const mark = out.s.length;
     try {
       if (kind === "Array" || kind === "TypedArray" || kind === "Arguments") {
         list(out, o, depth, state, kind);
@@ -278,15 +322,14 @@
         }
         properties(out, o, depth, state, false, false);
         put(out, " }");
-      } else if (tagged === "URLSearchParams" && typeof o.forEach === "function") {
+      } else if (proto === SearchParamsProto) {
+        // The real class's own method: its brand check refuses an impostor.
         put(out, "URLSearchParams {");
         let any = false;
-        try {
-          o.forEach((v, k) => { put(out, (any ? ", " : " ") + quote(k) + " => " + quote(v)); any = true; });
-        } catch { /* shown as far as it went */ }
+        apply(searchParamsForEach, o, [(v, k) => { put(out, (any ? ", " : " ") + quote(k) + " => " + quote(v)); any = true; }]);
         put(out, any ? " }" : "}");
-      } else if (tagged === "URL" && typeof o.href === "string") {
-        put(out, `URL { href: ${quote(o.href)} }`);
+      } else if (proto === URLProto) {
+        put(out, `URL { href: ${quote(apply(urlHref, o, []))} }`);
       } else {
         let prefix = name === null ? "[Object: null prototype] " : name && name !== "Object" ? name + " " : "";
         if (typeof tagged === "string" && tagged !== "" && tagged !== name) prefix = `${prefix || "Object "}[${tagged}] `;
@@ -297,8 +340,8 @@
     } finally {
       seen.length--;
     }
-    const id = apply(mapGet, state.refs, [o]);
-    if (id !== undefined) out.parts[mark] = `<ref *${id}> ` + out.parts[mark];
+    const id = state.refs === null ? undefined : apply(mapGet, state.refs, [o]);
+    if (id !== undefined) out.s = apply(strSlice, out.s, [0, mark]) + `<ref *${id}> ` + apply(strSlice, out.s, [mark]);
   }
 
   function tagOf(o) {
@@ -321,9 +364,11 @@
       put(out, (any ? ", " : " ") + `<${holes} empty item${holes > 1 ? "s" : ""}>`);
       any = true; shown++; holes = 0;
     };
+    // Holes cost a look each: past MAX_LOOKS the rest is counted, not
+    // walked (`new Array(1e8)` took half a minute, index by index).
     let i = 0;
-    for (; i < length && shown < ARRAY_ITEMS && !out.full; i++) {
-      const d = kind === "TypedArray" ? { value: a[i] } : gopd(a, StringCtor(i));
+    for (; i < length && shown < ARRAY_ITEMS && !out.full && i < MAX_LOOKS; i++) {
+      const d = kind === "TypedArray" ? { __proto__: null, value: a[i] } : gopd(a, StringCtor(i));
       if (d === undefined) { holes++; continue; }
       flushHoles();
       put(out, any ? ", " : " ");
@@ -336,7 +381,9 @@
       put(out, `, ... ${length - i} more item${length - i > 1 ? "s" : ""}`);
       any = true;
     }
-    if (kind !== "TypedArray") any = properties(out, a, depth, state, true, !any);
+    // Its other properties, but for a long array, whose keys (every
+    // index) would have to be listed to find them.
+    if (kind !== "TypedArray" && length <= MAX_LOOKS) any = properties(out, a, depth, state, true, !any);
     put(out, any ? " ]" : "]");
   }
 
@@ -388,14 +435,17 @@
   }
 
   function inspect(v, top) {
-    const out = new Out();
-    value(out, v, 0, { seen: [], refs: new Map() }, top);
+    // A primitive needs none of the walk's state (most of what is logged).
+    if ((typeof v !== "object" || v === null) && typeof v !== "function") return primitive(v, top);
+    const out = newOut();
+    value(out, v, 0, { __proto__: null, seen: [], refs: null }, top);
     return text(out);
   }
 
   // The arguments of a log call: `%` directives in a first string, then
   // every other argument shown, separated by spaces.
   function format(args) {
+    if (args.length === 1 && typeof args[0] === "string") return args[0];
     const out = [];
     let i = 0;
     if (typeof args[0] === "string" && args.length > 1 && apply(strIncludes, args[0], ["%"])) {
@@ -439,7 +489,7 @@
   // snapshot, with nothing in them).
   let indent = "";
   const counts = new Map(), timers = new Map();
-  function emit(level, line) { write(level, indent + line); }
+  function emit(level, line) { write(level, indent === "" ? line : indent + line); }
 
   const LOG = 0, INFO = 1, WARN = 2, ERROR = 3, DEBUG = 4;
   function label(l) { return l === undefined ? "default" : StringCtor(l); }
@@ -460,8 +510,10 @@
         const s = new Error().stack;
         if (typeof s === "string") {
           // The first frame is this method's own.
-          const lines = s.split("\n");
-          stack = apply(arrayJoin, lines.slice(1).filter((l) => l !== ""), ["\n"]);
+          // After the first line (this method's own frame).
+          const first = apply(strIndexOf, s, ["\n"]);
+          stack = first < 0 ? "" : apply(strSlice, s, [first + 1]);
+          while (stack.length > 0 && stack[stack.length - 1] === "\n") stack = apply(strSlice, stack, [0, -1]);
         }
       } catch { /* no stack */ }
       emit(ERROR, "Trace" + (args.length > 0 ? ": " + format(args) : "") + (stack ? "\n" + stack : ""));
@@ -524,22 +576,23 @@
   // tabular to show.
   const MAX_ROWS = 1000;
   function table(data, columns) {
+    const seenColumn = new MapCtor();
     const rowKeys = [], rowValues = [];
     const kind = kinds[classId(data)];
+    // Rows past MAX_ROWS are counted, not shown.
+    let total = 0;
     if (kind === "Map") {
-      let i = 0;
-      apply(mapForEach, data, [(v, k) => { if (i++ < MAX_ROWS) { apply(arrayPush, rowKeys, [inspect(k, false)]); apply(arrayPush, rowValues, [v]); } }]);
+      apply(mapForEach, data, [(v, k) => { if (total++ < MAX_ROWS) { apply(arrayPush, rowKeys, [inspect(k, false)]); apply(arrayPush, rowValues, [v]); } }]);
     } else if (kind === "Set") {
-      let i = 0;
-      apply(setForEach, data, [(v) => { apply(arrayPush, rowKeys, [StringCtor(i)]); if (i++ < MAX_ROWS) apply(arrayPush, rowValues, [v]); }]);
-      rowKeys.length = rowValues.length;
+      apply(setForEach, data, [(v) => { if (total < MAX_ROWS) { apply(arrayPush, rowKeys, [StringCtor(total)]); apply(arrayPush, rowValues, [v]); } total++; }]);
     } else {
       const keys = ownKeys(data);
-      for (let i = 0; i < keys.length && rowKeys.length < MAX_ROWS; i++) {
+      for (let i = 0; i < keys.length; i++) {
         const k = keys[i];
         if (typeof k !== "string") continue;
         const d = gopd(data, k);
         if (d === undefined || !d.enumerable || !("value" in d)) continue;
+        if (total++ >= MAX_ROWS) continue;
         apply(arrayPush, rowKeys, [k]);
         apply(arrayPush, rowValues, [d.value]);
       }
@@ -552,7 +605,7 @@
     const cells = [];
     for (let r = 0; r < rowValues.length; r++) {
       const v = rowValues[r];
-      const row = new Map();
+      const row = new MapCtor();
       if ((typeof v === "object" && v !== null) || typeof v === "function") {
         const keys = ownKeys(v);
         for (let i = 0; i < keys.length; i++) {
@@ -569,7 +622,6 @@
       }
       apply(arrayPush, cells, [row]);
     }
-    seenColumn.clear();
     if (rowKeys.length === 0) return null;
     for (let i = 0; i < columnKeys.length; i++) apply(arrayPush, header, [columnKeys[i]]);
     if (values) apply(arrayPush, header, ["Values"]);
@@ -586,18 +638,26 @@
       for (let r = 0; r < grid.length; r++) if (grid[r][c].length > w) w = grid[r][c].length;
       apply(arrayPush, widths, [w + 2]);
     }
-    const rule = (l, m, r) => l + apply(arrayJoin, widths.map((w) => apply(strRepeat, "─", [w])), [m]) + r;
-    const line = (cellsOfRow) => "│" + apply(arrayJoin, cellsOfRow.map((c, i) => " " + apply(strPadEnd, c, [widths[i] - 1])), ["│"]) + "│";
+    const rule = (l, m, r) => {
+      let text = l;
+      for (let i = 0; i < widths.length; i++) text += (i > 0 ? m : "") + apply(strRepeat, "─", [widths[i]]);
+      return text + r;
+    };
+    const line = (cellsOfRow) => {
+      let text = "│";
+      for (let i = 0; i < cellsOfRow.length; i++) text += " " + apply(strPadEnd, cellsOfRow[i], [widths[i] - 1]) + "│";
+      return text;
+    };
     const out = [rule("┌", "┬", "┐"), line(grid[0]), rule("├", "┼", "┤")];
     for (let r = 1; r < grid.length; r++) apply(arrayPush, out, [line(grid[r])]);
     apply(arrayPush, out, [rule("└", "┴", "┘")]);
+    if (total > rowValues.length) apply(arrayPush, out, [`... ${total - rowValues.length} more rows`]);
     return out;
   }
-  const seenColumn = new Map();
   const VALUES = Symbol("values");
   function inspectCell(v) {
-    const out = new Out();
-    value(out, v, 1, { seen: [], refs: new Map() }, false);
+    const out = newOut();
+    value(out, v, 1, { __proto__: null, seen: [], refs: null }, false);
     return text(out);
   }
 

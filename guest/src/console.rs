@@ -104,12 +104,17 @@ fn proxy_target<'js>(ctx: Ctx<'js>, value: Value<'js>) -> Value<'js> {
     }
 }
 
-/// `\r` and `\n` become two-character escapes; all other text is kept.
-fn escape_line_breaks(line: &str) -> String {
-    if !line.contains(['\n', '\r']) {
+/// `\r` and `\n` become two-character escapes, and U+2028 and U+2029 (line
+/// ends to JavaScript, Python's `splitlines` and many viewers) `\u2028` and
+/// `\u2029`; all other text is kept.
+pub(crate) fn escape_line_breaks(line: &str) -> String {
+    if !line.contains(['\n', '\r', '\u{2028}', '\u{2029}']) {
         return line.to_owned();
     }
-    line.replace('\r', "\\r").replace('\n', "\\n")
+    line.replace('\r', "\\r")
+        .replace('\n', "\\n")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
 }
 
 #[cfg(test)]
@@ -120,5 +125,9 @@ mod tests {
     fn line_breaks_are_escaped_and_other_text_kept() {
         assert_eq!(escape_line_breaks("a\nb\r\nc"), "a\\nb\\r\\nc");
         assert_eq!(escape_line_breaks("tab\there é \\n"), "tab\there é \\n");
+        assert_eq!(
+            escape_line_breaks("ok\u{2028}warn: forged\u{2029}x"),
+            "ok\\u2028warn: forged\\u2029x"
+        );
     }
 }

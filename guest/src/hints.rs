@@ -46,6 +46,14 @@ pub(crate) fn callee(source: &str, at: Position) -> Option<String> {
     if !matches!(rest[open..].chars().next(), Some('(' | '`')) {
         return None;
     }
+    // `handlers.get("x")(1)`: what failed is the call of what `get`
+    // returned, `handlers.get(...)`, not `get`, which is a function.
+    let called_result = rest[open..].starts_with('(')
+        && closing_paren(&rest[open..]).is_some_and(|close| {
+            rest[open + close + 1..]
+                .trim_start()
+                .starts_with(['(', '`'])
+        });
     let before = line[..offset + open].trim_end();
     // Back over the chain.
     let start = before
@@ -60,7 +68,45 @@ pub(crate) fn callee(source: &str, at: Position) -> Option<String> {
         && chain.chars().count() <= MAX_CALLEE
         && chain.chars().any(is_name_char)
         && !chain.ends_with('.');
-    valid.then(|| chain.to_owned())
+    valid.then(|| {
+        if called_result {
+            format!("{chain}(...)")
+        } else {
+            chain.to_owned()
+        }
+    })
+}
+
+/// The offset of the `)` that closes the `(` `text` starts with, on its
+/// line; strings are skipped. `None` when it is not there.
+fn closing_paren(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' | '`' => quote = Some(c),
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Where the `await` is, when a syntax error at `at` is the token after an
@@ -105,6 +151,8 @@ pub(crate) fn unbalanced(source: &str) -> Option<Unbalanced> {
     // Whether a `/` here would start a regular expression.
     let mut regex_may_start = true;
     let mut last_word = String::new();
+    // The last token was a `.` (so a word after it is a property name).
+    let mut after_dot = false;
     macro_rules! next {
         () => {{
             let c = chars.next();
@@ -143,6 +191,10 @@ pub(crate) fn unbalanced(source: &str) -> Option<Unbalanced> {
     }
     while let Some(c) = next!() {
         let here = Position { line, column };
+        let was_dot = after_dot;
+        if !c.is_whitespace() {
+            after_dot = false;
+        }
         match c {
             '"' | '\'' => {
                 while let Some(d) = next!() {
@@ -222,6 +274,16 @@ pub(crate) fn unbalanced(source: &str) -> Option<Unbalanced> {
                 // division (the common case in expressions).
                 regex_may_start = c == '}';
             }
+            '+' | '-' if chars.peek() == Some(&c) => {
+                // `i++ / 2` divides: after a postfix `++` or `--` (a prefix
+                // one cannot meet a `/`).
+                next!();
+                regex_may_start = false;
+            }
+            '.' => {
+                after_dot = true;
+                regex_may_start = true;
+            }
             c if is_name_char(c) => {
                 last_word.clear();
                 last_word.push(c);
@@ -230,23 +292,25 @@ pub(crate) fn unbalanced(source: &str) -> Option<Unbalanced> {
                         last_word.push(d);
                     }
                 }
-                regex_may_start = matches!(
-                    last_word.as_str(),
-                    "return"
-                        | "typeof"
-                        | "instanceof"
-                        | "in"
-                        | "of"
-                        | "new"
-                        | "delete"
-                        | "void"
-                        | "throw"
-                        | "case"
-                        | "do"
-                        | "else"
-                        | "yield"
-                        | "await"
-                );
+                // A property (`obj.in`) is a name, never a keyword.
+                regex_may_start = !was_dot
+                    && matches!(
+                        last_word.as_str(),
+                        "return"
+                            | "typeof"
+                            | "instanceof"
+                            | "in"
+                            | "of"
+                            | "new"
+                            | "delete"
+                            | "void"
+                            | "throw"
+                            | "case"
+                            | "do"
+                            | "else"
+                            | "yield"
+                            | "await"
+                    );
             }
             c if c.is_whitespace() => {}
             _ => regex_may_start = true,
@@ -284,6 +348,12 @@ mod tests {
         assert_eq!(callee("a.map(f).foo();", at(1, 9)).as_deref(), Some(".foo"));
         assert_eq!(callee("o?.f?.();", at(1, 3)).as_deref(), Some("o?.f"));
         assert_eq!(callee("tag`x`;", at(1, 1)).as_deref(), Some("tag"));
+        // The call of what a call returned.
+        assert_eq!(
+            callee("handlers.get(\"a)\")(1);", at(1, 10)).as_deref(),
+            Some("handlers.get(...)")
+        );
+        assert_eq!(callee("make()`x`;", at(1, 1)).as_deref(), Some("make(...)"));
         // Not a call, or nothing to name: nothing said.
         assert_eq!(callee("o[k]();", at(1, 2)), None);
         assert_eq!(callee("(a + b)();", at(1, 1)), None);
@@ -328,5 +398,16 @@ mod tests {
         );
         assert_eq!(unbalanced("f(a[0], { b: (1) });"), None);
         assert_eq!(unbalanced("f(a]"), None, "crossed: not sure");
+        // A `/` after `i++` or after a property named like a keyword
+        // divides; it read as a regular expression, and the scan named a
+        // `)` where the `{` was left open.
+        assert_eq!(
+            unbalanced("let i = 0; const a = i++ / 2, b = Math.max(i / 3); const cfg = {"),
+            Some(Unbalanced::Unclosed('{', at(1, 64)))
+        );
+        assert_eq!(
+            unbalanced("const o = {in: 4}; const h = o.in / 2; const z = (1, [2"),
+            Some(Unbalanced::Unclosed('[', at(1, 54)))
+        );
     }
 }

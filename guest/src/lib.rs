@@ -331,7 +331,7 @@ fn warn_unhandled<'js>(session: &Session<'js>, judge: &Judge<'_, 'js>) {
             None => judge.intrinsics.display(&reason),
         };
         // One line, as every console line is.
-        let shown = shown.replace('\r', "\\r").replace('\n', "\\n");
+        let shown = console::escape_line_breaks(&shown);
         let line = format!("warn: a promise was rejected and nothing handled it: {shown}\n");
         session.write_console(line.as_bytes());
     }
@@ -354,7 +354,7 @@ fn warn_unhandled<'js>(session: &Session<'js>, judge: &Judge<'_, 'js>) {
         if tools.len() > 8 {
             names.push_str(", ...");
         }
-        let names = names.replace('\r', "\\r").replace('\n', "\\n");
+        let names = console::escape_line_breaks(&names);
         let line = format!(
             "warn: the program ended with {count} tool call{} unanswered ({names}): what {} is dropped\n",
             if count == 1 { "" } else { "s" },

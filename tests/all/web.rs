@@ -698,3 +698,17 @@ async fn the_web_surface_holds_where_a_probe_against_node_found_it_wrong() {
         })
     );
 }
+
+/// `AbortSignal.any` of an `any` of ... 3,000 deep (a retry loop that wraps
+/// its signal again each time) overflowed the stack when the first aborted.
+#[tokio::test]
+async fn a_deep_chain_of_any_aborts_without_recursion() {
+    let program = r#"
+        const root = new AbortController();
+        let signal = root.signal;
+        for (let i = 0; i < 3000; i++) signal = AbortSignal.any([signal]);
+        root.abort("stop");
+        return [signal.aborted, signal.reason];
+    "#;
+    assert_eq!(value(&run(program).await), json!([true, "stop"]));
+}

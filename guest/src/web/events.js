@@ -9,7 +9,7 @@
   const { defineProperty, freeze } = Object;
   const apply = Reflect.apply;
   const queue = queueMicrotask;
-  const arrayPush = Array.prototype.push;
+  const arrayPush = Array.prototype.push, arrayPop = Array.prototype.pop;
   const arraySlice = Array.prototype.slice;
   const arraySplice = Array.prototype.splice;
 
@@ -216,16 +216,22 @@
     static _is(s) { return #aborted in s; }
     static _aborted(s) { return s.#aborted; }
     static _onAbort(s, f) { apply(arrayPush, s.#inner, [f]); }
-    static _abort(s, reason) {
-      if (s.#aborted) return;
-      s.#aborted = true;
-      s.#reason = reason;
-      const inner = s.#inner, dependents = s.#dependents;
-      s.#inner = []; s.#dependents = [];
-      for (const f of inner) { try { f(reason); } catch (e) { report(e); } }
-      s.dispatchEvent(new Event("abort"));
-      // `abortSignal`: `_abort` itself is taken off the class below.
-      for (const d of dependents) abortSignal(d, reason);
+    // A work list, not recursion: `any` of an `any` of ... thousands deep
+    // (a retry loop that wraps its signal again each time) overflowed the
+    // stack when the first one aborted.
+    static _abort(first, reason) {
+      const work = [first];
+      while (work.length > 0) {
+        const s = apply(arrayPop, work, []);
+        if (s.#aborted) continue;
+        s.#aborted = true;
+        s.#reason = reason;
+        const inner = s.#inner, dependents = s.#dependents;
+        s.#inner = []; s.#dependents = [];
+        for (let i = 0; i < inner.length; i++) { try { inner[i](reason); } catch (e) { report(e); } }
+        s.dispatchEvent(new Event("abort"));
+        for (let i = dependents.length - 1; i >= 0; i--) apply(arrayPush, work, [dependents[i]]);
+      }
     }
   }
   const isSignal = AbortSignal._is, signalAborted = AbortSignal._aborted,

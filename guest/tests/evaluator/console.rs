@@ -236,3 +236,45 @@ fn calls_left_unanswered_at_the_end_are_warned_about() {
         "warn: the program ended with 3 tool calls unanswered (other, slow): what they answer is dropped\n"
     );
 }
+
+/// Found by an adversarial probe of the console: a sparse array was walked
+/// hole by hole (`new Array(1e8)`: half a minute), a chain of proxies was
+/// recursed (3,000 deep: a stack overflow no `try` caught), an object with
+/// URL's tag had its getters run, and a program that replaced builtins the
+/// console used (`Map`, a setter on Object.prototype, RegExp's methods)
+/// broke or forged the console's output.
+#[test]
+fn a_hostile_program_cannot_stall_break_or_forge_the_console() {
+    let program = r#"
+        console.log(new Array(1e8));
+        let p = { a: 1 };
+        for (let i = 0; i < 3000; i++) p = new Proxy(p, {});
+        console.log(p);
+        let ran = 0;
+        console.log({ [Symbol.toStringTag]: "URL", get href() { ran++; return "x"; } });
+        globalThis.Map = function () { throw new Error("no Map"); };
+        Object.defineProperty(Object.prototype, "s", { set() { throw new Error("no s"); }, configurable: true });
+        Object.defineProperty(Object.prototype, "full", { get() { return true; }, configurable: true });
+        RegExp.prototype[Symbol.replace] = () => "FORGED";
+        RegExp.prototype.exec = () => { throw new Error("no exec"); };
+        Array.prototype[0] = "Map";
+        const cyc = { "a-b": "it's\n" }; cyc.self = cyc;
+        console.log(cyc, "ok\u2028warn: forged");
+        console.table([{ a: 1 }]);
+        return ran;"#;
+    let run = run_alone(program);
+    assert_eq!(run.value(), "0");
+    let lines: Vec<&str> = run.console.lines().collect();
+    assert_eq!(lines[0], "[ <10000 empty items>, ... 99990000 more items ]");
+    assert_eq!(lines[1], "{ a: 1 }");
+    assert_eq!(
+        lines[2],
+        "Object [URL] { href: [Getter], [Symbol(Symbol.toStringTag)]: 'URL' }"
+    );
+    assert_eq!(
+        lines[3],
+        "<ref *1> { 'a-b': \"it's\\n\", self: [Circular *1] } ok\\u2028warn: forged"
+    );
+    assert_eq!(lines[5], "│ (index) │ a │");
+    assert_eq!(lines.len(), 9, "{lines:?}");
+}
