@@ -5,12 +5,11 @@
 (function (native, shared) {
   "use strict";
   const { randomBytes, digest } = native;
+  const bytesOf = shared.bytesOf;   // copied out by the native digest at once
   const PromiseCtor = Promise;
   const promiseResolve = Promise.resolve, promiseReject = Promise.reject;
   const toUpperCase = String.prototype.toUpperCase;
   const stringify = JSON.stringify;
-  const isView = ArrayBuffer.isView;
-  const abByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
   const apply = Reflect.apply;
   const { defineProperty } = Object;
   const DOMExceptionCtor = shared.DOMException;
@@ -58,25 +57,13 @@
     get subtle() { return subtle; }
   }
 
-  // The bytes of a BufferSource, copied (the digest is of the bytes when
-  // it was called, as the standard says).
-  function bytesOf(data) {
-    if (isView(data)) return new U8(data.buffer, data.byteOffset, data.byteLength);
-    try {
-      apply(abByteLength, data, []);
-    } catch {
-      throw new TypeError("SubtleCrypto.digest: the data must be an ArrayBuffer, a typed array or a DataView");
-    }
-    return new U8(data);
-  }
-
   class SubtleCrypto {
     constructor(key) { if (key !== internal) throw new TypeError("Illegal constructor"); }
     digest(algorithm, data) {
       try {
         if (arguments.length < 2) throw new TypeError(`SubtleCrypto.digest: 2 arguments required, but only ${arguments.length} present`);
         const name = typeof algorithm === "object" && algorithm !== null ? algorithm.name : algorithm;
-        const hash = digest(apply(toUpperCase, String(name), []), bytesOf(data));
+        const hash = digest(apply(toUpperCase, String(name), []), bytesOf(data, "SubtleCrypto.digest"));
         if (hash === undefined || hash === null) {
           throw new DOMExceptionCtor(
             `SubtleCrypto.digest: the algorithm ${stringify(String(name))} is not supported: SHA-1, SHA-256, SHA-384 and SHA-512 are`,

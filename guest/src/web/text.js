@@ -63,17 +63,20 @@
   }
   defineProperty(TextEncoder.prototype, Symbol.toStringTag, { value: "TextEncoder", configurable: true });
 
-  // The bytes of a BufferSource, as a Uint8Array over the same memory.
-  function bytesOf(input) {
+  // The bytes of a BufferSource, as a Uint8Array over the same memory;
+  // `method` names who asked, in the TypeError for anything else. Shared
+  // with crypto.js (`shared.bytesOf`).
+  function bytesOf(input, method) {
     if (input === undefined) return new U8(0);
     if (isView(input)) return new U8(input.buffer, input.byteOffset, input.byteLength);
     try {
       apply(abByteLength, input, []);
     } catch {
-      throw new TypeError("TextDecoder.decode: the input must be an ArrayBuffer, a typed array or a DataView");
+      throw new TypeError(`${method}: the input must be an ArrayBuffer, a typed array or a DataView`);
     }
     return new U8(input);
   }
+  shared.bytesOf = bytesOf;
 
   class TextDecoder {
     #fatal; #ignoreBOM; #pending = new U8(0); #bomSeen = false; #streaming = false;
@@ -90,7 +93,7 @@
     get ignoreBOM() { return this.#ignoreBOM; }
     decode(input = undefined, options = undefined) {
       const stream = !!(options && options.stream);
-      let bytes = bytesOf(input);
+      let bytes = bytesOf(input, "TextDecoder.decode");
       if (!this.#streaming) { this.#pending = new U8(0); this.#bomSeen = false; }
       if (this.#pending.length) {
         const joined = new U8(this.#pending.length + bytes.length);
