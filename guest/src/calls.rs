@@ -102,7 +102,6 @@ impl<'js> Calls<'js> {
         self.in_flight.remove(id)
     }
 
-    /// Calls sent and not yet answered.
     /// The tools of the calls not yet answered, queued or in flight.
     pub(crate) fn unanswered_tools(&self) -> Vec<String> {
         self.queued
@@ -112,6 +111,7 @@ impl<'js> Calls<'js> {
             .collect()
     }
 
+    /// Calls sent and not yet answered.
     pub(crate) fn in_flight(&self) -> usize {
         self.in_flight.len()
     }

@@ -4,11 +4,12 @@
 // text)` writes one line at a level (0 log, 1 info, 2 warn, 3 error,
 // 4 debug); the Rust side labels it and keeps it on one line.
 //
-// Showing a value runs none of the program's code but what the program
-// itself reached for: getters are shown as `[Getter]`, a Proxy as its
-// target, a Promise by its state; only a `toString` asked for by `%s` and
-// the `name`s of functions and classes are read. Everything used here is
-// captured when this file runs, before any program.
+// Showing a value runs none of the program's code: getters are shown as
+// `[Getter]`, a Proxy as its target, a Promise by its state, names are read
+// only as data properties; only `%j` (JSON.stringify, `toJSON` and all) and
+// `%s` of a primitive run what the program asked for. What is used here is
+// captured when this file runs, before any program, and no regular
+// expression is used (their methods are the program's to replace).
 (function (native) {
   "use strict";
   const { write, classId, promiseState, promiseResult, proxyTarget } = native;
@@ -29,7 +30,7 @@
   const numberValue = Number.prototype.valueOf, stringValue = String.prototype.valueOf;
   const booleanValue = Boolean.prototype.valueOf, bigintValue = BigInt.prototype.valueOf;
   const symbolValue = Symbol.prototype.valueOf;
-  const strSlice = String.prototype.slice, strReplace = String.prototype.replace;
+  const strSlice = String.prototype.slice;
   const strIndexOf = String.prototype.indexOf;
   const strIncludes = String.prototype.includes, strRepeat = String.prototype.repeat;
   const strCharCodeAt = String.prototype.charCodeAt, strPadEnd = String.prototype.padEnd;

@@ -319,19 +319,8 @@ impl Evaluator {
 fn warn_unhandled<'js>(session: &Session<'js>, judge: &Judge<'_, 'js>) {
     let (reasons, more) = session.take_unhandled();
     for reason in reasons {
-        let shown = match tool_error::issued_kind(session, &reason) {
-            Some((kind, tool)) => format!(
-                "ToolError from {tool} ({}): {}",
-                kind.as_str(),
-                judge
-                    .intrinsics
-                    .property(&reason, "message")
-                    .unwrap_or_default()
-            ),
-            None => judge.intrinsics.display(&reason),
-        };
         // One line, as every console line is.
-        let shown = console::escape_line_breaks(&shown);
+        let shown = console::escape_line_breaks(&judge.told(&reason));
         let line = format!("warn: a promise was rejected and nothing handled it: {shown}\n");
         session.write_console(line.as_bytes());
     }

@@ -244,12 +244,28 @@ impl<'js> Judge<'_, 'js> {
         }
     }
 
+    /// A value as a message tells it: a ToolError the evaluator issued by
+    /// its tool, kind and message; anything else as the console shows it.
+    pub(crate) fn told(&self, value: &Value<'js>) -> String {
+        match tool_error::issued_kind(self.session, value) {
+            Some((kind, tool)) => format!(
+                "ToolError from {tool} ({}): {}",
+                kind.as_str(),
+                self.intrinsics
+                    .property(value, "message")
+                    .unwrap_or_default()
+            ),
+            None => self.intrinsics.display(value),
+        }
+    }
+
     /// ` (caused by X; caused by Y)` for an error's `cause` chain, at most
     /// [`MAX_CAUSES`] deep: an error a program wraps around a ToolError
     /// (`throw new Error("lookup failed", { cause: e })`) kept only its own
     /// message, and the tool's was lost.
     fn causes(&self, error: &Value<'js>) -> String {
         let mut said = Vec::new();
+        let mut seen: Vec<Value<'js>> = Vec::new();
         let mut current = error.clone();
         while said.len() < MAX_CAUSES {
             let Some(object) = current.as_object() else {
@@ -263,17 +279,12 @@ impl<'js> Judge<'_, 'js> {
                     break;
                 }
             };
-            let text = match tool_error::issued_kind(self.session, &cause) {
-                Some((kind, tool)) => format!(
-                    "ToolError from {tool} ({}): {}",
-                    kind.as_str(),
-                    self.intrinsics
-                        .property(&cause, "message")
-                        .unwrap_or_default()
-                ),
-                None => self.intrinsics.display(&cause),
-            };
-            said.push(text);
+            // A chain that comes back on itself is told once.
+            if cause == *error || seen.contains(&cause) {
+                break;
+            }
+            said.push(self.told(&cause));
+            seen.push(cause.clone());
             current = cause;
         }
         if said.is_empty() {

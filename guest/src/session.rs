@@ -134,7 +134,13 @@ impl<'js> Session<'js> {
             return;
         };
         if handled {
+            // QuickJS says so only of a promise it reported unhandled: one
+            // not on the list is one of those counted past it.
+            let before = state.unhandled.len();
             state.unhandled.retain(|(p, _)| *p != promise);
+            if state.unhandled.len() == before {
+                state.unhandled_more = state.unhandled_more.saturating_sub(1);
+            }
         } else if state.unhandled.len() < MAX_UNHANDLED {
             state.unhandled.push((promise, reason));
         } else {

@@ -278,3 +278,22 @@ fn a_hostile_program_cannot_stall_break_or_forge_the_console() {
     assert_eq!(lines[5], "│ (index) │ a │");
     assert_eq!(lines.len(), 9, "{lines:?}");
 }
+
+/// Rejections past the sixteen the run keeps are counted; one of them
+/// handled later was still counted as unhandled (this read "and 5 more").
+#[test]
+fn rejections_handled_later_are_not_warned_about_past_the_kept_ones() {
+    let program = r#"
+        const ps = Array.from({ length: 20 }, (_, i) => Promise.reject(i));
+        const kept = Promise.reject("kept");
+        await null;
+        ps.forEach((p) => p.catch(() => {}));
+        return 1;"#;
+    let run = run_alone(program);
+    assert_eq!(run.value(), "1");
+    // Only `kept`, the twenty-first, is left.
+    assert_eq!(
+        run.console,
+        "warn: and 1 more promises were rejected and nothing handled them\n"
+    );
+}

@@ -392,3 +392,16 @@ fn an_uncaught_errors_causes_are_told_and_a_dom_exception_is_an_error() {
     assert_eq!(kind, FailureKind::Invalid);
     assert!(error.starts_with("AbortError: stopped"), "{error}");
 }
+
+/// A cause chain that comes back on itself is told once.
+#[test]
+fn a_cyclic_cause_chain_is_told_once() {
+    let (_, error) = run_alone(
+        "const a = new Error('a'), b = new Error('b');\na.cause = b; b.cause = a;\nthrow a;",
+    )
+    .failure();
+    assert!(
+        error.starts_with("Error: a (caused by Error: b) at line "),
+        "{error}"
+    );
+}
