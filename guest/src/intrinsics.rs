@@ -249,7 +249,7 @@ impl<'js> Intrinsics<'js> {
     }
 
     /// The value as JSON text, or `None` when JSON has no text for it.
-    fn json(&self, value: &Value<'js>) -> Option<String> {
+    pub(crate) fn json(&self, value: &Value<'js>) -> Option<String> {
         match value.ctx().json_stringify(value.clone()) {
             Ok(Some(s)) => Some(self.string(&s)),
             Ok(None) => None,

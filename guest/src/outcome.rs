@@ -67,24 +67,68 @@ impl Ending {
     }
 }
 
-/// The longest error text a Result carries. An error message is the
-/// program's to choose (`throw new Error(hugeString)`), and the Result must
-/// still fit in a frame; a person reads the start of it anyway.
-const MAX_ERROR_BYTES: usize = 64 * 1024;
+/// The longest error text a Result carries: what the parent keeps of a
+/// Result's error ([`wire::MAX_ERROR_BYTES`]), so that the parent never cuts
+/// it again (a second cut took the note of the first, and the place). An
+/// error message is the program's to choose (`throw new Error(hugeString)`);
+/// a person reads the start of it, and the place at its end.
+const MAX_ERROR_BYTES: usize = wire::MAX_ERROR_BYTES;
 
-/// `error`, cut to [`MAX_ERROR_BYTES`] at a character boundary.
-fn shorten(mut error: String) -> String {
+/// Bytes kept from the end of a long error: the place the evaluator puts
+/// after the message (` at line L, column C`), and what a cause adds.
+const KEPT_TAIL_BYTES: usize = 512;
+
+/// `error`, cut in its middle to at most [`MAX_ERROR_BYTES`] at character
+/// boundaries: its start, a note of how much went, and its end.
+fn shorten(error: String) -> String {
     if error.len() <= MAX_ERROR_BYTES {
         return error;
     }
-    let total = error.len();
-    let mut end = MAX_ERROR_BYTES;
-    while !error.is_char_boundary(end) {
-        end -= 1;
+    let note = format!(" [... {} bytes in all, cut here ...] ", error.len());
+    let mut head = MAX_ERROR_BYTES - KEPT_TAIL_BYTES - note.len();
+    while !error.is_char_boundary(head) {
+        head -= 1;
     }
-    error.truncate(end);
-    error.push_str(&format!("... ({total} bytes in all)"));
-    error
+    let mut tail = error.len() - KEPT_TAIL_BYTES;
+    while !error.is_char_boundary(tail) {
+        tail += 1;
+    }
+    let mut short = String::with_capacity(MAX_ERROR_BYTES);
+    short.push_str(&error[..head]);
+    short.push_str(&note);
+    short.push_str(&error[tail..]);
+    short
+}
+
+/// `text` in double quotes, with the quotes and backslashes in it escaped.
+fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        if matches!(c, '"' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+/// Why a returned value has no JSON text: a function or a symbol, or an
+/// object whose `toJSON` gave one of those or `undefined`.
+fn no_json_form(value: &Value<'_>) -> String {
+    let what = match Intrinsics::type_name(value) {
+        "object" | "array" => {
+            return format!(
+                "the program returned an {} whose toJSON gave no JSON value (undefined, a \
+                 function or a symbol)",
+                Intrinsics::type_name(value)
+            );
+        }
+        name @ ("error" | "undefined") => format!("an {name}"),
+        name => format!("a {name}"),
+    };
+    format!("the program returned {what}, which has no JSON form")
 }
 
 /// What the evaluator knows when it judges an ending.
@@ -111,13 +155,7 @@ impl<'js> Judge<'_, 'js> {
         }
         match ctx.json_stringify(value.clone()) {
             Ok(Some(json)) => Ending::Finished(self.intrinsics.string(&json)),
-            Ok(None) => Ending::failed(
-                FailureKind::Invalid,
-                format!(
-                    "the program returned a {}, which has no JSON form",
-                    Intrinsics::type_name(value)
-                ),
-            ),
+            Ok(None) => Ending::failed(FailureKind::Invalid, no_json_form(value)),
             Err(e) => match self.error(ctx, e) {
                 Ending::Failed(FailureKind::Invalid, why) => Ending::failed(
                     FailureKind::Invalid,
@@ -189,7 +227,12 @@ impl<'js> Judge<'_, 'js> {
                 FailureKind::Invalid,
                 format!(
                     "uncaught exception: {}{place}",
-                    self.intrinsics.display(reason)
+                    match reason.as_string() {
+                        // Quoted, as Node shows a thrown string: bare, it ran
+                        // on into the place after it.
+                        Some(text) => quoted(&self.intrinsics.string(text)),
+                        None => self.intrinsics.display(reason),
+                    }
                 ),
             );
         }
@@ -239,7 +282,13 @@ impl<'js> Judge<'_, 'js> {
             }
             None => Ending::failed(
                 FailureKind::Invalid,
-                format!("{headline}{}{place}", self.causes(reason)),
+                format!(
+                    "{}{}{}{}{place}",
+                    aggregate_headline(headline),
+                    self.fields(reason),
+                    self.aggregated(reason),
+                    self.causes(reason)
+                ),
             ),
         }
     }
@@ -291,6 +340,56 @@ impl<'js> Judge<'_, 'js> {
             return String::new();
         }
         format!(" (caused by {})", said.join("; caused by "))
+    }
+
+    /// ` {"status":404}`: an error's own enumerable properties, as JSON,
+    /// when it has any (`class HttpError extends Error` with a `status`,
+    /// `Object.assign(new Error(...), { details })`); the headline alone
+    /// lost them. Nothing when they have no JSON form.
+    fn fields(&self, error: &Value<'js>) -> String {
+        match self.intrinsics.json(error) {
+            Some(json) if json != "{}" => format!(" {json}"),
+            _ => String::new(),
+        }
+    }
+
+    /// ` (2 errors: X; Y)` for an AggregateError (`Promise.any` of calls
+    /// that all failed), at most [`MAX_AGGREGATED`] of them told: the Result
+    /// read "AggregateError" and lost every reason.
+    fn aggregated(&self, error: &Value<'js>) -> String {
+        let Some(object) = error.as_object() else {
+            return String::new();
+        };
+        if self.intrinsics.property(error, "name").as_deref() != Some("AggregateError") {
+            return String::new();
+        }
+        let errors = match object.get::<_, Value>("errors") {
+            Ok(errors) => errors,
+            Err(_) => {
+                let _ = error.ctx().catch();
+                return String::new();
+            }
+        };
+        let Some(errors) = errors.as_array() else {
+            return String::new();
+        };
+        let told: Vec<String> = errors
+            .iter::<Value>()
+            .take(MAX_AGGREGATED)
+            .map_while(|e| e.ok())
+            .map(|e| self.told(&e))
+            .collect();
+        let _ = error.ctx().catch();
+        match errors.len() {
+            0 => String::new(),
+            1 => format!(" (1 error: {})", told.join("; ")),
+            n if n > told.len() => format!(
+                " ({n} errors: {}; and {} more)",
+                told.join("; "),
+                n - told.len()
+            ),
+            n => format!(" ({n} errors: {})", told.join("; ")),
+        }
     }
 
     fn stack_limit(&self, why: &str) -> Ending {
@@ -362,6 +461,20 @@ fn wrapper_tail_error(headline: &str, located: Option<Place>, source: &str) -> S
 
 /// How deep an uncaught error's `cause` chain is told.
 const MAX_CAUSES: usize = 3;
+
+/// The most errors of an AggregateError a message tells.
+const MAX_AGGREGATED: usize = 4;
+
+/// QuickJS makes `Promise.any`'s AggregateError with no message, which read
+/// as a bare "AggregateError"; Node's (and the standard's own note) says
+/// what happened.
+fn aggregate_headline(headline: String) -> String {
+    if headline == "AggregateError" {
+        "AggregateError: All promises were rejected".to_owned()
+    } else {
+        headline
+    }
+}
 
 /// Which of QuickJS's limits an error of QuickJS's reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -471,11 +584,19 @@ mod tests {
     }
 
     #[test]
-    fn a_long_error_is_cut_at_a_character_boundary() {
-        let error = "é".repeat(MAX_ERROR_BYTES);
+    fn a_long_error_is_cut_in_its_middle_at_character_boundaries() {
+        let error = format!("{} at line 3, column 9", "é".repeat(MAX_ERROR_BYTES));
         let short = shorten(error.clone());
-        assert!(short.len() < MAX_ERROR_BYTES + 64);
-        assert!(short.ends_with(&format!("... ({} bytes in all)", error.len())));
+        // The parent keeps it whole: no second cut, which took the note.
+        assert!(short.len() <= wire::MAX_ERROR_BYTES, "{}", short.len());
+        assert!(short.starts_with("ééé"));
+        assert!(short.contains(&format!(
+            " [... {} bytes in all, cut here ...] ",
+            error.len()
+        )));
+        assert!(short.ends_with("éé at line 3, column 9"), "{short}");
         assert_eq!(shorten("short".to_owned()), "short");
+        let edge = "x".repeat(MAX_ERROR_BYTES);
+        assert_eq!(shorten(edge.clone()), edge);
     }
 }

@@ -1,10 +1,14 @@
 //! The program as the body of an async function, and places in it.
 //!
-//! The program is compiled as `(async function () {<program>\n})`, with the
-//! head on the program's first line: line numbers QuickJS reports are then
-//! the program's own, and only columns on line 1 need the head's length taken
-//! off. QuickJS counts columns in bytes; [`Position`] counts characters, as
-//! an editor does.
+//! The program is compiled as `\n(async function () {\n<program>\n})`, its
+//! first line numbered -1, so that the head sits on lines -1 and 0 and the
+//! program's own lines are numbered as the program's author numbers them:
+//! every place QuickJS reports, in a Result and in an `error.stack` the
+//! program reads, is the program's own line and column. (A head on the
+//! program's first line shifted that line's columns, and not all alike:
+//! QuickJS counts some first-line columns from 0 and others from 1.)
+//! QuickJS counts columns in bytes; [`Position`] counts characters, as an
+//! editor does.
 //!
 //! **Line endings.** Lines are counted at LF, and CRLF is one line end. A
 //! lone CR is turned into an LF before the program is compiled (one byte
@@ -28,16 +32,21 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use rquickjs::context::EvalOptions;
-use rquickjs::{Ctx, Value};
+use rquickjs::{Ctx, Value, qjs};
 
 /// The file name QuickJS reports for the program. Its `<>` cannot appear in
 /// a URL-like name a program would choose, so a search for it in a stack
 /// finds the program's frames only.
 pub(crate) const FILE: &str = "<program>";
+const FILE_C: &std::ffi::CStr = c"<program>";
 
-/// Opens the async function, on the same line as the program's first line.
-const HEAD: &str = "(async function () {";
+/// Opens the async function on lines of its own, before the program's.
+const HEAD: &str = "\n(async function () {\n";
+
+/// The line number of the head's first line: the head's two lines are
+/// numbered -1 and 0, so that the program starts on line 1. (QuickJS takes
+/// 0 for "no number given", so the head cannot be one line numbered 0.)
+const HEAD_FIRST_LINE: i32 = -1;
 
 /// Closes it on a line of its own, so that a program ending in a `//`
 /// comment does not swallow it.
@@ -83,14 +92,36 @@ pub(crate) fn normalize(source: &str) -> Cow<'_, str> {
 /// Sloppy mode, as a classic script is: a program written for a browser
 /// console or Node behaves the same here.
 pub(crate) fn compile<'js>(ctx: &Ctx<'js>, source: &str) -> rquickjs::Result<Value<'js>> {
-    let mut text = String::with_capacity(HEAD.len() + source.len() + TAIL.len());
-    text.push_str(HEAD);
-    text.push_str(source);
-    text.push_str(TAIL);
-    let mut options = EvalOptions::default();
-    options.strict = false;
-    options.filename = Some(FILE.into());
-    ctx.eval_with_options(text, options)
+    let mut text = Vec::with_capacity(HEAD.len() + source.len() + TAIL.len() + 1);
+    text.extend_from_slice(HEAD.as_bytes());
+    text.extend_from_slice(source.as_bytes());
+    text.extend_from_slice(TAIL.as_bytes());
+    let length = text.len();
+    // QuickJS reads to `length` but wants a NUL after it.
+    text.push(0);
+    let mut options = qjs::JSEvalOptions {
+        version: qjs::JS_EVAL_OPTIONS_VERSION as _,
+        // A classic script, not strict.
+        eval_flags: qjs::JS_EVAL_TYPE_GLOBAL as _,
+        filename: FILE_C.as_ptr(),
+        line_num: HEAD_FIRST_LINE,
+    };
+    // SAFETY: the context is live for 'js; `text` is `length` bytes and a
+    // NUL, and `options` and the file name outlive the call. `from_raw`
+    // takes the new reference; an exception value is never wrapped (it
+    // stays pending in the context, for the caller to catch).
+    unsafe {
+        let raw = qjs::JS_Eval2(
+            ctx.as_raw().as_ptr(),
+            text.as_ptr().cast(),
+            length as _,
+            &mut options,
+        );
+        if qjs::JS_IsException(raw) {
+            return Err(rquickjs::Error::Exception);
+        }
+        Ok(Value::from_raw(ctx.clone(), raw))
+    }
 }
 
 /// Where in the program a place QuickJS reported is.
@@ -123,35 +154,35 @@ pub(crate) fn locate(stack: &str, source: &str) -> Option<Place> {
         let mut numbers = frame[at..].split(|c: char| !c.is_ascii_digit());
         let line = numbers.next()?.parse().ok()?;
         let column = numbers.next()?.parse().ok()?;
-        Some(position(source, line, column))
+        position(source, line, column)
     })
 }
 
 /// Turns QuickJS's line and byte column in the wrapped text into a place in
-/// the program.
-fn position(source: &str, line: usize, byte_column: usize) -> Place {
+/// the program; none for a place in the head.
+fn position(source: &str, line: usize, byte_column: usize) -> Option<Place> {
     let lines: Vec<&str> = source.split('\n').collect();
-    let Some(text) = line.checked_sub(1).and_then(|i| lines.get(i)) else {
+    let Some(index) = line.checked_sub(1) else {
+        // Line 0 is the head's: the program wrote nothing there.
+        return None;
+    };
+    let Some(text) = lines.get(index) else {
         // The wrapper's closing line: the program ended too early (an
         // unclosed brace, a dangling operator). Point just past its end.
         let last = lines.last().copied().unwrap_or_default();
-        return Place::End(Position {
+        return Some(Place::End(Position {
             line: lines.len().max(1),
             column: last.chars().count() + 1,
-        });
+        }));
     };
-    let mut offset = byte_column.saturating_sub(1);
-    if line == 1 {
-        offset = offset.saturating_sub(HEAD.len());
-    }
-    let mut offset = offset.min(text.len());
+    let mut offset = byte_column.saturating_sub(1).min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
     }
-    Place::In(Position {
+    Some(Place::In(Position {
         line,
         column: text[..offset].chars().count() + 1,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -159,22 +190,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn first_line_columns_lose_the_head() {
-        let at = position("let x = ;", 1, HEAD.len() + 9);
-        assert_eq!(at, Place::In(Position { line: 1, column: 9 }));
+    fn first_line_columns_are_the_programs_own() {
+        let at = position("let x = ;", 1, 9);
+        assert_eq!(at, Some(Place::In(Position { line: 1, column: 9 })));
+        // The head's lines, 0 and -1 (which no frame parses as a number).
+        assert_eq!(position("let x = ;", 0, 3), None);
+        assert_eq!(locate("    at f (<program>:-1:3)\n", "x"), None);
     }
 
     #[test]
     fn columns_count_characters_not_bytes() {
         // "é" is two bytes: QuickJS's byte column 5 is the fourth character.
         let at = position("a\néé;x", 2, 6);
-        assert_eq!(at, Place::In(Position { line: 2, column: 4 }));
+        assert_eq!(at, Some(Place::In(Position { line: 2, column: 4 })));
     }
 
     #[test]
     fn a_place_in_the_closing_line_is_the_end_of_the_program() {
         let at = position("return 1 +\n  (2", 3, 1);
-        assert_eq!(at, Place::End(Position { line: 2, column: 5 }));
+        assert_eq!(at, Some(Place::End(Position { line: 2, column: 5 })));
     }
 
     #[test]

@@ -54,7 +54,7 @@ async fn places_are_right_with_cr_only_line_endings() {
 #[tokio::test]
 async fn a_thrown_string_says_where_it_was_thrown() {
     let error = invalid("const n = 3;\nif (n > 2) {\n  throw \"boom\";\n}\nreturn n;").await;
-    assert_eq!(error, "uncaught exception: boom at line 3, column 9");
+    assert_eq!(error, "uncaught exception: \"boom\" at line 3, column 9");
     let error = invalid("await null;\nfunction fail() {\n    throw { code: 7 };\n}\nfail();").await;
     assert_eq!(
         error,

@@ -39,7 +39,7 @@ fn throwing_null_without_a_memory_budget_is_an_ordinary_exception() {
         (kind, error.as_str()),
         (
             FailureKind::Invalid,
-            "uncaught exception: null at line 1, column 6"
+            "uncaught exception: null at line 1, column 7"
         )
     );
 }
@@ -121,10 +121,10 @@ fn a_programs_own_null_or_undefined_under_a_budget_is_invalid() {
     // A thrown value is placed where it was thrown; a rejection nothing
     // threw has no place.
     for (program, shown) in [
-        ("throw null;", "null at line 1, column 6"),
+        ("throw null;", "null at line 1, column 7"),
         ("throw undefined;", "undefined at line 1, column 7"),
         ("return Promise.reject(null);", "null"),
-        ("await Promise.reject(null);", "null at line 1, column 21"),
+        ("await Promise.reject(null);", "null at line 1, column 22"),
         ("return Promise.reject(undefined);", "undefined"),
     ] {
         let (kind, error) = with_memory(program, 64 * MIB).failure();

@@ -120,7 +120,7 @@ fn a_thrown_non_error_is_invalid_with_its_text_and_where_it_was_thrown() {
         (kind, error.as_str()),
         (
             FailureKind::Invalid,
-            "uncaught exception: boom at line 2, column 9"
+            "uncaught exception: \"boom\" at line 2, column 9"
         )
     );
     let (_, error) = run_alone("await null;\nthrow { code: 7 };").failure();
@@ -130,7 +130,7 @@ fn a_thrown_non_error_is_invalid_with_its_text_and_where_it_was_thrown() {
     );
     let (_, error) = run_alone("throw 'boom';").failure();
     assert!(
-        error.starts_with("uncaught exception: boom at line 1, column "),
+        error.starts_with("uncaught exception: \"boom\" at line 1, column "),
         "{error}"
     );
 }
@@ -147,21 +147,21 @@ fn an_earlier_caught_throw_does_not_take_the_place_of_the_last() {
     let program =
         "try { throw 'first'; } catch {}\nawait null;\ntry { null.x; } catch {}\n\nthrow 'last';";
     let (_, error) = run_alone(program).failure();
-    assert_eq!(error, "uncaught exception: last at line 5, column 7");
+    assert_eq!(error, "uncaught exception: \"last\" at line 5, column 7");
 }
 
 #[test]
 fn a_value_rethrown_by_an_await_is_placed_where_it_entered_the_program() {
     let program = "async function f() {\n  await null;\n  throw 'deep';\n}\nawait f();";
     let (_, error) = run_alone(program).failure();
-    assert_eq!(error, "uncaught exception: deep at line 5, column 7");
+    assert_eq!(error, "uncaught exception: \"deep\" at line 5, column 7");
 }
 
 #[test]
 fn a_non_error_thrown_by_a_timer_callback_is_placed_too() {
     let program = "setTimeout(() => {\n  throw 'tick';\n}, 1);\nawait new Promise(() => {});";
     let (_, error) = run_alone(program).failure();
-    assert_eq!(error, "uncaught exception: tick at line 2, column 9");
+    assert_eq!(error, "uncaught exception: \"tick\" at line 2, column 9");
 }
 
 #[test]
@@ -240,7 +240,7 @@ fn a_call_of_what_is_not_a_function_and_a_misplaced_await_are_named() {
         ),
         (
             "const x = 5; x.toUpperCase();",
-            "TypeError: x.toUpperCase is not a function at line 1, column 15",
+            "TypeError: x.toUpperCase is not a function at line 1, column 16",
         ),
         // A builtin handed what is not a function says so itself: `map`
         // is a function, and is not named as the culprit.
@@ -393,6 +393,90 @@ fn an_uncaught_errors_causes_are_told_and_a_dom_exception_is_an_error() {
     assert!(error.starts_with("AbortError: stopped"), "{error}");
 }
 
+/// What an uncaught error carries besides its message is told: its own
+/// enumerable fields (an `HttpError` subclass's `status`), and every reason
+/// of an AggregateError (`Promise.any` over calls that all failed), which
+/// read "AggregateError" with every tool's kind and message lost. A thrown
+/// string is quoted, so it does not run on into its place.
+#[test]
+fn an_uncaught_errors_fields_and_aggregated_reasons_are_told() {
+    let (_, error) = run_alone(
+        "class HttpError extends Error { constructor(s) { super('bad'); this.status = s } }\n\
+         throw new HttpError(404);",
+    )
+    .failure();
+    assert!(
+        error.starts_with(r#"Error: bad {"status":404} at line 1, column "#),
+        "{error}"
+    );
+    let (_, error) =
+        run_alone("throw Object.assign(new Error('main'), { details: { a: 1 } });").failure();
+    assert!(
+        error.starts_with(r#"Error: main {"details":{"a":1}} at line 1"#),
+        "{error}"
+    );
+    // Fields with no JSON form are left out, not the error.
+    let (_, error) = run_alone("throw Object.assign(new Error('big'), { n: 1n });").failure();
+    assert!(error.starts_with("Error: big at line 1"), "{error}");
+
+    let program = "await Promise.any([nf('a'), nf('b')]);";
+    let (kind, error) = crate::fake::run(
+        program,
+        &[("nf", "nf(host)")],
+        crate::fake::Tools::new().failing("nf", FailureKind::NotFound, "no such host"),
+    )
+    .failure();
+    assert_eq!(kind, FailureKind::Invalid);
+    assert!(
+        error.starts_with(
+            "AggregateError: All promises were rejected (2 errors: ToolError from nf \
+             (not_found): no such host; ToolError from nf (not_found): no such host)"
+        ),
+        "{error}"
+    );
+    let (_, error) = run_alone(
+        "throw new AggregateError([1, 2, 3, 4, 5, 6].map((i) => new Error('e' + i)), 'six');",
+    )
+    .failure();
+    assert!(
+        error.starts_with(
+            "AggregateError: six (6 errors: Error: e1; Error: e2; Error: e3; Error: e4; and 2 \
+             more) at line 1"
+        ),
+        "{error}"
+    );
+
+    let (_, error) = run_alone("throw 'said \"no\"';").failure();
+    assert!(
+        error.starts_with(r#"uncaught exception: "said \"no\"" at line 1, column 7"#),
+        "{error}"
+    );
+}
+
+/// A value with no JSON text is named with its article, and an object's
+/// `toJSON` is named as what gave nothing.
+#[test]
+fn a_return_value_with_no_json_form_says_why() {
+    for (program, said) in [
+        (
+            "return { toJSON() { return undefined } };",
+            "the program returned an object whose toJSON gave no JSON value",
+        ),
+        (
+            "return () => 1;",
+            "the program returned a function, which has no JSON form",
+        ),
+        (
+            "return Symbol('s');",
+            "the program returned a symbol, which has no JSON form",
+        ),
+    ] {
+        let (kind, error) = run_alone(program).failure();
+        assert_eq!(kind, FailureKind::Invalid, "{program}");
+        assert!(error.starts_with(said), "{program}: {error}");
+    }
+}
+
 /// A cause chain that comes back on itself is told once.
 #[test]
 fn a_cyclic_cause_chain_is_told_once() {
@@ -403,5 +487,50 @@ fn a_cyclic_cause_chain_is_told_once() {
     assert!(
         error.starts_with("Error: a (caused by Error: b) at line "),
         "{error}"
+    );
+}
+
+/// A statement placed on the program's first line is given the column it
+/// has on any other line, and so is a frame of `error.stack`. The wrapper's
+/// head once shared the first line: some of QuickJS's first-line columns
+/// are counted from 0 and others from 1, and `throw null` on line 1 read
+/// "column 6" where on line 2 it read "column 7".
+#[test]
+fn the_first_line_is_placed_as_every_other_line() {
+    for program in [
+        "throw null;",
+        "throw undefined;",
+        "await Promise.reject(null);",
+        "const x = 5; x.toUpperCase();",
+        "try { null.x } catch (e) { throw e }",
+        "const o = null; o.boom;",
+        "let a = 1; throw new Error('a');",
+        "let x = ;",
+        "let é = 1; ({}).f();",
+        "return [1].map((x) => x.y.z);",
+    ] {
+        let (_, first) = run_alone(program).failure();
+        let (_, second) = run_alone(&format!("\n{program}")).failure();
+        let (Some((_, at_first)), Some((_, at_second))) = (
+            first.rsplit_once(" at line 1, "),
+            second.rsplit_once(" at line 2, "),
+        ) else {
+            panic!("{program:?}: no place in {first:?} or {second:?}");
+        };
+        assert_eq!(at_first, at_second, "{program:?}");
+    }
+    // What the program itself reads in a stack.
+    let stack = |program: &str| {
+        let run = run_alone(program);
+        assert!(run.result.ok, "{:?}", run.result);
+        run.result.value.clone()
+    };
+    assert_eq!(
+        stack("try { null.x } catch (e) { return e.stack }"),
+        "\"    at <anonymous> (<program>:1:7)\\n\""
+    );
+    assert_eq!(
+        stack("\ntry { null.x } catch (e) { return e.stack }"),
+        "\"    at <anonymous> (<program>:2:7)\\n\""
     );
 }
