@@ -295,11 +295,17 @@ fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, reply: Reply) {
     match reply.outcome {
         Ok(value) => {
             let value = match parse_value(ctx, session, &value) {
-                Ok(value) => value,
-                Err(thrown) => {
-                    // Out of memory while building the value: the program
-                    // sees the call fail with what QuickJS threw.
-                    let _ = call.reject.call::<_, ()>((thrown,));
+                Ok(parsed) => parsed,
+                Err(why) => {
+                    // The value could not be built (memory ran out, or its
+                    // nesting outran the stack): the call fails `limit`,
+                    // never hands the program the JSON text as a string.
+                    let message = format!(
+                        "the tool's value ({} bytes of JSON) could not be built within this \
+                         run's limits: {why}",
+                        value.len()
+                    );
+                    tool_error::reject(ctx, session, call, FailureKind::Limit, &message);
                     return;
                 }
             };
@@ -313,29 +319,41 @@ fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, reply: Reply) {
     }
 }
 
-/// A value as JSON when it parses, else as the raw string.
+/// A value as JSON when it parses, else as the raw string when it is not
+/// JSON. Any other failure of the parse (QuickJS out of memory, which it
+/// may tell by throwing `null`, or out of stack) is `Err` with what
+/// happened: a value too large for the run once reached the program as its
+/// JSON text, a string, with nothing to say so.
 fn parse_value<'js>(
     ctx: &Ctx<'js>,
     session: &Session<'js>,
     text: &str,
-) -> Result<Value<'js>, Value<'js>> {
+) -> Result<Value<'js>, String> {
     match ctx.json_parse(text) {
         Ok(value) => return Ok(value),
         Err(rquickjs::Error::Exception) => {
             let thrown = ctx.catch();
-            let out_of_memory = session.intrinsics().is_some_and(|i| {
-                thrown.is_error() && i.error_headline(&thrown) == "InternalError: out of memory"
-            });
-            if out_of_memory {
-                return Err(thrown);
+            let headline = session
+                .intrinsics()
+                .filter(|_| thrown.is_error())
+                .map(|i| i.error_headline(&thrown));
+            match headline {
+                // Not JSON: a fine string.
+                Some(headline) if headline.starts_with("SyntaxError") => {}
+                Some(headline) => return Err(headline),
+                None => return Err("QuickJS ran out of memory".to_owned()),
             }
         }
+        Err(rquickjs::Error::Allocation) => return Err("QuickJS could not allocate".to_owned()),
         // Not JSON (a NUL byte, say), but a fine string.
         Err(_) => {}
     }
     rquickjs::String::from_str(ctx.clone(), text)
         .map(|s| s.into_value())
-        .map_err(|e| tool_error::caught(ctx, e))
+        .map_err(|_| {
+            let _ = ctx.catch();
+            "QuickJS could not make the string".to_owned()
+        })
 }
 
 /// Fails every call in flight as cancelled.

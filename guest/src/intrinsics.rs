@@ -113,6 +113,20 @@ impl<'js> Intrinsics<'js> {
         }
     }
 
+    /// What in `value` JSON writes as `{}` though it holds data, and
+    /// where: "a Map at .results" (`lossy.js`); `None` when nothing is, or
+    /// the look failed.
+    pub(crate) fn lossy(&self, value: &Value<'js>) -> Option<String> {
+        let lossy: Function = self.web.get("lossy").ok()?;
+        match lossy.call::<_, Option<rquickjs::String>>((value.clone(),)) {
+            Ok(found) => found.map(|what| self.string(&what)),
+            Err(_) => {
+                let _ = value.ctx().catch();
+                None
+            }
+        }
+    }
+
     /// A new error object whose stack is the current call stack, with
     /// `ToolError.prototype`. Made when the program calls a tool; it becomes
     /// the ToolError if the call fails.

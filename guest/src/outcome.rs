@@ -154,7 +154,12 @@ impl<'js> Judge<'_, 'js> {
             return Ending::Finished("null".to_owned());
         }
         match ctx.json_stringify(value.clone()) {
-            Ok(Some(json)) => Ending::Finished(self.intrinsics.string(&json)),
+            Ok(Some(json)) => {
+                if value.is_object() {
+                    self.warn_lossy(value);
+                }
+                Ending::Finished(self.intrinsics.string(&json))
+            }
             Ok(None) => Ending::failed(FailureKind::Invalid, no_json_form(value)),
             Err(e) => match self.error(ctx, e) {
                 Ending::Failed(FailureKind::Invalid, why) => Ending::failed(
@@ -164,6 +169,33 @@ impl<'js> Judge<'_, 'js> {
                 other => other,
             },
         }
+    }
+
+    /// Warns on the console when the returned value holds what JSON writes
+    /// as `{}` (a caught Error, a Map of results, an un-awaited Promise):
+    /// the Result is still the value JSON.stringify gives, as promised, but
+    /// the run no longer ends `ok` with the data silently gone.
+    fn warn_lossy(&self, value: &Value<'js>) {
+        let Some(what) = self.intrinsics.lossy(value) else {
+            return;
+        };
+        let what = crate::console::escape_line_breaks(&what);
+        let line = match what.split_once(" at ") {
+            Some((kind, path)) => format!(
+                "warn: the returned value holds {kind} at {path}, which JSON writes as {{}}: \
+                 what it holds is not in the value"
+            ),
+            None => format!(
+                "warn: the program returned {what}, which JSON writes as {{}}: what it holds \
+                 is not in the value"
+            ),
+        };
+        self.session.write_console(
+            format!(
+                "{line} (return plain data: error.message, Object.fromEntries(map), [...set])\n"
+            )
+            .as_bytes(),
+        );
     }
 
     /// The ending of a program that failed with a Rust-side error (an

@@ -297,3 +297,53 @@ fn rejections_handled_later_are_not_warned_about_past_the_kept_ones() {
         "warn: and 1 more promises were rejected and nothing handled them\n"
     );
 }
+
+/// A returned value that holds what JSON writes as `{}` (a caught Error, a
+/// Map of results, an un-awaited Promise) still gives JSON.stringify's
+/// value, and the console says what was lost and where: it ended `ok` with
+/// the data silently gone.
+#[test]
+fn a_returned_value_that_json_empties_is_warned_of() {
+    for (program, value, warned) in [
+        (
+            "try { null.x } catch (e) { return { ok: false, error: e } }",
+            r#"{"ok":false,"error":{}}"#,
+            "warn: the returned value holds an Error at .error, which JSON writes as {}",
+        ),
+        (
+            "return new Map([['a', 1]]);",
+            "{}",
+            "warn: the program returned a Map, which JSON writes as {}",
+        ),
+        (
+            "const f = async () => 1;\nreturn { rows: [1, { 'a b': f() }] };",
+            r#"{"rows":[1,{"a b":{}}]}"#,
+            r#"warn: the returned value holds a Promise (not awaited?) at .rows[1]["a b"], which JSON writes as {}"#,
+        ),
+        (
+            "return [[], [new Set([1])], new Error('first?')];",
+            "[[],[{}],{}]",
+            "warn: the returned value holds a Set at [1][0], which JSON writes as {}",
+        ),
+    ] {
+        let run = run_alone(program);
+        assert_eq!(run.value(), value, "{program}");
+        assert!(
+            run.console.starts_with(warned),
+            "{program}: {}",
+            run.console
+        );
+        assert_eq!(run.console.lines().count(), 1, "{}", run.console);
+    }
+    // What JSON writes faithfully is not warned of: a toJSON (a Date, an
+    // Error given one), typed arrays, plain data, getters never run.
+    for program in [
+        "return { at: new Date(0), bytes: new Uint8Array(2), n: [1, 'x', null] };",
+        "const e = new Error('x'); e.toJSON = () => e.message; return { e };",
+        "return { get boom() { throw new Error('ran') }, ok: 1 };",
+        "return new Proxy({}, { ownKeys() { throw new Error('trap') } });",
+    ] {
+        let run = run_alone(program);
+        assert!(run.console.is_empty(), "{program}: {}", run.console);
+    }
+}

@@ -76,8 +76,11 @@ fn recursion_that_is_caught_lets_the_program_go_on() {
 #[test]
 fn memory_running_out_inside_a_promise_job_ends_as_limit_not_as_stuck() {
     // The chain grows without end; QuickJS rejects a link with out-of-memory
-    // instead of failing the job, and the queue drains.
-    let program = "function again() { return Promise.resolve().then(again); } again(); await new Promise(() => {});";
+    // instead of failing the job, and the queue drains. Every link is kept:
+    // a chain nothing holds may be collected as it grows, in some heap
+    // layouts, and then runs until the wall clock (none in these tests),
+    // as `for (;;) {}` does.
+    let program = "const kept = [];\nfunction again() { const p = Promise.resolve().then(again); kept.push(p); return p; }\nagain(); await new Promise(() => {});";
     // Where memory runs out (inside a job, or in the program's own
     // continuation, where QuickJS throws `null`) moves with the heap's
     // layout; either way it is memory, never a promise that cannot finish.
@@ -225,4 +228,40 @@ fn bad_values_that_resemble_caps_stay_invalid() {
         let (kind, error) = run_alone(program).failure();
         assert_eq!(kind, FailureKind::Invalid, "{program}: {error}");
     }
+}
+
+/// A tool's value too large to build within the memory limit fails the call
+/// `limit`. QuickJS throws `null` when it runs out entirely, which the
+/// parse took for "not JSON": the program got the JSON text as a string
+/// (`typeof rows` "string", `rows.length` its byte count) and the run ended
+/// `ok`. A value that is not JSON is still the string it is.
+#[test]
+fn a_tool_value_too_large_for_memory_fails_the_call_and_is_never_a_string() {
+    let rows: Vec<String> = (0..200_000)
+        .map(|i| format!(r#"{{"i":{i},"s":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}"#))
+        .collect();
+    let big = format!("[{}]", rows.join(","));
+    let program = "try { const rows = await big({}); return typeof rows } catch (e) { return [e.kind, e.message] }";
+    let mut large = start(program, &[("big", "big(args)")]);
+    large.budget = StartBudget {
+        max_memory: 16 * MIB,
+        ..StartBudget::default()
+    };
+    let run = run_start(&large, Tools::new().tool("big", move |_| Ok(big.clone())));
+    let value: serde_json::Value = serde_json::from_str(run.value()).unwrap();
+    assert_eq!(value[0], "limit", "{value}");
+    let message = value[1].as_str().unwrap();
+    assert!(
+        message.starts_with("the tool's value (")
+            && message.contains("bytes of JSON) could not be built"),
+        "{message}"
+    );
+    // Small and not JSON: the text, as before.
+    let mut small = start("return typeof (await raw({}))", &[("raw", "raw(args)")]);
+    small.budget.max_memory = 64 * MIB;
+    let run = run_start(
+        &small,
+        Tools::new().tool("raw", |_| Ok("not json".to_owned())),
+    );
+    assert_eq!(run.value(), r#""string""#);
 }
