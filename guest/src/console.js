@@ -20,6 +20,9 @@
   const arrayPush = Array.prototype.push, arrayJoin = Array.prototype.join;
   const isArray = Array.isArray;
   const mapForEach = Map.prototype.forEach, setForEach = Set.prototype.forEach;
+  const mapEntries = Map.prototype.entries, setValues = Set.prototype.values;
+  const mapIteratorNext = getPrototypeOf(new Map().entries()).next;
+  const setIteratorNext = getPrototypeOf(new Set().values()).next;
   const mapSize = gopd(Map.prototype, "size").get, setSize = gopd(Set.prototype, "size").get;
   const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapHas = Map.prototype.has;
   const mapDelete = Map.prototype.delete;
@@ -300,17 +303,21 @@
         const size = kind === "Map" ? apply(mapSize, o, []) : apply(setSize, o, []);
         put(out, `${name && name !== kind ? name + " [" + kind + "]" : kind}(${size}) {`);
         let any = false, shown = 0;
-        const entry = (v, k) => {
-          if (out.full) return;
-          if (shown === ARRAY_ITEMS) { shown++; put(out, `, ... ${size - ARRAY_ITEMS} more item${size - ARRAY_ITEMS > 1 ? "s" : ""}`); return; }
-          if (shown > ARRAY_ITEMS) return;
+        // An iterator, stopped after what is shown: a forEach walked all
+        // of a large Map at every log.
+        const it = kind === "Map" ? apply(mapEntries, o, []) : apply(setValues, o, []);
+        const next = kind === "Map" ? mapIteratorNext : setIteratorNext;
+        for (;;) {
+          if (out.full) break;
+          const step = apply(next, it, []);
+          if (step.done) break;
+          if (shown === ARRAY_ITEMS) { put(out, `, ... ${size - ARRAY_ITEMS} more item${size - ARRAY_ITEMS > 1 ? "s" : ""}`); break; }
           shown++;
           put(out, any ? ", " : " ");
           any = true;
-          if (kind === "Map") { value(out, k, depth + 1, state); put(out, " => "); }
-          value(out, v, depth + 1, state);
-        };
-        apply(kind === "Map" ? mapForEach : setForEach, o, [entry]);
+          if (kind === "Map") { value(out, step.value[0], depth + 1, state); put(out, " => "); value(out, step.value[1], depth + 1, state); }
+          else value(out, step.value, depth + 1, state);
+        }
         any = properties(out, o, depth, state, false, !any);
         put(out, any ? " }" : "}");
       } else if (kind === "Promise") {

@@ -63,7 +63,8 @@ impl Tools {
             "Write a JavaScript (or TypeScript) program to do the task. It runs in a sandbox:\n\
              - The program is the body of an async function: use `await` at the top level, \
              and `return` the answer (or end with an expression, whose value is the answer). \
-             The answer must be JSON-serialisable.\n\
+             The answer must be JSON-serialisable: a `Map`, a `Set` or an `Error` becomes `{}`, \
+             so return plain objects and arrays (`Object.fromEntries(map)`, `e.message`).\n\
              - Each tool below is a global async function; `host.call(name, args, { deadlineMs, signal })` \
              calls one by name with a deadline of its own, or an `AbortSignal` that cancels it. \
              Calls run concurrently: use \
@@ -82,7 +83,9 @@ impl Tools {
              `time`, ...); its output is shown to the operator, not returned.\n\
              - There is no `Intl` and no locale data: `toLocaleString`, `toLocaleDateString`, \
              `toLocaleTimeString` and `localeCompare` throw. Format numbers and dates yourself \
-             (`toFixed`, `toISOString`) and compare strings with `<` and `>`.\n",
+             (`toFixed`, `toISOString`) and compare strings with `<` and `>`.\n\
+             - Recursion deeper than about 9,000 calls (4,500 async) ends the run, uncatchably: \
+             walk very deep data with a loop and a stack.\n",
         );
         out.push_str("\nThe limits of this execution:\n");
         let none = |n: u64, text: String| if n == 0 { "none".to_string() } else { text };

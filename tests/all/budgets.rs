@@ -351,3 +351,19 @@ async fn program_code_run_by_a_call_sites_stack_capture_cannot_break_the_call() 
     assert_failed(&spins, FailureKind::Limit, "wall clock");
     assert_still_healthy(sandbox()).await;
 }
+
+/// Ordinary recursion as deep as Node allows returns: a plain recursion
+/// 8,000 calls deep (Node: about 10,800) and an async one 3,000 deep (Node:
+/// about 3,000). At a 2 MiB wasm stack they ended `limit` at about 2,800
+/// and 1,500 calls, so a recursive walk of a deep tree failed here and not
+/// in Node.
+#[tokio::test]
+async fn recursion_as_deep_as_node_allows_returns() {
+    let outcome = run(
+        "function depth(n) { return n === 0 ? 0 : 1 + depth(n - 1); }\n\
+         async function later(n) { return n === 0 ? 0 : 1 + await later(n - 1); }\n\
+         return [depth(8000), await later(3000)];",
+    )
+    .await;
+    assert_eq!(value(&outcome), json!([8000, 3000]));
+}

@@ -12,6 +12,8 @@
   const arrayPush = Array.prototype.push, arrayPop = Array.prototype.pop;
   const arraySlice = Array.prototype.slice;
   const arraySplice = Array.prototype.splice;
+  const MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set;
+  const mapDelete = Map.prototype.delete;
 
   function define(target, name, value) {
     defineProperty(target, name, { value, writable: true, enumerable: false, configurable: true });
@@ -104,8 +106,44 @@
   // exception does.
   function report(error) { queue(() => { throw error; }); }
 
+  // A target's listeners of one type: `list` in the order they were added
+  // (a removed one is marked, and the list compacted once half of it is
+  // removed), and `byCallback`, each callback's entries (one per capture
+  // flag), so that adding and removing do not scan the list: ten thousand
+  // `once` listeners dispatched, or as many added, took seconds.
+  function listenersOf(listeners, type, make) {
+    let bucket = apply(mapGet, listeners, [type]);
+    if (bucket === undefined && make) {
+      bucket = { list: [], byCallback: new MapCtor(), removed: 0 };
+      apply(mapSet, listeners, [type, bucket]);
+    }
+    return bucket;
+  }
+  function findEntry(entries, capture) {
+    for (let i = 0; i < entries.length; i++) if (entries[i].capture === capture) return i;
+    return -1;
+  }
+  function removeEntry(bucket, callback, capture) {
+    const entries = apply(mapGet, bucket.byCallback, [callback]);
+    if (entries === undefined) return;
+    const i = findEntry(entries, capture);
+    if (i < 0) return;
+    entries[i].removed = true;
+    apply(arraySplice, entries, [i, 1]);
+    if (entries.length === 0) apply(mapDelete, bucket.byCallback, [callback]);
+    bucket.removed++;
+    if (bucket.removed > 16 && bucket.removed * 2 > bucket.list.length) {
+      const kept = [];
+      for (let j = 0; j < bucket.list.length; j++) {
+        if (!bucket.list[j].removed) apply(arrayPush, kept, [bucket.list[j]]);
+      }
+      bucket.list = kept;
+      bucket.removed = 0;
+    }
+  }
+
   class EventTarget {
-    #listeners = new Map();
+    #listeners = new MapCtor();
     constructor() {}
     addEventListener(type, callback, options) {
       if (callback === null || callback === undefined) return;
@@ -118,34 +156,34 @@
         throw new TypeError("EventTarget.addEventListener: options.signal is not an AbortSignal");
       if (signal !== undefined && signalAborted(signal)) return;
       type = String(type);
-      let list = this.#listeners.get(type);
-      if (!list) { list = []; this.#listeners.set(type, list); }
-      for (const l of list) if (l.callback === callback && l.capture === capture) return;
+      const bucket = listenersOf(this.#listeners, type, true);
+      let entries = apply(mapGet, bucket.byCallback, [callback]);
+      if (entries !== undefined && findEntry(entries, capture) >= 0) return;
+      if (entries === undefined) {
+        entries = [];
+        apply(mapSet, bucket.byCallback, [callback, entries]);
+      }
       const entry = { callback, capture, once, removed: false };
-      apply(arrayPush, list, [entry]);
+      apply(arrayPush, entries, [entry]);
+      apply(arrayPush, bucket.list, [entry]);
       if (signal !== undefined) onAbort(signal, () => this.removeEventListener(type, callback, { capture }));
     }
     removeEventListener(type, callback, options) {
       const capture = typeof options === "boolean" ? options : !!(options && options.capture);
-      const list = this.#listeners.get(String(type));
-      if (!list) return;
-      for (let i = 0; i < list.length; i++) {
-        if (list[i].callback === callback && list[i].capture === capture) {
-          list[i].removed = true;
-          apply(arraySplice, list, [i, 1]);
-          return;
-        }
-      }
+      const bucket = listenersOf(this.#listeners, String(type), false);
+      if (bucket !== undefined) removeEntry(bucket, callback, capture);
     }
     dispatchEvent(event) {
       if (!_is(event)) throw new TypeError("EventTarget.dispatchEvent: the argument is not an Event");
       _dispatching(event, this);
       try {
-        const list = this.#listeners.get(event.type);
-        if (list) {
-          for (const entry of apply(arraySlice, list, [])) {
+        const bucket = listenersOf(this.#listeners, event.type, false);
+        if (bucket !== undefined) {
+          const list = apply(arraySlice, bucket.list, []);
+          for (let i = 0; i < list.length; i++) {
+            const entry = list[i];
             if (entry.removed) continue;
-            if (entry.once) this.removeEventListener(event.type, entry.callback, { capture: entry.capture });
+            if (entry.once) removeEntry(bucket, entry.callback, entry.capture);
             try {
               if (typeof entry.callback === "function") apply(entry.callback, this, [event]);
               else { const h = entry.callback.handleEvent; if (typeof h === "function") apply(h, entry.callback, [event]); }

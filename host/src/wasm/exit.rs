@@ -95,11 +95,11 @@ pub enum ChildFailure {
     /// 0, which wraps to the top of the 32-bit address space). A shadow-stack
     /// overflow that faults inside `memory.fill`/`memory.copy` carries no
     /// address and shows up as a [`Trap`](ChildFailure::Trap) instead. The
-    /// QuickJS guest stops a recursion while half its shadow stack is still
-    /// free, but a JavaScript call takes about three times as much native
-    /// stack: at the default `max_wasm_stack` (2 MiB) a runaway recursion,
-    /// in JavaScript or in QuickJS's C, ends here first (plain JavaScript
-    /// recursion at about 2,800 calls).
+    /// QuickJS guest stops a JavaScript recursion itself while half its
+    /// shadow stack is still free (about 9,000 plain calls, its own `limit`
+    /// Result); at the default `max_wasm_stack` (8 MiB) a recursion through
+    /// QuickJS's C (`JSON.parse` of deep brackets, an async recursion)
+    /// ends here.
     #[error("stack overflow: the child recursed too deeply")]
     StackOverflow,
     /// The caller cancelled the run.
