@@ -116,7 +116,9 @@ fn binding_function<'js>(
         ctx.clone(),
         move |ctx: Ctx<'js>, values: Rest<Value<'js>>| {
             let args = match &binding.parameters {
-                Some(parameters) => args_from_parameters(&ctx, parameters, binding.rest, &values.0),
+                Some(parameters) => {
+                    args_from_parameters(&ctx, &binding.name, parameters, binding.rest, &values.0)
+                }
                 None => args_from_value(&ctx, &session, &binding.name, values.0.first()),
             };
             call(&ctx, &session, binding.name.clone(), args, 0, None)
@@ -249,6 +251,7 @@ fn has_rest(signature: &str) -> bool {
 /// parameter last takes an array of every value from its position on.
 fn args_from_parameters<'js>(
     ctx: &Ctx<'js>,
+    tool: &str,
     parameters: &[String],
     rest: bool,
     values: &[Value<'js>],
@@ -276,8 +279,43 @@ fn args_from_parameters<'js>(
         object.prop(parameter.as_str(), Property::from(taken).enumerable())?;
     }
     // An object always has JSON text.
-    ctx.json_stringify(object)?
+    stringify_args(ctx, tool, object.into_value())?
         .map_or(Ok(String::new()), |json| json_text(&json))
+}
+
+/// `JSON.stringify(args)`, its TypeError (a BigInt, a cycle) said of the
+/// call: "search: the args have no JSON form: circular reference" where
+/// QuickJS's own words named no tool. Anything else (out of memory) is
+/// thrown on as it is.
+fn stringify_args<'js>(
+    ctx: &Ctx<'js>,
+    tool: &str,
+    value: Value<'js>,
+) -> rquickjs::Result<Option<rquickjs::String<'js>>> {
+    match ctx.json_stringify(value) {
+        Err(rquickjs::Error::Exception) => {
+            let thrown = ctx.catch();
+            let type_error = thrown
+                .as_object()
+                .filter(|_| thrown.is_error())
+                .and_then(|e| e.get::<_, Value>("name").ok())
+                .and_then(|name| name.as_string().and_then(|s| s.to_string().ok()))
+                .is_some_and(|name| name == "TypeError");
+            let message = thrown
+                .as_exception()
+                .and_then(|e| e.message())
+                .unwrap_or_default();
+            if type_error {
+                Err(Exception::throw_type(
+                    ctx,
+                    &format!("{tool}: the args have no JSON form: {message}"),
+                ))
+            } else {
+                Err(ctx.throw(thrown))
+            }
+        }
+        other => other,
+    }
 }
 
 /// `JSON.stringify`'s text as Rust text. It is always well-formed (a lone
@@ -306,7 +344,7 @@ fn args_from_value<'js>(
     if let Some(n) = value.as_int() {
         return Ok(n.to_string());
     }
-    match ctx.json_stringify(value.clone())? {
+    match stringify_args(ctx, tool, value.clone())? {
         Some(json) => json_text(&json),
         None => Err(Exception::throw_type(
             ctx,

@@ -284,3 +284,37 @@ fn unicode_and_lone_surrogates_in_values_reach_the_program_intact() {
     let run = run(program, &[("t", "")], tools);
     assert_eq!(run.value(), r#"[4,56320,true,"é😀\udc00"]"#);
 }
+
+/// Args JSON has no text for (a BigInt, a cycle) fail the call with a
+/// TypeError that names the tool, with or without a signature; QuickJS's own
+/// words ("circular reference") named nothing.
+#[test]
+fn args_with_no_json_form_are_a_type_error_naming_the_tool() {
+    for (program, said) in [
+        (
+            "try { await search({ n: 1n }) } catch (e) { return [e.name, e.message] }",
+            "search: the args have no JSON form: ",
+        ),
+        (
+            "const a = {}; a.self = a;\ntry { await search(a) } catch (e) { return [e.name, e.message] }",
+            "search: the args have no JSON form: ",
+        ),
+        (
+            "const a = {}; a.self = a;\ntry { await lookup(a, 2) } catch (e) { return [e.name, e.message] }",
+            "lookup: the args have no JSON form: ",
+        ),
+    ] {
+        let run = crate::fake::run(
+            program,
+            &[("search", ""), ("lookup", "lookup(q, n)")],
+            crate::fake::Tools::new().echo("search").echo("lookup"),
+        );
+        let value: serde_json::Value = serde_json::from_str(run.value()).unwrap();
+        assert_eq!(value[0], "TypeError", "{program}: {value}");
+        assert!(
+            value[1].as_str().unwrap().starts_with(said),
+            "{program}: {value}"
+        );
+        assert!(run.tools.tools_sent().is_empty(), "{program}");
+    }
+}
