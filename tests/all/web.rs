@@ -384,6 +384,20 @@ async fn a_deep_graph_clones_without_recursion() {
     assert_eq!(value(&outcome), json!([200000, 199999, true]));
 }
 
+/// A million-element array clones under the default 64 MiB: each index was
+/// listed as a string (`Object.keys`) and defined on an array made sparse
+/// at its full length, and the clone ran out of memory (Node: 18 MB).
+#[tokio::test]
+async fn a_large_array_clones_within_the_default_memory() {
+    let program = r#"
+        const big = Array.from({ length: 1000000 }, (_, i) => i);
+        const copy = structuredClone(big);
+        return [copy.length, copy[999999], Array.isArray(copy)];
+    "#;
+    let outcome = run(program).await;
+    assert_eq!(value(&outcome), json!([1000000, 999999, true]));
+}
+
 #[tokio::test]
 async fn get_random_values_enforces_the_quota_and_integer_types() {
     let program = r#"

@@ -1,5 +1,5 @@
-// Ten thousands of `once` listeners, as a program that wires one per item
-// does: adding each scanned every listener of its type for a duplicate,
+// Twenty thousand `once` listeners, one per item as a program may wire
+// them. Adding each scanned every listener of its type for a duplicate,
 // and dispatching removed each `once` one with another scan and a splice,
 // so 20,000 of them took about 20 s (Node: under 1 s). Adding and removing
 // are now a map lookup.

@@ -10,7 +10,8 @@
 // allows is cloned without running out of stack.
 (function (native, shared) {
   "use strict";
-  const { classId } = native;
+  const { classId, namedKeys } = native;
+  const hasOwn = Object.hasOwn;
   const DOMExceptionCtor = shared.DOMException;
   const apply = Reflect.apply;
   const { getOwnPropertyDescriptor: gopd, getPrototypeOf, keys, defineProperty } = Object;
@@ -115,7 +116,9 @@
       const cls = classNames[classId(v)];
       switch (cls) {
         case "Object": case "Arguments": return [{}, "object"];
-        case "Array": return [new ArrayCtor(v.length), "object"];
+        // Empty, filled in order: QuickJS keeps it a dense array (one
+        // made at its full length is a sparse one, a property per index).
+        case "Array": return [new ArrayCtor(), "array"];
         case "Error": {
           const name = v.name;
           const Ctor = typeof name === "string" && Object.hasOwn(errorCtors, name) ? errorCtors[name] : ErrorCtor;
@@ -152,6 +155,7 @@
     }
 
     const root = shell(value);
+    let named;
     while (work.length > 0) {
       const [source, target, kind] = apply(arrayPop, work, []);
       if (kind === "map") {
@@ -165,6 +169,17 @@
       } else if (kind === "error") {
         const cause = gopd(source, "cause");
         if (cause !== undefined && "value" in cause) defineProperty(target, "cause", { value: shell(cause.value), writable: true, configurable: true });
+      } else if (kind === "array" && (named = namedKeys(source)) !== null) {
+        // Its indices, holes kept, then its other own enumerable keys: as
+        // `keys()` gives them, without a string made for every index.
+        const length = source.length;
+        for (let i = 0; i < length; i++) {
+          if (hasOwn(source, i)) defineProperty(target, i, { value: shell(source[i]), writable: true, enumerable: true, configurable: true });
+        }
+        if (target.length !== length) defineProperty(target, "length", { value: length });
+        for (let i = 0; i < named.length; i++) {
+          defineProperty(target, named[i], { value: shell(source[named[i]]), writable: true, enumerable: true, configurable: true });
+        }
       } else {
         // Own enumerable string keys, each read with [[Get]], as the
         // standard's serialisation does.
@@ -172,6 +187,7 @@
         for (let i = 0; i < names.length; i++) {
           defineProperty(target, names[i], { value: shell(source[names[i]]), writable: true, enumerable: true, configurable: true });
         }
+        if (kind === "array" && target.length !== source.length) defineProperty(target, "length", { value: source.length });
       }
     }
     for (let i = 0; i < transfer.length; i++) apply(abTransfer, transfer[i], []);

@@ -20,6 +20,7 @@ pub(super) fn object<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     native.set("randomBytes", Function::new(ctx.clone(), random_bytes)?)?;
     native.set("digest", Function::new(ctx.clone(), digest)?)?;
     native.set("classId", Function::new(ctx.clone(), class_id)?)?;
+    native.set("namedKeys", Function::new(ctx.clone(), named_keys)?)?;
     Ok(native)
 }
 
@@ -215,6 +216,69 @@ pub(crate) fn class_id(value: Value<'_>) -> u32 {
     // SAFETY: JS_GetClassID only reads the tag and, for an object, its
     // class id; the value is alive for the call.
     unsafe { rquickjs::qjs::JS_GetClassID(value.as_raw()) }
+}
+
+/// QuickJS's mark of an atom that is an index below 2^31, kept as the
+/// number itself (`JS_ATOM_TAG_INT` in quickjs.c, not in its header): such
+/// keys have no string until one is asked for. An index at or above 2^31
+/// is a string atom, and is copied as a named key (to the same effect).
+const ATOM_TAG_INT: u32 = 1 << 31;
+
+/// An array's own enumerable string keys that are not indices (`rows.total
+/// = 3`), in order; `null` when one of its indices is not enumerable (the
+/// caller then takes `Object.keys`). `Object.keys` of a million-element
+/// array made a million strings (out of memory at 64 MiB, for
+/// `structuredClone`); QuickJS's own list of its keys names the indices by
+/// number ([`ATOM_TAG_INT`]), made no string of.
+fn named_keys<'js>(ctx: Ctx<'js>, array: Object<'js>) -> rquickjs::Result<Value<'js>> {
+    let named = rquickjs::Array::new(ctx.clone())?;
+    let raw = ctx.as_raw().as_ptr();
+    let mut table: *mut rquickjs::qjs::JSPropertyEnum = std::ptr::null_mut();
+    let mut length: u32 = 0;
+    let flags = (rquickjs::qjs::JS_GPN_STRING_MASK | rquickjs::qjs::JS_GPN_SET_ENUM) as i32;
+    // SAFETY: the context and object are live; on success QuickJS hands
+    // over `length` entries at `table`, freed below with their atoms. On
+    // failure an exception is pending and nothing was handed over.
+    unsafe {
+        if rquickjs::qjs::JS_GetOwnPropertyNames(
+            raw,
+            &mut table,
+            &mut length,
+            array.as_raw(),
+            flags,
+        ) < 0
+        {
+            return Err(rquickjs::Error::Exception);
+        }
+        let entries = std::slice::from_raw_parts(table, length as usize);
+        let mut result = Ok(true);
+        for entry in entries {
+            if entry.atom & ATOM_TAG_INT != 0 {
+                if !entry.is_enumerable {
+                    result = Ok(false);
+                    break;
+                }
+                continue;
+            }
+            if !entry.is_enumerable {
+                continue;
+            }
+            let key = Value::from_raw(ctx.clone(), rquickjs::qjs::JS_AtomToValue(raw, entry.atom));
+            if key.is_exception() {
+                result = Err(rquickjs::Error::Exception);
+                break;
+            }
+            if let Err(e) = named.set(named.len(), key) {
+                result = Err(e);
+                break;
+            }
+        }
+        rquickjs::qjs::JS_FreePropertyEnum(raw, table, length);
+        if !result? {
+            return Ok(Value::new_null(ctx));
+        }
+    }
+    Ok(named.into_value())
 }
 
 #[cfg(test)]
