@@ -384,6 +384,24 @@ async fn a_deep_graph_clones_without_recursion() {
     assert_eq!(value(&outcome), json!([200000, 199999, true]));
 }
 
+/// A digest of 40 MiB under the default 64 MiB: the guest copied the input
+/// before hashing it, and the copy ran its allocator out of memory (the
+/// run ended `limit` where Node hashes it).
+#[tokio::test]
+async fn a_large_input_is_digested_without_a_copy() {
+    let program = r#"
+        const data = new Uint8Array(40 << 20); data[5] = 7;
+        const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+        return Array.from(hash, (b) => b.toString(16).padStart(2, "0")).join("");
+    "#;
+    let outcome = run(program).await;
+    // Node's `crypto.subtle.digest` of the same bytes.
+    assert_eq!(
+        value(&outcome),
+        json!("021a8f4d71c168928ee046f30dd6f502b9cf72e475e8c2ab29972c2effb904cc")
+    );
+}
+
 /// A million-element array clones under the default 64 MiB: each index was
 /// listed as a string (`Object.keys`) and defined on an array made sparse
 /// at its full length, and the clone ran out of memory (Node: 18 MB).
