@@ -102,13 +102,16 @@ impl<'js> Calls<'js> {
         self.in_flight.remove(id)
     }
 
-    /// The tools of the calls not yet answered, queued or in flight.
-    pub(crate) fn unanswered_tools(&self) -> Vec<String> {
-        self.queued
+    /// The tools of the calls not yet answered, and how many of them are
+    /// still queued here (not yet handed to the transport).
+    pub(crate) fn unanswered_tools(&self) -> (Vec<String>, usize) {
+        let tools = self
+            .queued
             .iter()
             .map(|call| call.tool.clone())
             .chain(self.in_flight.values().map(|call| call.tool.clone()))
-            .collect()
+            .collect();
+        (tools, self.queued.len())
     }
 
     /// Calls sent and not yet answered.

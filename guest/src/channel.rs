@@ -428,6 +428,10 @@ impl<L: Link> Transport for Channel<L> {
         self.write_out();
     }
 
+    fn waiting(&self) -> usize {
+        self.calls.len().saturating_sub(self.calls.on_the_wire())
+    }
+
     fn calls(&self) -> u64 {
         self.calls.calls().saturating_sub(self.out.unwritten)
     }

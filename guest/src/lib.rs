@@ -311,16 +311,25 @@ impl Evaluator {
     }
 }
 
-/// A console warning for each promise rejected that nothing handled, in a
-/// program that ended well, and one for the calls it made and left
-/// unanswered: a failed call nobody awaited (`fail(1); return "done"`) was
-/// lost without a word. Node ends the process on an unhandled rejection;
-/// here the Result stands, and the console says so.
-fn warn_unhandled<'js>(session: &Session<'js>, judge: &Judge<'_, 'js>) {
+/// Console warnings for what the program left behind when it ended: each
+/// promise rejected that nothing handled, the calls still running (they are
+/// cancelled) or never sent (`waiting`: those the transport still holds
+/// under its pace), and the timers that never ran. A failed call
+/// nobody awaited (`fail(1); return "done"`) was lost without a word; Node
+/// ends the process on an unhandled rejection, here the Result stands and
+/// the console says so. Said whether the program ended well or failed
+/// (`except`: the reason it failed with, not told again), since a failure
+/// is often the symptom of a call that failed unseen before it.
+fn warn_left_behind<'js>(
+    session: &Session<'js>,
+    judge: &Judge<'_, 'js>,
+    except: Option<&rquickjs::Value<'js>>,
+    waiting: usize,
+) {
     let (reasons, more) = session.take_unhandled();
-    for reason in reasons {
+    for reason in reasons.iter().filter(|r| Some(*r) != except) {
         // One line, as every console line is.
-        let shown = console::escape_line_breaks(&judge.told(&reason));
+        let shown = console::escape_line_breaks(&judge.told(reason));
         let line = format!("warn: a promise was rejected and nothing handled it: {shown}\n");
         session.write_console(line.as_bytes());
     }
@@ -330,31 +339,81 @@ fn warn_unhandled<'js>(session: &Session<'js>, judge: &Judge<'_, 'js>) {
                 .as_bytes(),
         );
     }
-    // Calls the program made and never awaited, still unanswered: they
-    // were made and counted, and what they answer goes nowhere.
-    let mut tools = session
+    let (tools, queued) = session
         .with_calls(|calls| calls.unanswered_tools())
         .unwrap_or_default();
     if !tools.is_empty() {
         let count = tools.len();
-        tools.sort();
-        tools.dedup();
-        let mut names = tools.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
-        if tools.len() > 8 {
-            names.push_str(", ...");
-        }
-        let names = console::escape_line_breaks(&names);
-        let line = format!(
-            "warn: the program ended with {count} tool call{} unanswered ({names}): what {} is dropped\n",
-            if count == 1 { "" } else { "s" },
-            if count == 1 {
-                "it answers"
-            } else {
-                "they answer"
-            },
+        let unsent = (queued + waiting).min(count);
+        let sent = count - unsent;
+        let mut line = format!(
+            "warn: the program ended with {} unanswered ({})",
+            plural(count, "tool call"),
+            tool_names(tools)
         );
+        if sent > 0 {
+            line.push_str(&format!(
+                ": {sent} {} cancelled, so what {} may be half done and {} dropped",
+                if sent == 1 {
+                    "was running and was"
+                } else {
+                    "were running and were"
+                },
+                if sent == 1 { "it did" } else { "they did" },
+                if sent == 1 {
+                    "its answer"
+                } else {
+                    "their answers"
+                },
+            ));
+        }
+        if unsent > 0 {
+            line.push_str(&format!(
+                "{} {unsent} never sent (the in-flight cap held {})",
+                if sent > 0 { ";" } else { ":" },
+                if unsent == 1 { "it" } else { "them" },
+            ));
+        }
+        line.push_str("; await a call to have it finish\n");
         session.write_console(line.as_bytes());
     }
+    let timers = session.with_timers(|timers| timers.pending()).unwrap_or(0);
+    if timers > 0 {
+        session.write_console(
+            format!(
+                "warn: the program ended with {} pending, which never ran; await a promise \
+                 {} settle to have {} run\n",
+                plural(timers, "timer"),
+                if timers == 1 {
+                    "it would"
+                } else {
+                    "they would"
+                },
+                if timers == 1 { "it" } else { "them" },
+            )
+            .as_bytes(),
+        );
+    }
+}
+
+/// "1 timer", "3 timers".
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
+/// The distinct tool names, sorted, at most eight, on one line.
+fn tool_names(mut tools: Vec<String>) -> String {
+    tools.sort();
+    tools.dedup();
+    let mut names = tools.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
+    if tools.len() > 8 {
+        names.push_str(", ...");
+    }
+    console::escape_line_breaks(&names)
 }
 
 /// Installs the surface, compiles and runs the program, and judges its end.
@@ -396,7 +455,7 @@ fn run_program<'js, T: Transport + ?Sized>(
         Ok(returned) => returned,
         Err(e) => return judge.error(ctx, e),
     };
-    let settled = match returned.into_promise() {
+    let (settled, waiting) = match returned.into_promise() {
         Some(promise) => {
             event_loop::note_throw(ctx, session, &promise);
             let settled = event_loop::drive(
@@ -410,7 +469,7 @@ fn run_program<'js, T: Transport + ?Sized>(
             );
             // What the transport still holds goes now: the Result counts it.
             transport.flush();
-            settled
+            (settled, transport.waiting())
         }
         // Only a program that broke out of its wrapper returns a non-promise.
         None => {
@@ -422,10 +481,13 @@ fn run_program<'js, T: Transport + ?Sized>(
     };
     match settled {
         Settled::Fulfilled(value) => {
-            warn_unhandled(session, judge);
+            warn_left_behind(session, judge, None, waiting);
             judge.fulfilled(ctx, &value)
         }
-        Settled::Rejected(reason) => judge.rejected(&reason),
+        Settled::Rejected(reason) => {
+            warn_left_behind(session, judge, Some(&reason), waiting);
+            judge.rejected(&reason)
+        }
         Settled::Stuck if judge.memory.seen() => Ending::failed(
             FailureKind::Limit,
             "memory limit: QuickJS ran out of memory inside a promise job, which broke \

@@ -9,6 +9,7 @@
 use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;
+use std::time::Instant;
 
 use rquickjs::{Ctx, JsLifetime, Value};
 
@@ -28,6 +29,8 @@ struct State<'js> {
     unhandled: Vec<(Value<'js>, Value<'js>)>,
     unhandled_more: usize,
     console: Box<dyn Write>,
+    /// When the run started: `performance.now()`'s origin.
+    started: Instant,
 }
 
 /// The most unhandled rejections a run keeps to report.
@@ -87,8 +90,18 @@ impl<'js> Session<'js> {
                 unhandled: Vec::new(),
                 unhandled_more: 0,
                 console,
+                started: Instant::now(),
             }))),
         }
+    }
+
+    /// Milliseconds since the run started (fractions kept), or `None` once
+    /// it has ended.
+    pub(crate) fn elapsed_ms(&self) -> Option<f64> {
+        let state = self.state.try_borrow().ok()?;
+        state
+            .as_ref()
+            .map(|s| s.started.elapsed().as_secs_f64() * 1000.0)
     }
 
     /// The captured intrinsics, or `None` once the run has ended.

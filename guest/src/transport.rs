@@ -61,6 +61,12 @@ pub trait Transport {
     /// Result counts. By default there is nothing to write.
     fn flush(&mut self) {}
 
+    /// Calls made and not yet sent: waiting for a slot under the pace. By
+    /// default none (a transport that does not pace).
+    fn waiting(&self) -> usize {
+        0
+    }
+
     /// Calls sent so far, reported in the Result for reconciliation.
     fn calls(&self) -> u64;
 
@@ -118,6 +124,10 @@ impl<T: Transport + ?Sized> Transport for &mut T {
 
     fn flush(&mut self) {
         (**self).flush();
+    }
+
+    fn waiting(&self) -> usize {
+        (**self).waiting()
     }
 
     fn calls(&self) -> u64 {

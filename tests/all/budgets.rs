@@ -367,3 +367,29 @@ async fn recursion_as_deep_as_node_allows_returns() {
     .await;
     assert_eq!(value(&outcome), json!([8000, 3000]));
 }
+
+/// Calls still queued behind the in-flight cap when the program ended were
+/// told as calls whose answers were dropped (and the console counted three
+/// where the Result counted one call): they were never sent, and the one
+/// sent was cancelled, which the console now says apart.
+#[tokio::test]
+async fn calls_never_sent_are_told_apart_from_calls_cancelled() {
+    let sandbox = wasmwire::Sandbox::new(wasmwire::SandboxOptions {
+        max_in_flight: 1,
+        ..wasmwire::SandboxOptions::default()
+    })
+    .unwrap();
+    let program = "never(); never(); never();\n\
+                   await new Promise((r) => setTimeout(r, 0));\n\
+                   return 'bye';";
+    let outcome =
+        wasmwire_tests::run_on(&sandbox, program, budget(), &wasmwire_tests::tools()).await;
+    assert_eq!(value(&outcome), json!("bye"));
+    assert_eq!(outcome.result.calls, 1);
+    assert_eq!(
+        outcome.console,
+        "warn: the program ended with 3 tool calls unanswered (never): 1 was running and was \
+         cancelled, so what it did may be half done and its answer dropped; 2 never sent (the \
+         in-flight cap held them); await a call to have it finish\n"
+    );
+}

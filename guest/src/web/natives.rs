@@ -21,6 +21,7 @@ pub(super) fn object<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     native.set("digest", Function::new(ctx.clone(), digest)?)?;
     native.set("classId", Function::new(ctx.clone(), class_id)?)?;
     native.set("namedKeys", Function::new(ctx.clone(), named_keys)?)?;
+    native.set("sinceStart", Function::new(ctx.clone(), since_start)?)?;
     Ok(native)
 }
 
@@ -211,6 +212,14 @@ fn digest<'js>(
         _ => return Ok(None),
     };
     rquickjs::ArrayBuffer::new(ctx, hash).map(Some)
+}
+
+/// Milliseconds since the run in progress started (0 outside a run):
+/// `performance.now()`.
+fn since_start(ctx: Ctx<'_>) -> f64 {
+    crate::session::Session::current(&ctx)
+        .and_then(|session| session.elapsed_ms())
+        .unwrap_or(0.0)
 }
 
 /// QuickJS's class id of a value (0 for a primitive): what it really is,

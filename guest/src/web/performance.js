@@ -1,29 +1,27 @@
 // performance.now() and performance.timeOrigin as the standard has them:
-// milliseconds since this execution's time origin, never negative, and
-// that origin as a time since the epoch, so that `timeOrigin + now()` is
-// the wall-clock time. QuickJS's own `now` counts from a clock reading taken
+// milliseconds since this execution's start, never negative, and that
+// start as a time since the epoch, so that `timeOrigin + now()` is the
+// wall-clock time. QuickJS's own `now` counts from a clock reading taken
 // when the context was made, in the snapshot, on another clock's base: an
 // execution could read a negative `now`, and every one read the same fixed
 // `timeOrigin` (a property that cannot be changed, so `performance` is
-// made anew). The origin is taken at the first use in an execution; every
-// execution is a fresh instance of the snapshot, so each takes its own.
+// made anew). The start is the run's own (`sinceStart`, from the evaluator);
+// `timeOrigin` is read off the wall clock at its first use in a run.
 // Set up first: `shared.now` is the other files' clock (Event.timeStamp).
 (function (native, shared) {
   "use strict";
-  const clock = performance.now, dateNow = Date.now;
+  const { sinceStart } = native;
+  const dateNow = Date.now;
   const apply = Reflect.apply;
   const { defineProperty } = Object;
-  let base, origin;
+  let origin;
   function now() {
-    const t = apply(clock, undefined, []);
-    if (base === undefined) {
-      base = t;
-      origin = apply(dateNow, Date, []);
-    }
-    return t - base;
+    return sinceStart();
   }
   function timeOrigin() {
-    if (base === undefined) now();
+    // Read once: each execution is a fresh instance of the snapshot, whose
+    // `origin` is unset.
+    if (origin === undefined) origin = apply(dateNow, Date, []) - sinceStart();
     return origin;
   }
   class Performance {

@@ -192,7 +192,12 @@ fn an_evaluator_runs_one_program_and_a_second_is_refused_before_it_writes() {
     );
     assert_eq!(
         (first.text(), second.text()),
-        ("one\n".to_owned(), String::new())
+        (
+            "one\nwarn: the program ended with 1 timer pending, which never ran; await a \
+             promise it would settle to have it run\n"
+                .to_owned(),
+            String::new()
+        )
     );
 }
 
@@ -233,7 +238,9 @@ fn calls_left_unanswered_at_the_end_are_warned_about() {
     assert_eq!(run.value(), r#""done""#);
     assert_eq!(
         run.console,
-        "warn: the program ended with 3 tool calls unanswered (other, slow): what they answer is dropped\n"
+        "warn: the program ended with 3 tool calls unanswered (other, slow): 3 were running and \
+         were cancelled, so what they did may be half done and their answers dropped; await a \
+         call to have it finish\n"
     );
 }
 
@@ -346,4 +353,34 @@ fn a_returned_value_that_json_empties_is_warned_of() {
         let run = run_alone(program);
         assert!(run.console.is_empty(), "{program}: {}", run.console);
     }
+}
+
+/// What a program left behind is told when it fails too, where it helps
+/// most: the failure is often the symptom of a call that failed unseen
+/// (`cache.a.length` of a load nobody awaited). The reason the program
+/// failed with is not told twice.
+#[test]
+fn what_a_failed_program_left_behind_is_warned_about() {
+    let program = "const cache = {};\n\
+                   async function load(k) { cache[k] = await fail(k); }\n\
+                   load('a');\n\
+                   await new Promise((r) => setTimeout(r, 5));\n\
+                   return cache.a.length;";
+    let run = crate::fake::run(
+        program,
+        &[("fail", "fail(x)")],
+        crate::fake::Tools::new().failing("fail", wire::FailureKind::Transient, "try later"),
+    );
+    let (_, error) = run.failure();
+    assert!(
+        error.starts_with("TypeError: cannot read property 'length'"),
+        "{error}"
+    );
+    assert_eq!(
+        run.console,
+        "warn: a promise was rejected and nothing handled it: ToolError from fail (transient): \
+         try later\n"
+    );
+    let run = run_alone("throw new Error('once');");
+    assert!(run.console.is_empty(), "{}", run.console);
 }

@@ -113,15 +113,36 @@ fn a_pending_timer_keeps_the_program_alive() {
 }
 
 #[test]
-fn timers_still_pending_when_the_program_settles_are_dropped() {
-    // Were the loop to wait for them, the callbacks would print.
+fn timers_still_pending_when_the_program_settles_are_dropped_and_said_so() {
+    // Were the loop to wait for them, the callbacks would print. They were
+    // dropped without a word (a flush scheduled with `setTimeout(f, 0)`
+    // before `return` never ran, and nothing said so).
     let run = run_alone(
         "setTimeout(() => console.log('late'), 300); \
          setInterval(() => console.log('tick'), 0); \
          return 1;",
     );
     assert_eq!(run.value(), "1");
-    assert_eq!(run.console, "");
+    assert_eq!(
+        run.console,
+        "warn: the program ended with 2 timers pending, which never ran; await a promise they \
+         would settle to have them run\n"
+    );
+}
+
+/// Delays past 2^31 - 1 ms (Infinity too) fire after 1 ms, as in Node,
+/// rather than waiting for the wall clock; an interval repeats at least
+/// 1 ms apart, as in Node (`setInterval(f, 0)` ran 46,000 times in 0.2 s).
+#[test]
+fn an_overflowing_delay_is_one_millisecond_and_an_interval_at_least_one() {
+    let run = run_alone(
+        "const fired = await new Promise((r) => setTimeout(() => r('fired'), Infinity));\n\
+         let ticks = 0; const id = setInterval(() => { ticks += 1; }, 0);\n\
+         await new Promise((r) => setTimeout(r, 30));\n\
+         clearInterval(id);\n\
+         return [fired, ticks <= 31];",
+    );
+    assert_eq!(run.value(), r#"["fired",true]"#);
 }
 
 #[test]
@@ -151,6 +172,7 @@ fn an_interval_of_zero_does_not_keep_answers_from_the_program() {
     let run = run(
         "let ticks = 0; setInterval(() => { ticks += 1; }, 0); \
          const a = await echo('a'); const b = await echo('b'); \
+         await new Promise((r) => setTimeout(r, 5)); \
          return [a, b, ticks > 0];",
         &[("echo", "")],
         Tools::new().echo("echo"),
