@@ -10,7 +10,7 @@
 // `%s` of a primitive run what the program asked for. What is used here is
 // captured when this file runs, before any program, and no regular
 // expression is used (their methods are the program's to replace).
-(function (native) {
+(function (native, shared) {
   "use strict";
   const { write, classId, promiseState, promiseResult, proxyTarget } = native;
   const apply = Reflect.apply;
@@ -396,13 +396,14 @@
   }
 
   // `Name: message`, then its own properties and its cause, as Node
-  // shows them after the stack.
-  function error(out, e, depth, state) {
+  // shows them after the stack. `fieldsOnly`: the properties alone, past
+  // what a headline already says (name, message, cause), for the Result.
+  function error(out, e, depth, state, fieldsOnly = false) {
     const name = dataOrInherited(e, "name");
     const message = dataOrInherited(e, "message");
     const head = (typeof name === "string" && name !== "" ? name : "Error") +
       (typeof message === "string" && message !== "" ? ": " + message : "");
-    put(out, depth === 0 ? head : "[" + head + "]");
+    if (!fieldsOnly) put(out, depth === 0 ? head : "[" + head + "]");
     if (depth > DEPTH) return;
     apply(arrayPush, state.seen, [e]);
     try {
@@ -412,6 +413,7 @@
         const k = keys[i];
         const d = gopd(e, k);
         if (d === undefined || (!d.enumerable && k !== "cause") || k === "stack" || k === "message") continue;
+        if (fieldsOnly && (k === "cause" || k === "name")) continue;
         put(out, any ? ", " : " { ");
         any = true;
         put(out, (k === "cause" && !d.enumerable ? "[cause]" : key(k)) + ": ");
@@ -441,6 +443,19 @@
       put(out, "[object]");
     }
   }
+
+  // ` { status: 404 }`: an uncaught error's own fields, shown as the
+  // console shows them (no getter, toJSON or trap run), for the Result's
+  // message; "" when it has none.
+  shared.errorFields = function errorFields(e) {
+    const out = newOut();
+    try {
+      error(out, e, 0, { __proto__: null, seen: [], refs: null }, true);
+    } catch {
+      return "";
+    }
+    return text(out);
+  };
 
   function inspect(v, top) {
     // A primitive needs none of the walk's state (most of what is logged).

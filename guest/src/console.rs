@@ -23,7 +23,7 @@ const LABELS: [&str; 5] = ["", "info: ", "warn: ", "error: ", "debug: "];
 /// Defines the global `console` (`console.js`), once with the evaluator:
 /// each call writes to the console of the run in progress
 /// ([`Session::current`]).
-pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+pub(crate) fn install<'js>(ctx: &Ctx<'js>, web: &crate::web::Web) -> rquickjs::Result<()> {
     let native = Object::new(ctx.clone())?;
     native.set(
         "write",
@@ -44,7 +44,8 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
     options.filename = Some("<wasmwire:console>".into());
     options.strict = true;
     let make: Function = ctx.eval_with_options(include_str!("console.js"), options)?;
-    let console: Object = make.call((native,))?;
+    // `shared.errorFields`: the walk, for the Result's message (`outcome`).
+    let console: Object = make.call((native, web.shared(ctx)?))?;
     ctx.globals()
         .prop("console", Property::from(console).writable().configurable())?;
     Ok(())

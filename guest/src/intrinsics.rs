@@ -113,6 +113,21 @@ impl<'js> Intrinsics<'js> {
         }
     }
 
+    /// An error's own fields as the console shows them (` { status: 404 }`),
+    /// running none of the program's code; "" when it has none.
+    pub(crate) fn error_fields(&self, error: &Value<'js>) -> String {
+        let Ok(fields) = self.web.get::<_, Function>("errorFields") else {
+            return String::new();
+        };
+        match fields.call::<_, rquickjs::String>((error.clone(),)) {
+            Ok(text) => self.string(&text),
+            Err(_) => {
+                let _ = error.ctx().catch();
+                String::new()
+            }
+        }
+    }
+
     /// What in `value` JSON writes as `{}` though it holds data, and
     /// where: "a Map at .results" (`lossy.js`); `None` when nothing is, or
     /// the look failed.

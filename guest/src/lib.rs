@@ -163,7 +163,7 @@ impl Evaluator {
             // are called, so they are made here, before the snapshot, and
             // not by every run (measured: a tenth of a run of `return 1`,
             // and 8 of the memory image's pages written by each execution).
-            console::install(&ctx)?;
+            console::install(&ctx, &web)?;
             timers::install(&ctx)?;
             Intrinsics::capture(&ctx, &originals, &web)?.adopt_timers(&ctx)?;
             Ok::<_, rquickjs::Error>((random, web, originals))

@@ -180,19 +180,15 @@ impl<'js> Judge<'_, 'js> {
             return;
         };
         let what = crate::console::escape_line_breaks(&what);
-        let line = match what.split_once(" at ") {
-            Some((kind, path)) => format!(
-                "warn: the returned value holds {kind} at {path}, which JSON writes as {{}}: \
-                 what it holds is not in the value"
-            ),
-            None => format!(
-                "warn: the program returned {what}, which JSON writes as {{}}: what it holds \
-                 is not in the value"
-            ),
+        let what = match what.split_once(" at ") {
+            Some((kind, path)) => format!("the returned value holds {kind} at {path}"),
+            None => format!("the program returned {what}"),
         };
         self.session.write_console(
             format!(
-                "{line} (return plain data: error.message, Object.fromEntries(map), [...set])\n"
+                "warn: {what}, which JSON does not carry in full (an Error's message, a Map's or \
+                 Set's entries, a Promise's value): return plain data (error.message, \
+                 Object.fromEntries(map), [...set], the awaited value)\n"
             )
             .as_bytes(),
         );
@@ -374,15 +370,13 @@ impl<'js> Judge<'_, 'js> {
         format!(" (caused by {})", said.join("; caused by "))
     }
 
-    /// ` {"status":404}`: an error's own enumerable properties, as JSON,
-    /// when it has any (`class HttpError extends Error` with a `status`,
+    /// ` { status: 404 }`: an error's own enumerable properties as the
+    /// console shows them (`class HttpError extends Error` with a `status`,
     /// `Object.assign(new Error(...), { details })`); the headline alone
-    /// lost them. Nothing when they have no JSON form.
+    /// lost them. The walk runs no getter, `toJSON` or trap of the program
+    /// (JSON.stringify did, after the program had ended).
     fn fields(&self, error: &Value<'js>) -> String {
-        match self.intrinsics.json(error) {
-            Some(json) if json != "{}" => format!(" {json}"),
-            _ => String::new(),
-        }
+        self.intrinsics.error_fields(error)
     }
 
     /// ` (2 errors: X; Y)` for an AggregateError (`Promise.any` of calls
@@ -409,7 +403,11 @@ impl<'js> Judge<'_, 'js> {
             .iter::<Value>()
             .take(MAX_AGGREGATED)
             .map_while(|e| e.ok())
-            .map(|e| self.told(&e))
+            .map(|e| match e.as_string() {
+                // Quoted: a reason's own "; " read as two reasons.
+                Some(text) => quoted(&self.intrinsics.string(text)),
+                None => aggregate_headline(self.told(&e)),
+            })
             .collect();
         let _ = error.ctx().catch();
         match errors.len() {

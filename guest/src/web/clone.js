@@ -10,8 +10,7 @@
 // allows is cloned without running out of stack.
 (function (native, shared) {
   "use strict";
-  const { classId, namedKeys } = native;
-  const hasOwn = Object.hasOwn;
+  const { classId, arrayKeys: keysOfArray } = native;
   const DOMExceptionCtor = shared.DOMException;
   const apply = Reflect.apply;
   const { getOwnPropertyDescriptor: gopd, getPrototypeOf, keys, defineProperty } = Object;
@@ -155,7 +154,7 @@
     }
 
     const root = shell(value);
-    let named;
+    let arrayKeys;
     while (work.length > 0) {
       const [source, target, kind] = apply(arrayPop, work, []);
       if (kind === "map") {
@@ -169,12 +168,15 @@
       } else if (kind === "error") {
         const cause = gopd(source, "cause");
         if (cause !== undefined && "value" in cause) defineProperty(target, "cause", { value: shell(cause.value), writable: true, configurable: true });
-      } else if (kind === "array" && (named = namedKeys(source)) !== null) {
+      } else if (kind === "array" && (arrayKeys = keysOfArray(source)) !== null) {
         // Its indices, holes kept, then its other own enumerable keys: as
-        // `keys()` gives them, without a string made for every index.
-        const length = source.length;
-        for (let i = 0; i < length; i++) {
-          if (hasOwn(source, i)) defineProperty(target, i, { value: shell(source[i]), writable: true, enumerable: true, configurable: true });
+        // `keys()` gives them, without a string made for every index, and
+        // without counting up a sparse array's length.
+        const length = source.length, indices = arrayKeys[0], named = arrayKeys[1];
+        const count = indices === null ? length : indices.length;
+        for (let j = 0; j < count; j++) {
+          const i = indices === null ? j : indices[j];
+          defineProperty(target, i, { value: shell(source[i]), writable: true, enumerable: true, configurable: true });
         }
         if (target.length !== length) defineProperty(target, "length", { value: length });
         for (let i = 0; i < named.length; i++) {

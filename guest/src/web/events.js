@@ -14,6 +14,7 @@
   const arraySplice = Array.prototype.splice;
   const MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set;
   const mapDelete = Map.prototype.delete;
+  const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, "size").get;
 
   function define(target, name, value) {
     defineProperty(target, name, { value, writable: true, enumerable: false, configurable: true });
@@ -123,7 +124,7 @@
     for (let i = 0; i < entries.length; i++) if (entries[i].capture === capture) return i;
     return -1;
   }
-  function removeEntry(bucket, callback, capture) {
+  function removeEntry(listeners, type, bucket, callback, capture) {
     const entries = apply(mapGet, bucket.byCallback, [callback]);
     if (entries === undefined) return;
     const i = findEntry(entries, capture);
@@ -131,6 +132,12 @@
     entries[i].removed = true;
     apply(arraySplice, entries, [i, 1]);
     if (entries.length === 0) apply(mapDelete, bucket.byCallback, [callback]);
+    // A type with no listener left goes (a dispatch under way keeps its
+    // own copy of the list).
+    if (apply(mapSize, bucket.byCallback, []) === 0) {
+      if (apply(mapGet, listeners, [type]) === bucket) apply(mapDelete, listeners, [type]);
+      return;
+    }
     bucket.removed++;
     if (bucket.removed > 16 && bucket.removed * 2 > bucket.list.length) {
       const kept = [];
@@ -171,7 +178,7 @@
     removeEventListener(type, callback, options) {
       const capture = typeof options === "boolean" ? options : !!(options && options.capture);
       const bucket = listenersOf(this.#listeners, String(type), false);
-      if (bucket !== undefined) removeEntry(bucket, callback, capture);
+      if (bucket !== undefined) removeEntry(this.#listeners, String(type), bucket, callback, capture);
     }
     dispatchEvent(event) {
       if (!_is(event)) throw new TypeError("EventTarget.dispatchEvent: the argument is not an Event");
@@ -183,7 +190,7 @@
           for (let i = 0; i < list.length; i++) {
             const entry = list[i];
             if (entry.removed) continue;
-            if (entry.once) removeEntry(bucket, entry.callback, entry.capture);
+            if (entry.once) removeEntry(this.#listeners, event.type, bucket, entry.callback, entry.capture);
             try {
               if (typeof entry.callback === "function") apply(entry.callback, this, [event]);
               else { const h = entry.callback.handleEvent; if (typeof h === "function") apply(h, entry.callback, [event]); }

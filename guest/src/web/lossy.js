@@ -7,16 +7,17 @@
 //
 // It walks as JSON.stringify does (arrays by index, objects by their own
 // enumerable string keys; an object with a `toJSON` is whatever that
-// gives, so it is not looked into), without running a getter, a `toJSON`
-// or a Proxy's trap, and gives up quietly after LOOKS properties: the
-// warning is a help, never a cost a large result must pay in full.
+// gives, so it is not looked into), breadth first, without running a
+// getter, a `toJSON` or a Proxy's trap, and gives up quietly after LOOKS
+// properties: the warning is a help, never a cost a large result must pay
+// in full.
 (function (native, shared) {
   "use strict";
   const { classId } = native;
   const { getOwnPropertyDescriptor: gopd, getPrototypeOf, keys } = Object;
   const isArray = Array.isArray;
   const apply = Reflect.apply;
-  const arrayPush = Array.prototype.push, arrayPop = Array.prototype.pop;
+  const arrayPush = Array.prototype.push;
   const stringify = JSON.stringify;
   const charCodeAt = String.prototype.charCodeAt;
   const LOOKS = 20000;
@@ -36,6 +37,8 @@
   learn("a DataView", new DataView(new ArrayBuffer(0)));
   learn("a generator", (function* () {})());
   const proxy = classId(new Proxy({}, {}));
+  const mapId = classId(new Map()), setId = classId(new Set());
+  const mapSize = gopd(Map.prototype, "size").get, setSize = gopd(Set.prototype, "size").get;
   // Typed arrays are numbers by index: nothing in them to find.
   const numbers = [];
   for (const T of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array,
@@ -43,13 +46,17 @@
     numbers[classId(new T(0))] = true;
   }
 
-  // A data property's value, own or inherited; undefined for an accessor.
-  function dataOrInherited(o, k) {
+  // Whether `o` may have a `toJSON` (own or inherited, a data property
+  // or a getter): then JSON writes whatever it gives, and `o` is not
+  // looked into. A Proxy on the way is not asked (that would run its
+  // traps): it may.
+  function mayHaveToJSON(o) {
     for (let p = o, i = 0; p !== null && i < 64; p = getPrototypeOf(p), i++) {
-      const d = gopd(p, k);
-      if (d !== undefined) return "value" in d ? d.value : undefined;
+      if (classId(p) === proxy) return true;
+      const d = gopd(p, "toJSON");
+      if (d !== undefined) return !("value" in d) || typeof d.value === "function";
     }
-    return undefined;
+    return false;
   }
 
   // No regular expression: a program may have replaced RegExp's methods.
@@ -69,21 +76,30 @@
       : path + "[" + stringify(k) + "]";
   }
 
+  // Breadth first, so that a long array at the top spends the budget on
+  // its first items, not on listing all of them.
   shared.lossy = function lossy(value) {
     const work = [value], paths = [""];
     let looks = 0;
-    while (work.length > 0 && looks < LOOKS) {
-      const o = apply(arrayPop, work, []), path = apply(arrayPop, paths, []);
+    // At most LOOKS properties are listed, and so at most LOOKS objects
+    // queued; each queued one is still looked at.
+    for (let next = 0; next < work.length; next++) {
+      const o = work[next], path = paths[next];
+      work[next] = undefined;
       const id = classId(o);
       if (id === proxy) continue;
-      if (typeof dataOrInherited(o, "toJSON") === "function") continue;
-      if (lost[id] !== undefined) return lost[id] + (path === "" ? "" : " at " + path);
-      if (numbers[id]) continue;
+      if (mayHaveToJSON(o)) continue;
+      if (lost[id] !== undefined) {
+        // An empty Map or Set loses nothing.
+        if (id === mapId && apply(mapSize, o, []) === 0) continue;
+        if (id === setId && apply(setSize, o, []) === 0) continue;
+        return lost[id] + (path === "" ? "" : " at " + path);
+      }
+      if (numbers[id] || looks >= LOOKS) continue;
       const list = isArray(o);
       const ks = list ? undefined : keys(o);
       const n = list ? o.length : ks.length;
-      // Last first, so that the first found is the first JSON writes.
-      for (let i = n - 1; i >= 0 && looks < LOOKS; i--, looks++) {
+      for (let i = 0; i < n && looks < LOOKS; i++, looks++) {
         const k = list ? i : ks[i];
         const d = gopd(o, list ? "" + i : k);
         if (d === undefined || !("value" in d)) continue;

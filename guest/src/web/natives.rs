@@ -20,7 +20,7 @@ pub(super) fn object<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     native.set("randomBytes", Function::new(ctx.clone(), random_bytes)?)?;
     native.set("digest", Function::new(ctx.clone(), digest)?)?;
     native.set("classId", Function::new(ctx.clone(), class_id)?)?;
-    native.set("namedKeys", Function::new(ctx.clone(), named_keys)?)?;
+    native.set("arrayKeys", Function::new(ctx.clone(), array_keys)?)?;
     native.set("sinceStart", Function::new(ctx.clone(), since_start)?)?;
     Ok(native)
 }
@@ -237,33 +237,34 @@ pub(crate) fn class_id(value: Value<'_>) -> u32 {
 /// is a string atom, and is copied as a named key (to the same effect).
 const ATOM_TAG_INT: u32 = 1 << 31;
 
-/// An array's own enumerable string keys that are not indices (`rows.total
-/// = 3`), in order; `null` when one of its indices is not enumerable (the
+/// An array's own enumerable keys as `structuredClone` copies them:
+/// `[indices, named]`, where `indices` is `null` when every index below its
+/// length is there (a dense array: the caller counts up), else the indices
+/// there are, in order; `named` is its other keys (`rows.total = 3`), in
+/// order. `null` in all when one of its indices is not enumerable (the
 /// caller then takes `Object.keys`). `Object.keys` of a million-element
-/// array made a million strings (out of memory at 64 MiB, for
-/// `structuredClone`); QuickJS's own list of its keys names the indices by
-/// number ([`ATOM_TAG_INT`]), made no string of.
-fn named_keys<'js>(ctx: Ctx<'js>, array: Object<'js>) -> rquickjs::Result<Value<'js>> {
+/// array made a million strings (out of memory at 64 MiB); QuickJS's own
+/// list of its keys names the indices by number ([`ATOM_TAG_INT`]), made
+/// no string of, and a sparse array (`a[1e9] = 1`) is not counted up to
+/// its length.
+fn array_keys<'js>(ctx: Ctx<'js>, array: Object<'js>) -> rquickjs::Result<Value<'js>> {
+    let length: f64 = array.get("length")?;
     let named = rquickjs::Array::new(ctx.clone())?;
+    let mut indices: Vec<u32> = Vec::new();
     let raw = ctx.as_raw().as_ptr();
     let mut table: *mut rquickjs::qjs::JSPropertyEnum = std::ptr::null_mut();
-    let mut length: u32 = 0;
+    let mut count: u32 = 0;
     let flags = (rquickjs::qjs::JS_GPN_STRING_MASK | rquickjs::qjs::JS_GPN_SET_ENUM) as i32;
     // SAFETY: the context and object are live; on success QuickJS hands
-    // over `length` entries at `table`, freed below with their atoms. On
+    // over `count` entries at `table`, freed below with their atoms. On
     // failure an exception is pending and nothing was handed over.
     unsafe {
-        if rquickjs::qjs::JS_GetOwnPropertyNames(
-            raw,
-            &mut table,
-            &mut length,
-            array.as_raw(),
-            flags,
-        ) < 0
+        if rquickjs::qjs::JS_GetOwnPropertyNames(raw, &mut table, &mut count, array.as_raw(), flags)
+            < 0
         {
             return Err(rquickjs::Error::Exception);
         }
-        let entries = std::slice::from_raw_parts(table, length as usize);
+        let entries = std::slice::from_raw_parts(table, count as usize);
         let mut result = Ok(true);
         for entry in entries {
             if entry.atom & ATOM_TAG_INT != 0 {
@@ -271,6 +272,7 @@ fn named_keys<'js>(ctx: Ctx<'js>, array: Object<'js>) -> rquickjs::Result<Value<
                     result = Ok(false);
                     break;
                 }
+                indices.push(entry.atom & !ATOM_TAG_INT);
                 continue;
             }
             if !entry.is_enumerable {
@@ -286,12 +288,19 @@ fn named_keys<'js>(ctx: Ctx<'js>, array: Object<'js>) -> rquickjs::Result<Value<
                 break;
             }
         }
-        rquickjs::qjs::JS_FreePropertyEnum(raw, table, length);
+        rquickjs::qjs::JS_FreePropertyEnum(raw, table, count);
         if !result? {
             return Ok(Value::new_null(ctx));
         }
     }
-    Ok(named.into_value())
+    let keys = rquickjs::Array::new(ctx.clone())?;
+    if indices.len() as f64 == length {
+        keys.set(0, Value::new_null(ctx.clone()))?;
+    } else {
+        keys.set(0, indices)?;
+    }
+    keys.set(1, named)?;
+    Ok(keys.into_value())
 }
 
 #[cfg(test)]

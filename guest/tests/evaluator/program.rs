@@ -406,18 +406,36 @@ fn an_uncaught_errors_fields_and_aggregated_reasons_are_told() {
     )
     .failure();
     assert!(
-        error.starts_with(r#"Error: bad {"status":404} at line 1, column "#),
+        error.starts_with("Error: bad { status: 404 } at line 1, column "),
         "{error}"
     );
     let (_, error) =
         run_alone("throw Object.assign(new Error('main'), { details: { a: 1 } });").failure();
     assert!(
-        error.starts_with(r#"Error: main {"details":{"a":1}} at line 1"#),
+        error.starts_with("Error: main { details: { a: 1 } } at line 1"),
         "{error}"
     );
-    // Fields with no JSON form are left out, not the error.
-    let (_, error) = run_alone("throw Object.assign(new Error('big'), { n: 1n });").failure();
-    assert!(error.starts_with("Error: big at line 1"), "{error}");
+    // Shown as the console shows them: a BigInt, a getter never run, a
+    // cycle; the name and message a custom error sets are not said twice.
+    let (_, error) = run_alone(
+        "const e = Object.assign(new Error('big'), { n: 1n });\n\
+         Object.defineProperty(e, 'spin', { get() { for (;;) {} }, enumerable: true });\n\
+         e.self = e; throw e;",
+    )
+    .failure();
+    assert!(
+        error.starts_with("Error: big { n: 1n, spin: [Getter], self: [Circular *1] } at line 1"),
+        "{error}"
+    );
+    let (_, error) = run_alone(
+        "class HttpError extends Error { constructor(m, s) { super(); this.name = 'HttpError'; \
+         this.message = m; this.status = s } }\nthrow new HttpError('not found', 404);",
+    )
+    .failure();
+    assert!(
+        error.starts_with("HttpError: not found { status: 404 } at line 1"),
+        "{error}"
+    );
 
     let program = "await Promise.any([nf('a'), nf('b')]);";
     let (kind, error) = crate::fake::run(

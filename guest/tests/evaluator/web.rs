@@ -54,4 +54,14 @@ fn structured_clone_copies_odd_arrays_as_the_standard_says() {
         run_alone(program).value(),
         r#"[6,false,["0","2","5","total"],true,2,3,["0","2"],3,false,5,["0","1"],true,true]"#
     );
+    // A sparse array is copied by the indices it has, not counted up to its
+    // length (a[1e9] = 1 ran to the wall clock).
+    let sparse = "const a = []; a[1e9] = 'far'; a[3] = 'near';\n\
+                  const b = []; b.length = 1e8;\n\
+                  const c = structuredClone(a), d = structuredClone(b);\n\
+                  return [c.length, c[1e9], c[3], Object.keys(c).length, d.length, Object.keys(d).length];";
+    assert_eq!(
+        run_alone(sparse).value(),
+        r#"[1000000001,"far","near",2,100000000,0]"#
+    );
 }
