@@ -69,7 +69,9 @@ impl Tools {
              calls one by name with a deadline of its own, or an `AbortSignal` that cancels it. \
              Calls run concurrently: use \
              `Promise.all` to fan out. Calls beyond the in-flight cap wait their turn in order, \
-             so fanning out over many items is fine.\n\
+             so fanning out over many items is fine. To time a call out, pass \
+             `{ signal: AbortSignal.timeout(ms) }` to `host.call`: a `Promise.race` against a timer \
+             leaves the call running and holding its slot.\n\
              - A failed call rejects with a `ToolError`: branch on `e.kind`, and retry only when \
              `e.retryable`. Arguments are checked against the declarations before a tool runs; \
              bad ones fail with kind `invalid` and a message naming the field.\n\
@@ -268,7 +270,7 @@ declare class AbortController {
 
 /** Options of one `host.call`. */
 interface CallOptions {
-  /** The longest this call may take, in milliseconds; past it the call fails `transient`. */
+  /** The longest the tool may take once the call is sent, in milliseconds; past it the call fails `transient`. Time waiting behind the in-flight cap does not count: use `signal: AbortSignal.timeout(ms)` to bound that too. */
   deadlineMs?: number;
   /** Cancels the call when it aborts: the call rejects with the signal's reason. */
   signal?: AbortSignal;
