@@ -3,6 +3,7 @@ the GIL. Orderings are pinned with events, never with sleep-and-hope."""
 
 import _thread
 import asyncio
+import signal
 import threading
 import time
 
@@ -148,16 +149,25 @@ def test_cancelling_a_program_that_spins_ends_it(sandbox):
 
 
 def test_ctrl_c_during_a_sync_run_cancels_the_execution(sandbox):
-    def interrupt_once_running():
-        wait_until(lambda: sandbox.running == 1)
-        _thread.interrupt_main()  # as a SIGINT would
+    # Python's own Ctrl-C handler, whatever this process inherited: a suite
+    # started in the background of a shell without job control (`cmd &` in
+    # a script) inherits SIGINT ignored, and then `interrupt_main` does
+    # nothing and the run went on to its wall clock.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
 
-    interrupter = threading.Thread(target=interrupt_once_running)
-    interrupter.start()
-    started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        sandbox.run("while (true) {}", budget=wasmwire.Budget(wall_clock=60))
-    interrupter.join()
+        def interrupt_once_running():
+            wait_until(lambda: sandbox.running == 1)
+            _thread.interrupt_main()  # as a SIGINT would
+
+        interrupter = threading.Thread(target=interrupt_once_running)
+        interrupter.start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            sandbox.run("while (true) {}", budget=wasmwire.Budget(wall_clock=60))
+        interrupter.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     # Raised only once the execution has ended, long before its wall clock.
     assert sandbox.running == 0
     assert time.monotonic() - started < 10
