@@ -128,18 +128,25 @@ impl<'js> Intrinsics<'js> {
         }
     }
 
-    /// What in `value` JSON writes as `{}` though it holds data, and
-    /// where: "a Map at .results" (`lossy.js`); `None` when nothing is, or
-    /// the look failed.
-    pub(crate) fn lossy(&self, value: &Value<'js>) -> Option<String> {
+    /// What in `value` JSON does not carry in full, and where: `("a Map",
+    /// ".results")`, the path empty for the value itself (`lossy.js`);
+    /// `None` when nothing is, or the look failed.
+    pub(crate) fn lossy(&self, value: &Value<'js>) -> Option<(String, String)> {
         let lossy: Function = self.web.get("lossy").ok()?;
-        match lossy.call::<_, Option<rquickjs::String>>((value.clone(),)) {
-            Ok(found) => found.map(|what| self.string(&what)),
+        let found = match lossy.call::<_, Option<Array>>((value.clone(),)) {
+            Ok(found) => found?,
             Err(_) => {
                 let _ = value.ctx().catch();
-                None
+                return None;
             }
-        }
+        };
+        let part = |i: usize| {
+            found
+                .get::<rquickjs::String>(i)
+                .ok()
+                .map(|s| self.string(&s))
+        };
+        Some((part(0)?, part(1)?))
     }
 
     /// A new error object whose stack is the current call stack, with

@@ -117,18 +117,13 @@ fn quoted(text: &str) -> String {
 /// Why a returned value has no JSON text: a function or a symbol, or an
 /// object whose `toJSON` gave one of those or `undefined`.
 fn no_json_form(value: &Value<'_>) -> String {
-    let what = match Intrinsics::type_name(value) {
-        "object" | "array" => {
-            return format!(
-                "the program returned an {} whose toJSON gave no JSON value (undefined, a \
-                 function or a symbol)",
-                Intrinsics::type_name(value)
-            );
-        }
-        name @ ("error" | "undefined") => format!("an {name}"),
-        name => format!("a {name}"),
-    };
-    format!("the program returned {what}, which has no JSON form")
+    match Intrinsics::type_name(value) {
+        name @ ("object" | "array") => format!(
+            "the program returned an {name} whose toJSON gave no JSON value (undefined, a \
+             function or a symbol)"
+        ),
+        name => format!("the program returned a {name}, which has no JSON form"),
+    }
 }
 
 /// What the evaluator knows when it judges an ending.
@@ -180,13 +175,14 @@ impl<'js> Judge<'_, 'js> {
     /// the Result is still the value JSON.stringify gives, as promised, but
     /// the run no longer ends `ok` with the data silently gone.
     fn warn_lossy(&self, value: &Value<'js>) {
-        let Some(what) = self.intrinsics.lossy(value) else {
+        let Some((kind, path)) = self.intrinsics.lossy(value) else {
             return;
         };
-        let what = crate::console::escape_line_breaks(&what);
-        let what = match what.split_once(" at ") {
-            Some((kind, path)) => format!("the returned value holds {kind} at {path}"),
-            None => format!("the program returned {what}"),
+        let what = if path.is_empty() {
+            format!("the program returned {kind}")
+        } else {
+            let path = crate::console::escape_line_breaks(&path);
+            format!("the returned value holds {kind} at {path}")
         };
         self.session.write_console(
             format!(
@@ -317,7 +313,9 @@ impl<'js> Judge<'_, 'js> {
                 format!(
                     "{}{}{}{}{place}",
                     aggregate_headline(headline),
-                    self.fields(reason),
+                    // Its own fields (`class HttpError` with a `status`),
+                    // which the headline alone lost.
+                    self.intrinsics.error_fields(reason),
                     self.aggregated(reason),
                     self.causes(reason)
                 ),
@@ -372,15 +370,6 @@ impl<'js> Judge<'_, 'js> {
             return String::new();
         }
         format!(" (caused by {})", said.join("; caused by "))
-    }
-
-    /// ` { status: 404 }`: an error's own enumerable properties as the
-    /// console shows them (`class HttpError extends Error` with a `status`,
-    /// `Object.assign(new Error(...), { details })`); the headline alone
-    /// lost them. The walk runs no getter, `toJSON` or trap of the program
-    /// (JSON.stringify did, after the program had ended).
-    fn fields(&self, error: &Value<'js>) -> String {
-        self.intrinsics.error_fields(error)
     }
 
     /// ` (2 errors: X; Y)` for an AggregateError (`Promise.any` of calls

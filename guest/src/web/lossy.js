@@ -3,7 +3,8 @@
 // an Error, a RegExp, an un-awaited Promise, an ArrayBuffer...), so a
 // program that returns `{ error: e }` or a Map of results hands its host an
 // empty object with `ok: true`. `shared.lossy(value)` finds the first such
-// object, for the console to warn of: "an Error at .error", or undefined.
+// object, for the console to warn of: `["an Error", ".error"]` (the path
+// empty for the value itself), or undefined.
 //
 // It walks as JSON.stringify does (arrays by index, objects by their own
 // enumerable string keys; an object with a `toJSON` is whatever that
@@ -93,7 +94,7 @@
         // An empty Map or Set loses nothing.
         if (id === mapId && apply(mapSize, o, []) === 0) continue;
         if (id === setId && apply(setSize, o, []) === 0) continue;
-        return lost[id] + (path === "" ? "" : " at " + path);
+        return [lost[id], path];
       }
       if (numbers[id] || looks >= LOOKS) continue;
       const list = isArray(o);

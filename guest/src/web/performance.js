@@ -14,10 +14,8 @@
   const dateNow = Date.now;
   const apply = Reflect.apply;
   const { defineProperty } = Object;
+  const now = sinceStart;
   let origin;
-  function now() {
-    return sinceStart();
-  }
   function timeOrigin() {
     // Read once: each execution is a fresh instance of the snapshot, whose
     // `origin` is unset.
