@@ -18,7 +18,7 @@
   const { getOwnPropertyDescriptor: gopd, getPrototypeOf, defineProperty, is } = Object;
   const StringCtor = String, NumberCtor = Number, MapCtor = Map;
   const arrayPush = Array.prototype.push, arrayJoin = Array.prototype.join;
-  const isArray = Array.isArray;
+  const isArray = Array.isArray, objectKeys = Object.keys;
   const mapForEach = Map.prototype.forEach, setForEach = Set.prototype.forEach;
   const mapEntries = Map.prototype.entries, setValues = Set.prototype.values;
   const mapIteratorNext = getPrototypeOf(new Map().entries()).next;
@@ -455,6 +455,69 @@
       return "";
     }
     return text(out);
+  };
+
+  // The evaluator's look at a value the program returned. JSON.stringify
+  // writes some objects that hold data as `{}` (a Map, a Set, an Error, a
+  // RegExp, an un-awaited Promise, an ArrayBuffer...), so a program that
+  // returns `{ error: e }` or a Map of results handed its host an empty
+  // object with `ok: true`. `shared.lossy(value)` finds the first such
+  // object, for a console warning: `["an Error", ".error"]` (the path
+  // empty for the value itself), or undefined. It walks as JSON.stringify
+  // does (arrays by index, objects by their own enumerable string keys; an
+  // object that may have a `toJSON` is whatever that gives, so it is not
+  // looked into), breadth first, so that a long array at the top spends the
+  // budget on its first items, running no getter, `toJSON` or trap; it
+  // lists at most MAX_LOSSY_LOOKS properties, and the warning is a help,
+  // never a cost a large result pays in full.
+  const MAX_LOSSY_LOOKS = 20000;
+  const LOST = {
+    __proto__: null, Map: "a Map", Set: "a Set", WeakMap: "a WeakMap", WeakSet: "a WeakSet",
+    Error: "an Error", RegExp: "a RegExp", Promise: "a Promise (not awaited?)",
+    ArrayBuffer: "an ArrayBuffer", DataView: "a DataView",
+  };
+  function mayHaveToJSON(o) {
+    for (let p = o, i = 0; p !== null && i < 64; p = getPrototypeOf(p), i++) {
+      // A Proxy on the way is not asked (that would run its traps): it may.
+      if (kinds[classId(p)] === "Proxy") return true;
+      const d = gopd(p, "toJSON");
+      if (d !== undefined) return !("value" in d) || typeof d.value === "function";
+    }
+    return false;
+  }
+  shared.lossy = function lossy(value) {
+    const work = [value], paths = [""];
+    let looks = 0;
+    // Each object queued is looked at; at most MAX_LOSSY_LOOKS properties
+    // are listed, so at most that many are queued.
+    for (let next = 0; next < work.length; next++) {
+      const o = work[next], path = paths[next];
+      work[next] = undefined;
+      const kind = kinds[classId(o)];
+      if (kind === "Proxy" || mayHaveToJSON(o)) continue;
+      const lost = LOST[kind];
+      if (lost !== undefined) {
+        // An empty Map or Set loses nothing.
+        if (kind === "Map" && apply(mapSize, o, []) === 0) continue;
+        if (kind === "Set" && apply(setSize, o, []) === 0) continue;
+        return [lost, path];
+      }
+      if (kind === "TypedArray" || looks >= MAX_LOSSY_LOOKS) continue;
+      const list = isArray(o);
+      const names = list ? undefined : objectKeys(o);
+      const n = list ? o.length : names.length;
+      for (let i = 0; i < n && looks < MAX_LOSSY_LOOKS; i++, looks++) {
+        const k = list ? i : names[i];
+        const d = gopd(o, list ? "" + i : k);
+        if (d === undefined || !("value" in d)) continue;
+        const v = d.value;
+        if (typeof v === "object" && v !== null) {
+          apply(arrayPush, work, [v]);
+          apply(arrayPush, paths, [list ? path + "[" + k + "]" : isIdentifier(k) ? path + "." + k : path + "[" + stringify(k) + "]"]);
+        }
+      }
+    }
+    return undefined;
   };
 
   function inspect(v, top) {

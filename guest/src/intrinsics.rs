@@ -129,7 +129,7 @@ impl<'js> Intrinsics<'js> {
     }
 
     /// What in `value` JSON does not carry in full, and where: `("a Map",
-    /// ".results")`, the path empty for the value itself (`lossy.js`);
+    /// ".results")`, the path empty for the value itself (`console.js`);
     /// `None` when nothing is, or the look failed.
     pub(crate) fn lossy(&self, value: &Value<'js>) -> Option<(String, String)> {
         let lossy: Function = self.web.get("lossy").ok()?;
@@ -285,7 +285,7 @@ impl<'js> Intrinsics<'js> {
     }
 
     /// The value as JSON text, or `None` when JSON has no text for it.
-    pub(crate) fn json(&self, value: &Value<'js>) -> Option<String> {
+    fn json(&self, value: &Value<'js>) -> Option<String> {
         match value.ctx().json_stringify(value.clone()) {
             Ok(Some(s)) => Some(self.string(&s)),
             Ok(None) => None,

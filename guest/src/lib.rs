@@ -346,50 +346,33 @@ fn warn_left_behind<'js>(
         let count = tools.len();
         let unsent = (queued + waiting).min(count);
         let sent = count - unsent;
-        let mut line = format!(
-            "warn: the program ended with {} unanswered ({})",
-            plural(count, "tool call"),
-            tool_names(tools)
-        );
+        let mut parts = Vec::new();
         if sent > 0 {
-            line.push_str(&format!(
-                ": {sent} {} cancelled, so what {} may be half done and {} dropped",
-                if sent == 1 {
-                    "was running and was"
-                } else {
-                    "were running and were"
-                },
-                if sent == 1 { "it did" } else { "they did" },
-                if sent == 1 {
-                    "its answer"
-                } else {
-                    "their answers"
-                },
+            parts.push(format!(
+                "{sent} cancelled while running (work may be half done, answers dropped)"
             ));
         }
         if unsent > 0 {
-            line.push_str(&format!(
-                "{} {unsent} never sent (the in-flight cap held {})",
-                if sent > 0 { ";" } else { ":" },
-                if unsent == 1 { "it" } else { "them" },
-            ));
+            parts.push(format!("{unsent} never sent (held by the in-flight cap)"));
         }
-        line.push_str("; await a call to have it finish\n");
-        session.write_console(line.as_bytes());
+        session.write_console(
+            format!(
+                "warn: the program ended with {} unanswered ({}): {}; await a call to have it \
+                 finish\n",
+                plural(count, "tool call"),
+                tool_names(tools),
+                parts.join("; ")
+            )
+            .as_bytes(),
+        );
     }
     let timers = session.with_timers(|timers| timers.pending()).unwrap_or(0);
     if timers > 0 {
         session.write_console(
             format!(
-                "warn: the program ended with {} pending, which never ran; await a promise \
-                 {} settle to have {} run\n",
-                plural(timers, "timer"),
-                if timers == 1 {
-                    "it would"
-                } else {
-                    "they would"
-                },
-                if timers == 1 { "it" } else { "them" },
+                "warn: the program ended with {} pending, never run (await what a timer \
+                 settles to have it run)\n",
+                plural(timers, "timer")
             )
             .as_bytes(),
         );
@@ -493,11 +476,16 @@ fn run_program<'js, T: Transport + ?Sized>(
             "memory limit: QuickJS ran out of memory inside a promise job, which broke \
              the chain the program awaits",
         ),
-        Settled::Stuck => Ending::failed(
-            FailureKind::Invalid,
-            "the program can never finish: it awaits a promise that nothing will settle \
-             (no tool call is in flight and no job is pending)",
-        ),
+        Settled::Stuck => {
+            // What it left behind may be why nothing can settle (a call
+            // that failed unseen).
+            warn_left_behind(session, judge, None, waiting);
+            Ending::failed(
+                FailureKind::Invalid,
+                "the program can never finish: it awaits a promise that nothing will settle \
+                 (no tool call is in flight and no job is pending)",
+            )
+        }
         Settled::Stopped => Ending::failed(
             FailureKind::Limit,
             "stack limit: the program recursed too deeply",

@@ -388,8 +388,8 @@ async fn calls_never_sent_are_told_apart_from_calls_cancelled() {
     assert_eq!(outcome.result.calls, 1);
     assert_eq!(
         outcome.console,
-        "warn: the program ended with 3 tool calls unanswered (never): 1 was running and was \
-         cancelled, so what it did may be half done and its answer dropped; 2 never sent (the \
-         in-flight cap held them); await a call to have it finish\n"
+        "warn: the program ended with 3 tool calls unanswered (never): 1 cancelled while running \
+         (work may be half done, answers dropped); 2 never sent (held by the in-flight cap); \
+         await a call to have it finish\n"
     );
 }

@@ -138,8 +138,8 @@ async fn a_pending_timer_keeps_the_program_alive_and_pending_ones_are_dropped_at
     // Dropped, never run, and said so.
     assert_eq!(
         outcome.console,
-        "warn: the program ended with 1 timer pending, which never ran; await a promise it \
-         would settle to have it run\n"
+        "warn: the program ended with 1 timer pending, never run (await what a timer settles \
+         to have it run)\n"
     );
 }
 

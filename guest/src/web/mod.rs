@@ -40,8 +40,6 @@ const SURFACES: &[(&str, &str)] = &[
     ("<wasmwire:crypto>", include_str!("crypto.js")),
     ("<wasmwire:clone>", include_str!("clone.js")),
     ("<wasmwire:intl>", include_str!("intl.js")),
-    // Not a global: the evaluator's look at a returned value (`lossy`).
-    ("<wasmwire:lossy>", include_str!("lossy.js")),
 ];
 
 /// What the evaluator keeps of the web surface between set-up and a run.
@@ -74,8 +72,8 @@ impl Web {
     /// onAbort)`, for a `host.call`'s `{signal}`, throws a TypeError for
     /// what is not an AbortSignal, returns `{reason}` for one already
     /// aborted, and otherwise calls `onAbort(reason)` once, when it aborts;
-    /// `lossy(value)` names the first object in a returned value that
-    /// JSON writes as `{}` though it holds data (`lossy.js`).
+    /// the console adds `lossy(value)`, the first object in a returned
+    /// value that JSON does not carry in full, and `errorFields(error)`.
     /// See `Intrinsics`, which holds it.
     pub(crate) fn shared<'js>(&self, ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
         self.shared.clone().restore(ctx)

@@ -250,7 +250,8 @@ const ATOM_TAG_INT: u32 = 1 << 31;
 fn array_keys<'js>(ctx: Ctx<'js>, array: Object<'js>) -> rquickjs::Result<Value<'js>> {
     let length: f64 = array.get("length")?;
     let named = rquickjs::Array::new(ctx.clone())?;
-    let mut indices: Vec<u32> = Vec::new();
+    let mut indices: usize = 0;
+    let listed_or_dense: Option<Vec<u32>>;
     let raw = ctx.as_raw().as_ptr();
     let mut table: *mut rquickjs::qjs::JSPropertyEnum = std::ptr::null_mut();
     let mut count: u32 = 0;
@@ -272,7 +273,7 @@ fn array_keys<'js>(ctx: Ctx<'js>, array: Object<'js>) -> rquickjs::Result<Value<
                     result = Ok(false);
                     break;
                 }
-                indices.push(entry.atom & !ATOM_TAG_INT);
+                indices += 1;
                 continue;
             }
             if !entry.is_enumerable {
@@ -288,16 +289,28 @@ fn array_keys<'js>(ctx: Ctx<'js>, array: Object<'js>) -> rquickjs::Result<Value<
                 break;
             }
         }
+        // A sparse array's indices, listed only for one (a dense array's
+        // are 0 to its length, counted up by the caller).
+        let sparse = (indices as f64) < length;
+        let listed: Vec<u32> = if sparse {
+            entries
+                .iter()
+                .filter(|entry| entry.atom & ATOM_TAG_INT != 0)
+                .map(|entry| entry.atom & !ATOM_TAG_INT)
+                .collect()
+        } else {
+            Vec::new()
+        };
         rquickjs::qjs::JS_FreePropertyEnum(raw, table, count);
         if !result? {
             return Ok(Value::new_null(ctx));
         }
+        listed_or_dense = sparse.then_some(listed);
     }
     let keys = rquickjs::Array::new(ctx.clone())?;
-    if indices.len() as f64 == length {
-        keys.set(0, Value::new_null(ctx.clone()))?;
-    } else {
-        keys.set(0, indices)?;
+    match listed_or_dense {
+        Some(listed) => keys.set(0, listed)?,
+        None => keys.set(0, Value::new_null(ctx.clone()))?,
     }
     keys.set(1, named)?;
     Ok(keys.into_value())

@@ -193,8 +193,8 @@ fn an_evaluator_runs_one_program_and_a_second_is_refused_before_it_writes() {
     assert_eq!(
         (first.text(), second.text()),
         (
-            "one\nwarn: the program ended with 1 timer pending, which never ran; await a \
-             promise it would settle to have it run\n"
+            "one\nwarn: the program ended with 1 timer pending, never run (await what a timer \
+             settles to have it run)\n"
                 .to_owned(),
             String::new()
         )
@@ -238,9 +238,8 @@ fn calls_left_unanswered_at_the_end_are_warned_about() {
     assert_eq!(run.value(), r#""done""#);
     assert_eq!(
         run.console,
-        "warn: the program ended with 3 tool calls unanswered (other, slow): 3 were running and \
-         were cancelled, so what they did may be half done and their answers dropped; await a \
-         call to have it finish\n"
+        "warn: the program ended with 3 tool calls unanswered (other, slow): 3 cancelled while \
+         running (work may be half done, answers dropped); await a call to have it finish\n"
     );
 }
 
@@ -395,4 +394,16 @@ fn what_a_failed_program_left_behind_is_warned_about() {
     );
     let run = run_alone("throw new Error('once');");
     assert!(run.console.is_empty(), "{}", run.console);
+    // A program that can never finish: the call that failed unseen is why.
+    let run = crate::fake::run(
+        "fail(1);\nawait new Promise(() => {});",
+        &[("fail", "fail(x)")],
+        crate::fake::Tools::new().failing("fail", wire::FailureKind::NotFound, "gone"),
+    );
+    assert!(run.failure().1.contains("can never finish"));
+    assert_eq!(
+        run.console,
+        "warn: a promise was rejected and nothing handled it: ToolError from fail (not_found): \
+         gone\n"
+    );
 }

@@ -125,8 +125,8 @@ fn timers_still_pending_when_the_program_settles_are_dropped_and_said_so() {
     assert_eq!(run.value(), "1");
     assert_eq!(
         run.console,
-        "warn: the program ended with 2 timers pending, which never ran; await a promise they \
-         would settle to have them run\n"
+        "warn: the program ended with 2 timers pending, never run (await what a timer settles \
+         to have it run)\n"
     );
 }
 
