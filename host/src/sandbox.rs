@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 use wire::{
     DEFAULT_MAX_HELD, DEFAULT_MAX_INFLIGHT, Ending, FailureKind, MAX_FRAME_BYTES, Server,
-    ServerOptions, Start, Starter, StarterError, VERSION,
+    ServerOptions, Start, Starter, StarterError, Unfinished, VERSION,
 };
 
 use crate::backend::Backend;
@@ -512,6 +512,14 @@ impl Sandbox {
             }
             other => (other.into_result(&start.result_id, &budget), None),
         };
+        // A wall clock that ran out says what the execution was waiting on
+        // (the native child's own Result words it as the parent does).
+        if !result.ok
+            && result.kind == Some(FailureKind::Limit)
+            && result.error == wall_clock_ran_out(&budget)
+        {
+            result.error = waiting_on(result.error, tally.unfinished().as_deref());
+        }
         result.calls = calls;
         result.bytes = bytes;
         if !prepared.map.is_identity() {
@@ -541,12 +549,7 @@ enum End {
 impl End {
     fn into_result(self, result_id: &str, budget: &Budget) -> WireResult {
         let failure = |kind, why: String| wire::Result::failure(result_id, kind, why);
-        let wall_clock = || {
-            failure(
-                FailureKind::Limit,
-                format!("wall clock of {:?} ran out", budget.wall_clock),
-            )
-        };
+        let wall_clock = || failure(FailureKind::Limit, wall_clock_ran_out(budget));
         match self {
             End::Result(result) => result,
             End::Cancelled => failure(FailureKind::Cancelled, "the execution was cancelled".into()),
@@ -574,6 +577,61 @@ impl End {
             },
         }
     }
+}
+
+/// What a Result says when the wall clock ran out.
+fn wall_clock_ran_out(budget: &Budget) -> String {
+    format!("wall clock of {:?} ran out", budget.wall_clock)
+}
+
+/// Tools named in [`waiting_on`]; the rest are counted.
+const TOOLS_NAMED: usize = 5;
+
+/// `ran_out` with what the execution was waiting on when it did: the tool
+/// calls whose handlers were still running, by tool, longest first; or, if
+/// none was, that the program itself was busy. `unfinished` is `None` when
+/// the server did not stop in time to say.
+fn waiting_on(ran_out: String, unfinished: Option<&[Unfinished]>) -> String {
+    let Some(unfinished) = unfinished else {
+        return ran_out;
+    };
+    if unfinished.is_empty() {
+        return format!(
+            "{ran_out} with no tool call running: the program was computing or waiting on a timer"
+        );
+    }
+    // By tool, in the order of each tool's longest-running call.
+    let mut tools: Vec<(&str, usize, Duration)> = Vec::new();
+    for call in unfinished {
+        match tools.iter_mut().find(|(tool, ..)| *tool == call.tool) {
+            Some((_, n, _)) => *n += 1,
+            None => tools.push((&call.tool, 1, call.running_for)),
+        }
+    }
+    let for_how_long = |d: Duration| match d.as_millis() {
+        ms @ 0..1000 => format!("{ms} ms"),
+        _ => format!("{:.1} s", d.as_secs_f64()),
+    };
+    let mut named: Vec<String> = tools
+        .iter()
+        .take(TOOLS_NAMED)
+        .map(|&(tool, n, longest)| match n {
+            1 => format!("{tool} (for {})", for_how_long(longest)),
+            n => format!("{tool} x{n} (the longest for {})", for_how_long(longest)),
+        })
+        .collect();
+    if tools.len() > TOOLS_NAMED {
+        let rest = &tools[TOOLS_NAMED..];
+        let calls: usize = rest.iter().map(|&(_, n, _)| n).sum();
+        named.push(format!("and {calls} more to {} other tools", rest.len()));
+    }
+    let n = unfinished.len();
+    let running = if n == 1 {
+        "1 tool call was".to_owned()
+    } else {
+        format!("{n} tool calls were")
+    };
+    format!("{ran_out} while {running} running: {}", named.join(", "))
 }
 
 /// A process-unique id for each Start, so a stale Result cannot pass for a new one.

@@ -61,7 +61,11 @@ async fn an_endless_loop_ends_at_the_wall_clock() {
         with(|b| b.wall_clock = Duration::from_millis(300)),
     )
     .await;
-    assert_failed(&outcome, FailureKind::Limit, "wall clock");
+    assert_failed(
+        &outcome,
+        FailureKind::Limit,
+        "wall clock of 300ms ran out with no tool call running: the program was computing",
+    );
     // `elapsed` runs from the Start, so building the shared Sandbox (a cold
     // cache compiles the guest) does not count: not early, and not long after.
     assert!(
@@ -166,14 +170,23 @@ async fn a_tool_that_never_answers_fails_transient_at_the_per_call_deadline() {
     assert_still_healthy(sandbox()).await;
 }
 
+/// The Result names the calls the execution was still waiting on when its
+/// wall clock ran out, by tool, with how long the longest had run: a model
+/// whose program made slow calls one after another learns that, not only
+/// that time ran out.
 #[tokio::test]
 async fn a_tool_that_never_answers_without_a_deadline_ends_at_the_wall_clock() {
     let outcome = run_with(
-        "await never(); return 1;",
+        "await echo(1); await Promise.all([never(), echo(2), never()]); return 1;",
         with(|b| b.wall_clock = Duration::from_millis(200)),
     )
     .await;
-    assert_failed(&outcome, FailureKind::Limit, "wall clock");
+    assert_failed(
+        &outcome,
+        FailureKind::Limit,
+        "wall clock of 200ms ran out while 2 tool calls were running: never x2 (the longest for ",
+    );
+    assert_eq!(outcome.result.calls, 4, "{outcome:#?}");
 }
 
 #[tokio::test]

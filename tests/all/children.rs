@@ -639,6 +639,31 @@ async fn endless_floods_end_at_the_wall_clock_and_no_call_is_accepted_after_it()
     assert_still_healthy().await;
 }
 
+/// A native child holds its own wall clock and words its Result as the
+/// parent does; the parent adds what the execution was waiting on, to
+/// those words only: a child's other `limit` text is passed on as it is.
+#[tokio::test]
+async fn a_childs_own_wall_clock_result_names_the_calls_still_running() {
+    // `short()`'s wall clock is 3 s: the child's Result comes first.
+    let outcome = run("call_never_then_limit wall clock of 3s ran out").await;
+    assert_eq!(
+        outcome.result.kind,
+        Some(FailureKind::Limit),
+        "{outcome:#?}"
+    );
+    assert!(
+        outcome
+            .result
+            .error
+            .starts_with("wall clock of 3s ran out while 1 tool call was running: never (for "),
+        "{:?}",
+        outcome.result.error
+    );
+    let outcome = run("call_never_then_limit wall clock of 4s ran out").await;
+    assert_eq!(outcome.result.error, "wall clock of 4s ran out");
+    assert_still_healthy().await;
+}
+
 /// A Result is the child's word, checked before it is passed on: a success
 /// that carries a kind, or a value that is not JSON, is a protocol
 /// violation; a huge error text is cut to `wire::MAX_ERROR_BYTES`.

@@ -421,6 +421,16 @@ def mode_big_calls_unread(s, n, tool, args_mib):
     wait_to_be_stopped()
 
 
+def mode_call_never_then_limit(s, *words):
+    # A call to `never`, in flight once `echo` (sent after it) is answered;
+    # then a `limit` Result whose error is WORDS.
+    send(calls_out, {"v": 1, "id": "1", "tool": "never", "args": "{}"})
+    call("echo", {}, id="2")
+    send(result_out, {"v": 1, "result_id": s["result_id"], "ok": False, "kind": "limit",
+                      "error": " ".join(words), "calls": 2})
+    wait_to_be_stopped()
+
+
 def mode_result_ok_with_kind(s):
     result(s, value="1", kind="limit")
 

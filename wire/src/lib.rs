@@ -115,7 +115,7 @@ pub use async_frame::{AsyncFrameReader, write_frame_async};
 #[cfg(feature = "tokio")]
 pub use server::{
     Call, Ending, Handler, HandlerError, HandlerFuture, MAX_UNWRITTEN_BYTES, Server, ServerOptions,
-    Tally,
+    Tally, Unfinished,
 };
 #[cfg(feature = "tokio")]
 pub use starter::{Starter, StarterError, check_result};

@@ -28,10 +28,10 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 use futures_util::future::{AbortHandle, Abortable, Aborted};
@@ -183,6 +183,19 @@ pub struct Tally {
     spent: AtomicU64,
     /// Written to the child.
     bytes: AtomicU64,
+    /// The calls still running when serving stopped; `None` until it has.
+    unfinished: Mutex<Option<Vec<Unfinished>>>,
+}
+
+/// A call whose handler was still running when the server stopped (a
+/// cancel, the wall clock): what a host can tell the program's author the
+/// execution was waiting on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unfinished {
+    /// The tool called.
+    pub tool: String,
+    /// How long its handler had been running.
+    pub running_for: Duration,
 }
 
 impl Tally {
@@ -200,6 +213,16 @@ impl Tally {
     /// Bytes of values written to the child.
     pub fn bytes(&self) -> u64 {
         self.bytes.load(Ordering::Acquire)
+    }
+
+    /// The calls whose handlers were dropped unfinished when serving
+    /// stopped, longest-running first; `None` while the server still runs
+    /// (or never ran). Empty when every accepted call was answered.
+    pub fn unfinished(&self) -> Option<Vec<Unfinished>> {
+        self.unfinished
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Counts a call at acceptance unless the quota is spent.
@@ -330,6 +353,21 @@ impl Server {
         };
         // Every handler still running is dropped before serve returns;
         // dropping the sender lets the writer drain what is queued.
+        let stopped = Instant::now();
+        let mut unfinished: Vec<Unfinished> = conn
+            .running
+            .drain()
+            .map(|(_, call)| Unfinished {
+                tool: call.tool,
+                running_for: stopped.saturating_duration_since(call.since),
+            })
+            .collect();
+        unfinished.sort_by(|a, b| b.running_for.cmp(&a.running_for));
+        *conn
+            .tally
+            .unfinished
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(unfinished);
         conn.calls.clear();
         conn.tally.in_flight.store(0, Ordering::Release);
         drop(conn);
@@ -364,10 +402,18 @@ struct Connection<R> {
     /// The calls in `calls`, by request id, with how to abort each (for
     /// [`Withdraw`]): a Request with one of these ids is a duplicate, and
     /// their number is held to the in-flight cap.
-    running: HashMap<String, AbortHandle>,
+    running: HashMap<String, InFlight>,
     tx: mpsc::UnboundedSender<Outgoing>,
     outbox: Outbox,
     holdings: Holdings,
+}
+
+/// A call in [`Connection::calls`]: how to abort it, and what to say of it
+/// if it is still running when serving stops.
+struct InFlight {
+    abort: AbortHandle,
+    tool: String,
+    since: Instant,
 }
 
 /// A call's handler still running: it ends with the call's id and its
@@ -484,9 +530,10 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
             (Some(d), Some(t)) => Some(d.min(t)),
             (d, t) => d.or(t),
         };
+        let tool = request.tool;
         let call = Call {
             id: request.id.clone(),
-            tool: request.tool,
+            tool: tool.clone(),
             args: crate::json::well_formed_args(request.args),
             deadline,
             holdings: self.holdings.clone(),
@@ -517,7 +564,12 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
                     Abortable::new(AssertUnwindSafe(answering).catch_unwind(), registration)
                         .map(move |ended| (id, ended));
                 self.calls.push(Box::pin(polled));
-                self.running.insert(request.id, abort);
+                let in_flight = InFlight {
+                    abort,
+                    tool,
+                    since: Instant::now(),
+                };
+                self.running.insert(request.id, in_flight);
                 self.tally.in_flight.fetch_add(1, Ordering::AcqRel);
                 Ok(())
             }
@@ -529,8 +581,8 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
     /// dropped at its next turn in `calls`, and the call answered by
     /// [`withdrawn`].
     fn withdraw(&mut self, id: &str) {
-        if let Some(handle) = self.running.get(id) {
-            handle.abort();
+        if let Some(call) = self.running.get(id) {
+            call.abort.abort();
         }
     }
 

@@ -379,13 +379,24 @@ async fn cancel_drops_handlers_and_closes_the_connection() {
     let handler = hang.handler();
     let mut child = Child::spawn(options(), handler);
     for i in 0..5 {
-        child.call(&i.to_string(), "t", "").await;
+        let tool = if i == 0 { "first" } else { "t" };
+        child.call(&i.to_string(), tool, "").await;
     }
     while hang.started() < 5 {
         tokio::task::yield_now().await;
     }
+    assert_eq!(
+        child.tally.unfinished(),
+        None,
+        "said only once serving stops"
+    );
     child.cancel.cancel();
     assert_eq!(child.served.await.unwrap().unwrap(), Ending::Cancelled);
+    // What the server was still waiting on, longest-running first.
+    let unfinished = child.tally.unfinished().expect("said once serving stopped");
+    let tools: Vec<&str> = unfinished.iter().map(|u| u.tool.as_str()).collect();
+    assert_eq!(tools, ["first", "t", "t", "t", "t"]);
+    assert!(unfinished.is_sorted_by(|a, b| a.running_for >= b.running_for));
     assert_eq!(
         hang.dropped(),
         5,
@@ -448,8 +459,10 @@ async fn closing_waits_for_calls_in_flight_then_ends() {
     };
     let mut child = Child::spawn(options(), handler);
     child.call("1", "t", "late").await;
+    let tally = child.tally.clone();
     let (ending, mut from_server) = child.close().await;
     assert_eq!(ending.unwrap(), Ending::Closed);
+    assert_eq!(tally.unfinished(), Some(vec![]), "every call was answered");
     let payload = from_server.read_frame().await.unwrap().unwrap();
     assert_eq!(decode::<Response>(&payload).unwrap().value, "late");
     assert!(from_server.read_frame().await.unwrap().is_none());
