@@ -90,12 +90,13 @@ impl Tools {
              walk very deep data with a loop and a stack.\n",
         );
         out.push_str("\nThe limits of this execution:\n");
-        let none = |n: u64, text: String| if n == 0 { "none".to_string() } else { text };
+        // "none" would read as "no calls allowed".
+        let none = |n: u64, text: String| if n == 0 { "no limit".to_string() } else { text };
         let _ = writeln!(
             out,
             "- wall clock: {}",
             if budget.wall_clock.is_zero() {
-                "none".to_string()
+                "no limit".to_string()
             } else {
                 format!("{:?}", budget.wall_clock)
             }

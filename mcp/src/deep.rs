@@ -15,8 +15,16 @@
 //!   read is replaced by an error answer under the same id, which rmcp
 //!   hands to the call waiting for it.
 //!
-//! Every other line passes as it came. A deep line without an id (a
-//! notification) is dropped, as rmcp would drop it.
+//! A line longer than rmcp reads (16 MiB) is dropped by rmcp the same way,
+//! so the filter handles it alike, without holding it: a client's request
+//! gets an error answer under its id, and an upstream's answer is replaced
+//! by one ([`TOO_LONG`]), so the call fails at once instead of at its
+//! deadline. The id is found in the line's first or last [`KEPT`] bytes,
+//! where every SDK writes it (the Python SDK first, the TypeScript SDK
+//! last).
+//!
+//! Every other line passes as it came. A deep or long line without an id
+//! (a notification) is dropped, as rmcp would drop it.
 
 use std::future::Future;
 use std::process::Stdio;
@@ -35,6 +43,17 @@ use tokio::task::JoinHandle;
 /// counted as it enters each array or object): no line under it is parsed
 /// twice.
 const SURELY_READ: usize = 120;
+
+/// Of a line too long for rmcp, the bytes kept at each end to find its id.
+const KEPT: usize = 64 << 10;
+
+/// The JSON-RPC error code of an upstream answer too long to read, which
+/// [`crate::values`] reads as a `limit` failure (a code of the range
+/// JSON-RPC leaves to servers, with the message's words checked too).
+pub(crate) const TOO_LONG: i32 = -32099;
+
+/// The words every [`TOO_LONG`] message starts with.
+pub(crate) const TOO_LONG_WORDS: &str = "the server's answer of ";
 
 /// How much a pump holds between its two ends.
 const PIPE: usize = 64 << 10;
@@ -166,6 +185,95 @@ fn answer_unread(depth: usize, id: &str) -> Vec<u8> {
     )
 }
 
+/// What a client's request too long to read is answered with.
+fn request_too_long(len: usize, id: &str) -> Vec<u8> {
+    error_line(
+        id,
+        -32600,
+        &format!(
+            "the request is {len} bytes long; this server reads messages of at most {MAX_LINE_LENGTH} bytes"
+        ),
+    )
+}
+
+/// What an upstream's answer too long to read is replaced with.
+fn answer_too_long(len: usize, id: &str) -> Vec<u8> {
+    error_line(
+        id,
+        TOO_LONG,
+        &format!(
+            "{TOO_LONG_WORDS}{len} bytes is longer than the {MAX_LINE_LENGTH} bytes an answer may be"
+        ),
+    )
+}
+
+/// A line longer than rmcp reads: its length so far, and its first and
+/// last [`KEPT`] bytes.
+#[derive(Debug, Default)]
+struct Long {
+    len: usize,
+    head: Vec<u8>,
+    tail: Vec<u8>,
+}
+
+impl Long {
+    fn take(&mut self, bytes: &[u8]) {
+        self.len += bytes.len();
+        let room = KEPT.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&bytes[..room.min(bytes.len())]);
+        self.tail.extend_from_slice(bytes);
+        if self.tail.len() > 2 * KEPT {
+            self.tail.drain(..self.tail.len() - KEPT);
+        }
+    }
+
+    /// The line's id, if one of its ends has it at the top level.
+    fn id(&self) -> Option<String> {
+        let head = String::from_utf8_lossy(&self.head);
+        member(&head, "id")
+            .filter(|id| is_id(id))
+            .map(str::to_owned)
+            .or_else(|| trailing_id(&self.tail))
+    }
+
+    /// Whether the line has a method (a request or a notification), as far
+    /// as its head says.
+    fn has_method(&self) -> bool {
+        member(&String::from_utf8_lossy(&self.head), "method").is_some()
+    }
+}
+
+/// The id of an object that ends in `"id": ID }`: the member before the
+/// final brace is at the top level, whatever came before it.
+fn trailing_id(tail: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(tail.trim_ascii_end()).ok()?;
+    let text = text.strip_suffix('}')?.trim_end();
+    let start = if text.ends_with('"') {
+        // Back to the quote that opens the string: one not escaped (an
+        // even number of backslashes before it).
+        let bytes = text.as_bytes();
+        let mut at = bytes.len() - 1;
+        loop {
+            at = bytes[..at].iter().rposition(|&b| b == b'"')?;
+            let slashes = bytes[..at]
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\\')
+                .count();
+            if slashes % 2 == 0 {
+                break at;
+            }
+        }
+    } else {
+        text.trim_end_matches(|c: char| c.is_ascii_digit() || "+-.eE".contains(c))
+            .len()
+    };
+    let id = &text[start..];
+    let before = text[..start].trim_end().strip_suffix(':')?.trim_end();
+    let before = before.strip_suffix("\"id\"")?.trim_end();
+    ((before.ends_with(',') || before.ends_with('{')) && is_id(id)).then(|| id.to_owned())
+}
+
 /// The server's stdio for rmcp: what it reads and what it writes, and the
 /// task that copies its lines to stdout. The task ends once rmcp has
 /// dropped its end and every line is out: await it before exiting.
@@ -185,42 +293,65 @@ async fn requests(
     to: impl AsyncWrite + Unpin,
     answers: mpsc::UnboundedSender<Vec<u8>>,
 ) {
-    filter_lines(from, to, |line| {
-        let deep = too_deep(line)?;
-        if let (true, Some(id)) = (deep.request, &deep.id) {
-            let _ = answers.send(request_refused(deep.depth, id));
-        }
-        Some(Vec::new())
-    })
+    let refuse = |refusal: Vec<u8>| {
+        let _ = answers.send(refusal);
+    };
+    filter_lines(
+        from,
+        to,
+        |line| {
+            let deep = too_deep(line)?;
+            if let (true, Some(id)) = (deep.request, &deep.id) {
+                refuse(request_refused(deep.depth, id));
+            }
+            Some(Vec::new())
+        },
+        |long| {
+            if let (true, Some(id)) = (long.has_method(), long.id()) {
+                refuse(request_too_long(long.len, &id));
+            }
+            Vec::new()
+        },
+    )
     .await;
 }
 
 /// Copies an upstream's lines to rmcp, an answer too deep to read replaced
 /// by an error answer under its id.
 async fn answers_in(from: impl AsyncRead + Unpin, to: impl AsyncWrite + Unpin) {
-    filter_lines(from, to, |line| {
-        let deep = too_deep(line)?;
-        Some(match (&deep.id, deep.request) {
-            (Some(id), false) => answer_unread(deep.depth, id),
+    filter_lines(
+        from,
+        to,
+        |line| {
+            let deep = too_deep(line)?;
+            Some(match (&deep.id, deep.request) {
+                (Some(id), false) => answer_unread(deep.depth, id),
+                _ => Vec::new(),
+            })
+        },
+        |long| match (long.has_method(), long.id()) {
+            (false, Some(id)) => answer_too_long(long.len, &id),
             _ => Vec::new(),
-        })
-    })
+        },
+    )
     .await;
 }
 
 /// Copies `from` to `to` line by line, each line as `judge` says: `None`
 /// passes it as it came, `Some(text)` puts `text` in its place (nothing,
-/// to drop it). A line longer than rmcp reads is not held or judged: it
-/// streams through as it comes, and rmcp drops it as it would have.
+/// to drop it). A line longer than rmcp reads is not held: it is dropped
+/// (rmcp would drop it), and what `too_long` makes of its ends and length
+/// goes in its place once it has ended.
 async fn filter_lines(
     from: impl AsyncRead + Unpin,
     mut to: impl AsyncWrite + Unpin,
     mut judge: impl FnMut(&[u8]) -> Option<Vec<u8>>,
+    mut too_long: impl FnMut(&Long) -> Vec<u8>,
 ) {
     let mut from = BufReader::new(from);
     let mut line = Vec::new();
-    // Inside a line too long to hold: its bytes go straight through.
-    let mut streaming = false;
+    // Inside a line too long to hold: only its ends are kept.
+    let mut long: Option<Long> = None;
     loop {
         let chunk = match from.fill_buf().await {
             Ok(chunk) if !chunk.is_empty() => chunk,
@@ -228,28 +359,25 @@ async fn filter_lines(
         };
         let newline = chunk.iter().position(|&b| b == b'\n');
         let take = newline.map_or(chunk.len(), |at| at + 1);
-        let written = if streaming {
-            to.write_all(&chunk[..take]).await
+        if let Some(long) = &mut long {
+            long.take(&chunk[..take]);
         } else if line.len() + take > MAX_LINE_LENGTH {
-            streaming = true;
-            let held = to.write_all(&line).await;
+            let mut started = Long::default();
+            started.take(&line);
+            started.take(&chunk[..take]);
+            long = Some(started);
             line.clear();
-            match held {
-                Ok(()) => to.write_all(&chunk[..take]).await,
-                Err(e) => Err(e),
-            }
         } else {
             line.extend_from_slice(&chunk[..take]);
-            Ok(())
-        };
-        from.consume(take);
-        if written.is_err() {
-            return;
         }
+        from.consume(take);
         if newline.is_none() {
             continue;
         }
-        if std::mem::take(&mut streaming) {
+        if let Some(long) = long.take() {
+            if to.write_all(&too_long(&long)).await.is_err() {
+                return;
+            }
             continue;
         }
         let written = match judge(&line) {
@@ -463,9 +591,9 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_line_longer_than_rmcp_reads_passes_as_it_came_and_the_next_is_judged() {
-        // Such a line streams through (held whole, a line without end would
-        // grow without bound); rmcp drops it itself.
+    async fn a_line_longer_than_rmcp_reads_without_an_id_is_dropped_and_the_next_is_judged() {
+        // Not held whole (a line without end would grow without bound);
+        // rmcp would drop it.
         let long = "x".repeat(MAX_LINE_LENGTH + 5) + "\n";
         let deep = format!(
             "{{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}}\n",
@@ -473,8 +601,81 @@ mod tests {
         );
         let mut to_rmcp = Vec::new();
         answers_in(format!("{long}{deep}").as_bytes(), &mut to_rmcp).await;
-        assert_eq!(to_rmcp.len() - long.len(), answer_unread(301, "9").len());
-        assert!(to_rmcp.starts_with(long.as_bytes()));
+        assert_eq!(to_rmcp, answer_unread(301, "9"));
+    }
+
+    /// A request longer than rmcp reads was dropped without a word, and its
+    /// client waited for ever; it is answered under its id, found at
+    /// either end (the Python SDK writes it first, the TypeScript SDK last).
+    #[tokio::test]
+    async fn a_request_longer_than_rmcp_reads_is_answered_under_its_id() {
+        let code = "x".repeat(MAX_LINE_LENGTH);
+        let params = format!(r#"{{"name":"run_javascript","arguments":{{"code":"{code}"}}}}"#);
+        let first =
+            format!(r#"{{"jsonrpc":"2.0","id":"a\"1","method":"tools/call","params":{params}}}"#);
+        let last =
+            format!(r#"{{"method":"tools/call","params":{params},"jsonrpc":"2.0","id":12 }}"#);
+        let notification = format!(r#"{{"method":"n","params":{params},"jsonrpc":"2.0"}}"#);
+        let plain = "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
+        let input = format!("{first}\n{last}\r\n{notification}\n{plain}");
+        let (answers, mut answered) = mpsc::unbounded_channel();
+        let mut to_rmcp = Vec::new();
+        requests(input.as_bytes(), &mut to_rmcp, answers).await;
+        assert_eq!(String::from_utf8(to_rmcp).unwrap(), plain);
+        let mut refused = Vec::new();
+        while let Ok(line) = answered.try_recv() {
+            refused.extend(json_lines(&line));
+        }
+        assert_eq!(refused.len(), 2, "{refused:?}");
+        assert_eq!(refused[0]["id"], "a\"1");
+        assert_eq!(refused[1]["id"], 12);
+        for (refusal, len) in refused.iter().zip([first.len() + 1, last.len() + 2]) {
+            assert_eq!(refusal["error"]["code"], -32600);
+            let message = refusal["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains(&format!("is {len} bytes long")),
+                "{message}"
+            );
+        }
+    }
+
+    /// An upstream answer longer than rmcp reads left the program's call
+    /// waiting until its deadline; it becomes a [`TOO_LONG`] error at once.
+    #[tokio::test]
+    async fn an_answer_longer_than_rmcp_reads_becomes_an_error_under_its_id() {
+        let text = "y".repeat(MAX_LINE_LENGTH);
+        let long = format!(
+            r#"{{"result":{{"content":[{{"type":"text","text":"{text}"}}]}},"jsonrpc":"2.0","id":33}}"#
+        );
+        let plain = "{\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{}}\n";
+        let mut to_rmcp = Vec::new();
+        answers_in(format!("{long}\n{plain}").as_bytes(), &mut to_rmcp).await;
+        let lines = json_lines(&to_rmcp);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[0]["id"], 33);
+        assert_eq!(lines[0]["error"]["code"], TOO_LONG);
+        assert!(
+            lines[0]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{TOO_LONG_WORDS}{} bytes", long.len() + 1))
+        );
+        assert_eq!(lines[1]["id"], 10);
+    }
+
+    #[test]
+    fn a_trailing_id_is_read_only_at_the_top_level() {
+        let id = |text: &str| trailing_id(text.as_bytes());
+        assert_eq!(id(r#"x","id":7}"#).as_deref(), Some("7"));
+        assert_eq!(
+            id("x\" , \"id\" : -1.5e3 }  \r\n").as_deref(),
+            Some("-1.5e3")
+        );
+        assert_eq!(id(r#"{"id":"a\\"}"#).as_deref(), Some(r#""a\\""#));
+        assert_eq!(id(r#"x","id":"q\"}"#), None, "the string does not close");
+        assert_eq!(id(r#"{"p":{"id":1}}"#), None, "nested");
+        assert_eq!(id(r#"x","id":{"a":1}}"#), None, "not an id");
+        assert_eq!(id(r#"x","xid":1}"#), None);
     }
 
     #[tokio::test]

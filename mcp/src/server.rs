@@ -189,6 +189,26 @@ impl CodeMode {
         );
         let mut result = CallToolResult::structured(answer);
         result.is_error = Some(!ok);
+        // A value alone can make an answer longer than a client reads.
+        if outcome.result.value.len() + outcome.console.len() > MAX_ANSWER_BYTES / 4 {
+            let len = serde_json::to_vec(&result).map_or(usize::MAX, |line| line.len());
+            if len > MAX_ANSWER_BYTES {
+                let mut answer = result.structured_content.take().unwrap_or_default();
+                if let Some(fields) = answer.as_object_mut() {
+                    fields.remove("value");
+                }
+                answer["ok"] = json!(false);
+                answer["kind"] = json!(FailureKind::Limit.as_str());
+                answer["error"] = json!(format!(
+                    "the program's value of {} bytes makes an answer of {len} bytes, past the \
+                     {MAX_ANSWER_BYTES} an MCP answer may be (the value goes twice: as structured \
+                     content and as text); return less, or a part per run",
+                    outcome.result.value.len()
+                ));
+                result = CallToolResult::structured(answer);
+                result.is_error = Some(true);
+            }
+        }
         result
     }
 
@@ -353,6 +373,12 @@ const SUMMARY_NAMES: usize = 40;
 /// until it gives up).
 pub(crate) const MAX_VALUE_DEPTH: usize = 128;
 
+/// The longest answer `run_javascript` gives: one line of JSON-RPC, which
+/// rmcp (and the official SDKs) read only up to 16 MiB and otherwise drop,
+/// the client then waiting for ever; 64 KiB is left for the envelope.
+pub(crate) const MAX_ANSWER_BYTES: usize =
+    rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH - (64 << 10);
+
 fn run_javascript_tool(
     tools: &Tools,
     bindings: &[Binding],
@@ -362,10 +388,12 @@ fn run_javascript_tool(
     // The sandbox's rules and limits, as wasmwire writes them for a model,
     // without its declarations: those are what describe_tools is for.
     let prompt = Tools::new().prompt(&limits.budget, options);
+    // The tools are not below the rules here: describe_tools has them.
     let rules = prompt
         .split("\nThe tools, as TypeScript declarations:")
         .next()
-        .unwrap_or_default();
+        .unwrap_or_default()
+        .replace("Each tool below is", "Each tool (see describe_tools) is");
     let mut servers: Vec<&str> = bindings.iter().map(|b| b.server.as_str()).collect();
     servers.dedup();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name()).take(SUMMARY_NAMES).collect();
@@ -589,5 +617,8 @@ mod tests {
         assert!(d.contains("describe_tools"), "{d}");
         assert!(d.contains("- wall clock: 10s"), "{d}");
         assert!(!d.contains("declare function"), "{d}");
+        // The declarations are not below the rules here.
+        assert!(!d.contains("below"), "{d}");
+        assert!(d.contains("Each tool (see describe_tools) is"), "{d}");
     }
 }

@@ -97,6 +97,12 @@ pub fn service_error(server: &str, error: &ServiceError) -> ToolFailure {
                 ErrorCode::METHOD_NOT_FOUND | ErrorCode::RESOURCE_NOT_FOUND => {
                     FailureKind::NotFound
                 }
+                // An answer too long to read, replaced by the filter.
+                ErrorCode(crate::deep::TOO_LONG)
+                    if e.message.starts_with(crate::deep::TOO_LONG_WORDS) =>
+                {
+                    FailureKind::Limit
+                }
                 _ => FailureKind::Unknown,
             };
             (kind, format!("error {}: {}", e.code.0, e.message))

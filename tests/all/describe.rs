@@ -676,6 +676,8 @@ fn the_prompt_has_the_rules_the_limits_and_the_declarations() {
         "wall clock: 10s",
         "memory: 64 MiB",
         "tool calls: 20",
+        // Not "none", which reads as "no calls allowed".
+        "bytes of tool values: no limit",
         "calls in flight at once: 64",
         "declare function get_logs(",
         "type ToolErrorKind",

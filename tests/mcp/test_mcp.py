@@ -202,6 +202,33 @@ async def test_a_message_nested_past_what_rmcp_reads_is_answered_not_lost(tmp_pa
         assert (await run(session, "2")).structured_content["value"] == 2
 
 
+async def test_a_message_longer_than_rmcp_reads_is_answered_not_lost(tmp_path):
+    # rmcp drops a line past 16 MiB without a word: an upstream's answer
+    # that long left the program's call waiting for the wall clock, a
+    # client's request that long was never answered, and a value past 8 MiB
+    # made an answer (the value goes twice) no client reads.
+    async with connect(tmp_path, write_config(tmp_path)) as session:
+        code = (
+            "let r; try { await test_huge({n: 17000000}); r = 'answered' }\n"
+            "catch (e) { r = {kind: e.kind, error: e.message} }\nr"
+        )
+        result = await run(session, code)
+        # The call failed (before, the run ended at its wall clock).
+        value = result.structured_content.get("value")
+        assert value and value["kind"] == "limit", result
+        assert "longer than the 16777216 bytes an answer may be" in value["error"], value
+
+        with anyio.fail_after(HANG):
+            with pytest.raises(MCPError, match="bytes long; this server reads messages of at most"):
+                await session.call_tool("run_javascript", {"code": "1//" + "x" * (17 << 20)})
+
+        result = await run(session, "'y'.repeat(9000000)")
+        content = result.structured_content
+        assert content["ok"] is False and content["kind"] == "limit", content
+        assert "an MCP answer may be" in content["error"] and "value" not in content
+        assert (await run(session, "'y'.repeat(1000).length")).structured_content["value"] == 1000
+
+
 async def test_upstream_errors_reach_the_program_as_tool_errors_with_their_kind(tmp_path):
     async with connect(tmp_path, write_config(tmp_path)) as session:
         code = """

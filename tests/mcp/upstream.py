@@ -89,6 +89,12 @@ def deep(levels: int) -> CallToolResult:
     return CallToolResult(content=[], structured_content={"v": value})
 
 
+@server.tool()
+def huge(n: int) -> str:
+    """A text of `n` characters: past 16 MiB, an answer longer than rmcp reads."""
+    return "h" * n
+
+
 @server.tool(name="delete")
 def delete_tool() -> str:
     """A tool whose name is a reserved word in JavaScript."""
