@@ -108,6 +108,14 @@ impl Upstream {
             "wasmwire mcp: upstream server {:?} had closed; starting it again",
             self.name
         );
+        // Marked failed until it has started: a call that ends while the
+        // start waits (its deadline, its execution's wall clock) drops this
+        // future, and the calls after it must meet the backoff, not each
+        // start the server again and wait as long.
+        state.failed = Some((
+            Instant::now(),
+            "starting it again did not finish before the call that started it ended".to_string(),
+        ));
         match start(&self.config).await {
             Ok(service) => {
                 let peer = service.peer().clone();

@@ -331,6 +331,30 @@ async def test_an_upstream_server_that_exits_mid_call_fails_the_call_and_is_star
         assert again.structured_content["value"][0] == 3
 
 
+async def test_a_start_cut_short_by_the_wall_clock_still_holds_off_the_next_calls(tmp_path):
+    # A server that hangs when started a second time: the start that the
+    # first run's wall clock cut short left no mark, so every later call
+    # started it again and waited out its own wall clock (`limit`); within
+    # the restart backoff (2 s) it now fails at once, `transient`.
+    switch = tmp_path / "once"
+    script = (
+        f"import os, runpy, sys, time; p = {str(switch)!r}\n"
+        "if os.path.exists(p): time.sleep(600)\n"
+        "open(p, 'w').close()\n"
+        f"sys.argv = ['upstream.py']; runpy.run_path({str(HERE / 'upstream.py')!r}, run_name='__main__')\n"
+    )
+    servers = {"test": {"command": sys.executable, "args": ["-c", script]}}
+    async with connect(tmp_path, write_config(tmp_path, servers)) as session:
+        crashed = await run(session, "try { await test_crash() } catch (e) { return e.kind }")
+        assert crashed.structured_content["value"] == "transient", crashed
+        cut = await run(session, "await test_pid()", limits={"wall_clock_ms": 500})
+        assert cut.structured_content["kind"] == "limit", cut
+        code = "try { await test_pid(); return 'answered' } catch (e) { return [e.kind, e.message] }"
+        held_off = (await run(session, code)).structured_content["value"]
+        assert held_off[0] == "transient", held_off
+        assert "did not finish before the call that started it ended" in held_off[1]
+
+
 async def test_a_server_that_cannot_start_again_is_reported_not_waited_for(tmp_path):
     # A server that answers once then exits for good: its command works the
     # first time only (the marker file is the switch).
