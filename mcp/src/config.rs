@@ -9,7 +9,8 @@
 //!     "search": { "url": "http://127.0.0.1:8931/mcp" }
 //!   },
 //!   "budget": { "wall_clock": "10s", "max_memory": "64MiB", "max_calls": 200, "max_bytes": "8MiB" },
-//!   "tools": { "allow": ["files.*", "search.query"], "deny": ["files.delete_file"] }
+//!   "tools": { "allow": ["files.*", "search.query"], "deny": ["files.delete_file"] },
+//!   "max_running": 16
 //! }
 //! ```
 //!
@@ -41,7 +42,14 @@ pub struct Config {
     /// Which upstream tools become bindings.
     #[serde(default)]
     pub tools: ToolFilter,
+    /// Executions run at once; more wait their turn ([`DEFAULT_MAX_RUNNING`]).
+    pub max_running: Option<usize>,
 }
+
+/// Executions `wasmwire mcp` runs at once unless the config says: what a
+/// client can make the server hold is this many times the memory cap
+/// (1 GiB at the default 64 MiB), not the pool's thousand slots.
+pub const DEFAULT_MAX_RUNNING: usize = 16;
 
 /// One upstream server: a command spoken to on stdio, or a streamable-HTTP URL.
 #[derive(Debug, Clone, Deserialize)]
@@ -142,13 +150,15 @@ pub(crate) fn glob(pattern: &str, text: &str) -> bool {
     text.len() >= last.len() && text.ends_with(last)
 }
 
-/// The ceilings every execution is held to.
+/// The ceilings every execution is held to, and how many run at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// The budget of an execution that asks for nothing less.
     pub budget: Budget,
     /// Longest one upstream call may take, if the config says.
     pub call_timeout: Option<Duration>,
+    /// Executions run at once (at least 1); more wait their turn.
+    pub max_running: usize,
 }
 
 impl Config {
@@ -224,9 +234,15 @@ impl Config {
                 d => Some(d),
             },
         };
+        let max_running = match self.max_running {
+            None => DEFAULT_MAX_RUNNING,
+            Some(0) => return Err("max_running: 0 would run nothing; at least 1".into()),
+            Some(n) => n,
+        };
         Ok(Limits {
             budget,
             call_timeout,
+            max_running,
         })
     }
 }
@@ -318,6 +334,9 @@ mod tests {
     fn a_missing_budget_is_the_cli_default() {
         let config = Config::parse(r#"{"mcpServers": {}}"#).unwrap();
         assert_eq!(config.limits().unwrap().budget, Budget::default());
+        assert_eq!(config.limits().unwrap().max_running, DEFAULT_MAX_RUNNING);
+        let config = Config::parse(r#"{"mcpServers": {}, "max_running": 2}"#).unwrap();
+        assert_eq!(config.limits().unwrap().max_running, 2);
     }
 
     #[test]
@@ -345,6 +364,10 @@ mod tests {
                 "unknown field",
             ),
             (r#"{"servers": {}}"#, "mcpServers"),
+            (
+                r#"{"mcpServers": {}, "max_running": 0}"#,
+                "max_running: 0 would run nothing",
+            ),
         ] {
             let err = Config::parse(text).unwrap_err();
             assert!(err.contains(why), "{text}: {err}");

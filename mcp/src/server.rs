@@ -54,6 +54,8 @@ struct Inner {
     bindings: Vec<Binding>,
     upstreams: Vec<Arc<Upstream>>,
     limits: Limits,
+    /// A permit per execution running ([`Limits::max_running`]).
+    running: tokio::sync::Semaphore,
     /// run_javascript and describe_tools, as listed.
     listed: Vec<McpTool>,
 }
@@ -79,6 +81,7 @@ impl CodeMode {
                 tools,
                 bindings,
                 upstreams,
+                running: tokio::sync::Semaphore::new(limits.max_running),
                 limits,
                 listed,
             }),
@@ -106,6 +109,12 @@ impl CodeMode {
         let request = match RunRequest::read(args, &self.inner.limits) {
             Ok(request) => request,
             Err(why) => return refused(&why),
+        };
+        // Past `max_running`, a run waits its turn (in order) before its
+        // wall clock starts; the client may cancel it meanwhile.
+        let _running = tokio::select! {
+            permit = self.inner.running.acquire() => permit,
+            () = context.ct.cancelled() => return refused("cancelled while waiting for a run to end"),
         };
         // Console lines go out as progress notifications as they happen,
         // when the client asked for progress; the sink must not block, so
@@ -549,6 +558,7 @@ mod tests {
                 ..Budget::default()
             },
             call_timeout: None,
+            max_running: 1,
         }
     }
 

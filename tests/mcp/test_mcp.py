@@ -290,6 +290,26 @@ async def test_limits_hold_and_cannot_be_raised(tmp_path):
         assert "line 1" in failing.structured_content["error"]
 
 
+async def test_past_max_running_a_run_waits_its_turn(tmp_path):
+    # Every request started an execution at once: a client could make the
+    # server hold the pool's thousand slots times the memory cap.
+    async with connect(tmp_path, write_config(tmp_path, max_running=1)) as session:
+        results = {}
+        async with anyio.create_task_group() as group:
+
+            async def first():
+                results["first"] = await run(session, "await test_wait_forever()", limits={"wall_clock_ms": 1000})
+
+            group.start_soon(first)
+            await wait_for(lambda: (tmp_path / "started").exists(), "the first run's call")
+            results["second"] = await run(session, "2")
+        assert results["first"].structured_content["kind"] == "limit", results
+        assert results["second"].structured_content["value"] == 2, results
+        # The second ran once the first had ended (the server logs each end).
+        ended = [line for line in (tmp_path / "stderr").read_text().splitlines() if "run_javascript ended" in line]
+        assert [line.split()[4] for line in ended] == ["limit", "ok"], ended
+
+
 async def test_a_cancellation_from_the_client_cancels_the_execution_and_its_upstream_call(tmp_path):
     async with connect(tmp_path, write_config(tmp_path)) as session:
         async with anyio.create_task_group() as group:
