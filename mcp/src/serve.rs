@@ -53,6 +53,28 @@ pub async fn build(config: &Config) -> Result<CodeMode, Error> {
             path: "(given)".into(),
             why: format!("budget: {e}"),
         })?;
+    // So would one under which nothing can start (a memory cap below what
+    // the guest's memory starts at): one trivial run tells.
+    let tried = sandbox
+        .run(
+            &wasmwire::Execution::new("1").budget(limits.budget),
+            &Tools::new(),
+            wasmwire::CancellationToken::new(),
+        )
+        .await
+        .map_err(|e| Error::Config {
+            path: "(given)".into(),
+            why: format!("budget: {e}"),
+        })?;
+    if !tried.result.ok {
+        return Err(Error::Config {
+            path: "(given)".into(),
+            why: format!(
+                "budget: a trivial program cannot run under it: {}",
+                tried.result.error
+            ),
+        });
+    }
     let connecting = config.servers.iter().map(|(name, server)| async move {
         Upstream::connect(name, server)
             .await

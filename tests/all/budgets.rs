@@ -100,6 +100,20 @@ async fn a_loop_that_catches_everything_cannot_swallow_the_interrupt() {
     assert_still_healthy(sandbox()).await;
 }
 
+/// A cap below what the guest's memory starts at fails every run before
+/// the program does anything: the Result says so, and the least that
+/// would do, where it said only "the child asked for 6160384 bytes".
+#[tokio::test]
+async fn a_memory_cap_too_small_to_start_says_the_least_that_would_do() {
+    let outcome = run_with("return 1", with(|b| b.max_memory = 2 << 20)).await;
+    assert_failed(
+        &outcome,
+        FailureKind::Limit,
+        "so no program runs under this cap; give it a max_memory of at least ",
+    );
+    assert_still_healthy(sandbox()).await;
+}
+
 #[tokio::test]
 async fn a_memory_bomb_ends_as_limit() {
     let program = "const a = []; for (;;) a.push(new Array(100000).fill(a.length));";

@@ -461,6 +461,8 @@ def test_a_bad_config_is_refused_with_the_reason(tmp_path):
         ({"mcpServers": {"gone": {"command": str(tmp_path / "no-such-program")}}}, 'upstream server "gone"'),
         # Over the backend's ceiling: it started, then failed every call.
         ({"mcpServers": {}, "budget": {"max_memory": "100GiB"}}, "holds `max_memory` only up to"),
+        # Under what the guest's memory starts at: it started, then failed every call.
+        ({"mcpServers": {}, "budget": {"max_memory": "2MiB"}}, "a trivial program cannot run under it"),
     ]
     for config, why in cases:
         path = tmp_path / "bad.json"

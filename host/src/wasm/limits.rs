@@ -35,6 +35,19 @@ pub enum Refusal {
         /// The total the child asked for, in bytes.
         requested: u64,
     },
+    /// A memory's initial size alone was over the cap: the component could
+    /// not even be instantiated, whatever its program. Said apart from
+    /// [`Refusal::Memory`], so that a cap set too low for anything to run
+    /// reads as the budget's mistake, with the least that would do.
+    #[error(
+        "the child's memory starts at {requested} bytes, so no program runs under this cap; \
+         give it a max_memory of at least {} MiB",
+        requested.div_ceil(1 << 20)
+    )]
+    Start {
+        /// The bytes the child's memories start at (those made so far).
+        requested: u64,
+    },
     /// A table would have passed [`MAX_TABLE_ELEMENTS`].
     #[error("the child asked for a table of {requested} elements")]
     Table {
@@ -110,7 +123,14 @@ impl ResourceLimiter for MemoryLimiter {
         let over_cap = self.max_memory.is_some_and(|cap| total > cap);
         let over_max = maximum.is_some_and(|max| desired > max);
         if over_cap || over_max {
-            return Ok(self.refuse(Refusal::Memory { requested: total }));
+            // A memory being made (from nothing, at instantiation) that
+            // does not fit: no program could run.
+            let refusal = if current == 0 && over_cap && !over_max {
+                Refusal::Start { requested: total }
+            } else {
+                Refusal::Memory { requested: total }
+            };
+            return Ok(self.refuse(refusal));
         }
         // Counted now: if the growth later fails, `memory_grow_failed` records
         // it, and the child cannot use memory it did not get anyway.
@@ -183,6 +203,27 @@ mod tests {
         assert!(grow(&mut limiter, 2 * PAGE, 4 * PAGE));
         assert_eq!(limiter.refused(), None);
         assert_eq!(limiter.peak(), 4 * PAGE as u64);
+    }
+
+    #[test]
+    fn a_memory_made_over_the_cap_is_refused_as_a_start_that_cannot_be() {
+        let mut limiter = MemoryLimiter::new(4 * PAGE as u64);
+        assert!(!grow(&mut limiter, 0, 5 * PAGE));
+        let refused = limiter.refused().expect("refused");
+        assert_eq!(
+            refused,
+            Refusal::Start {
+                requested: 5 * PAGE as u64
+            }
+        );
+        assert!(refused.to_string().contains("at least 1 MiB"), "{refused}");
+        // A second memory made past what the first left is one too.
+        let mut limiter = MemoryLimiter::new(4 * PAGE as u64);
+        assert!(grow(&mut limiter, 0, 3 * PAGE));
+        assert!(!grow(&mut limiter, 0, 2 * PAGE));
+        assert!(
+            matches!(limiter.refused(), Some(Refusal::Start { requested }) if requested == 5 * PAGE as u64)
+        );
     }
 
     #[test]
