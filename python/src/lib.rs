@@ -23,7 +23,7 @@
 //! an exception to a failure class) is Python code there too, so that this
 //! crate only moves text and completion across threads.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 use pyo3::exceptions::PyRuntimeError;
@@ -60,6 +60,101 @@ fn runtime() -> PyResult<&'static Runtime> {
     Ok(runtime)
 }
 
+/// Whether runtime threads may still enter Python, and how many are in it.
+///
+/// A tool runs on a thread of tokio's blocking pool, not a Python thread,
+/// and nothing stops it when the interpreter exits: a sync tool whose call
+/// gave up (its deadline passed) runs to its end, and one still running
+/// when the interpreter finalizes takes its thread state down with it
+/// ("Fatal Python error: PyGILState_Release", SIGABRT). So every entry into
+/// Python from a runtime thread goes through [`attach`], and [`shutdown`]
+/// (an `atexit` hook the package registers) closes the gate and waits for
+/// those inside to leave.
+struct Gate {
+    /// The process the counts are of: a forked child has none of its
+    /// parent's threads, so none of them is in Python there.
+    pid: u32,
+    /// Set at exit: no runtime thread enters Python again.
+    closed: bool,
+    /// Runtime threads inside [`attach`] now.
+    inside: usize,
+}
+
+static GATE: Mutex<Gate> = Mutex::new(Gate {
+    pid: 0,
+    closed: false,
+    inside: 0,
+});
+/// Notified when the last runtime thread leaves Python.
+static LEFT: Condvar = Condvar::new();
+
+/// The gate of this process (reset in a forked child).
+fn gate() -> std::sync::MutexGuard<'static, Gate> {
+    let mut gate = GATE.lock().unwrap_or_else(PoisonError::into_inner);
+    let pid = std::process::id();
+    if gate.pid != pid {
+        *gate = Gate {
+            pid,
+            closed: false,
+            inside: 0,
+        };
+    }
+    gate
+}
+
+/// Runs `f` with the GIL on a runtime thread, counted as inside Python;
+/// `None`, without entering Python, once the interpreter is exiting.
+pub(crate) fn attach<R>(f: impl FnOnce(Python<'_>) -> R) -> Option<R> {
+    {
+        let mut gate = gate();
+        if gate.closed {
+            return None;
+        }
+        gate.inside += 1;
+    }
+    /// Leaves the count even if `f` panics, so that exit never waits for
+    /// a thread that has gone.
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            let mut gate = gate();
+            gate.inside = gate.inside.saturating_sub(1);
+            if gate.inside == 0 {
+                LEFT.notify_all();
+            }
+        }
+    }
+    let _leave = Leave;
+    // The GIL is released (and the thread state gone) before `_leave` drops.
+    Some(Python::attach(f))
+}
+
+/// The package's `atexit` hook: no runtime thread enters Python from now
+/// on (a sync tool called later is answered `unknown` without running),
+/// and this waits, without the GIL, for those inside to return.
+///
+/// It waits as long as they run, as the interpreter waits for its
+/// non-daemon threads at exit (which it does before `atexit` hooks run): a
+/// sync tool cannot be interrupted, and finalizing under it aborts the
+/// process. A signal (Ctrl-C) during the wait ends it with the exception.
+#[pyfunction]
+fn shutdown(py: Python<'_>) -> PyResult<()> {
+    gate().closed = true;
+    loop {
+        let empty = py.detach(|| {
+            let gate = gate();
+            let (gate, _) = LEFT
+                .wait_timeout_while(gate, sandbox::SIGNAL_POLL, |g| g.inside > 0)
+                .unwrap_or_else(PoisonError::into_inner);
+            gate.inside == 0
+        });
+        if empty {
+            return Ok(());
+        }
+        py.check_signals()?;
+    }
+}
+
 /// A duration given in seconds by the Python side. A positive one too
 /// short for a nanosecond is a nanosecond, not zero: zero means no limit.
 fn seconds(secs: f64) -> Result<Duration, String> {
@@ -80,6 +175,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sandbox::Running>()?;
     m.add_class::<tools::Tools>()?;
     m.add_class::<tools::Answer>()?;
+    m.add_function(wrap_pyfunction!(shutdown, m)?)?;
     // wire's table, the one definition of the failure classes.
     let kinds: Vec<(&str, bool, &str)> = wasmwire::wire::FAILURE_KINDS
         .iter()

@@ -96,6 +96,15 @@ impl Sandbox {
         max_held: usize,
     ) -> PyResult<Self> {
         let max_call_deadline = match max_call_deadline {
+            // Refused as `Tool(timeout=0)` is: 0 is "none" for a budget's
+            // items and a call's `deadlineMs`, but here it would be a
+            // deadline that every call misses.
+            Some(secs) if secs == 0.0 => {
+                return Err(PyValueError::new_err(
+                    "max_call_deadline of 0 would fail every call; \
+                     leave it None for no sandbox-wide call deadline",
+                ));
+            }
             Some(secs) => Some(
                 crate::seconds(secs)
                     .map_err(|e| PyValueError::new_err(format!("max_call_deadline {secs}: {e}")))?,
@@ -191,7 +200,8 @@ impl Sandbox {
         rt.spawn(async move {
             let ended = running.await;
             let delivered = tokio::task::spawn_blocking(move || {
-                Python::attach(|py| {
+                // At exit (`None`) the loop that awaited it is gone too.
+                crate::attach(|py| {
                     let payload = match ended {
                         Ok(outcome) => (true, outcome_tuple(outcome)).into_pyobject(py)?,
                         Err(e) => (false, start_error(py, e).into_value(py)).into_pyobject(py)?,

@@ -18,6 +18,7 @@
 //! Python side all become `unknown`: nothing a tool does reaches the host as
 //! anything but one answer.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pyo3::prelude::*;
@@ -116,7 +117,9 @@ impl Tools {
             if call_only {
                 built = built.call_only();
             }
-            inner.register(built).map_err(|e| start_error(py, e))?;
+            inner
+                .register(built)
+                .map_err(|e| start_error(py, in_python_words(e)))?;
         }
         Ok(Tools { inner })
     }
@@ -133,6 +136,18 @@ impl Tools {
 
     fn __len__(&self) -> usize {
         self.inner.len()
+    }
+}
+
+/// The library's refusal of a tool, its advice spelt as Python spells it:
+/// the library names its Rust builder and the CLI's flag.
+fn in_python_words(e: SandboxError) -> SandboxError {
+    match e {
+        SandboxError::BadTool { name, why } => SandboxError::BadTool {
+            name,
+            why: why.replace("(Tool::call_only, or --call-only)", "(call_only=True)"),
+        },
+        other => other,
     }
 }
 
@@ -154,12 +169,31 @@ impl Target {
         caller_loop: Option<Arc<Py<PyAny>>>,
     ) -> Result<JsonText, HandlerError> {
         if !self.is_async {
+            // Set when this future is dropped: the call was abandoned (its
+            // deadline passed, its execution ended) and nobody will read an
+            // answer. A blocking thread that gets to it only then must not
+            // run the tool: a program can abandon calls far faster than a
+            // slow tool runs, and each would hold a thread of the pool every
+            // execution shares for the tool's whole run.
+            let abandoned = Abandoned::default();
+            let flag = abandoned.0.clone();
             let target = self.clone();
-            let answered =
-                tokio::task::spawn_blocking(move || Python::attach(|py| target.invoke(py, &args)))
-                    .await;
+            let answered = tokio::task::spawn_blocking(move || {
+                if flag.load(Ordering::SeqCst) {
+                    return None;
+                }
+                crate::attach(|py| {
+                    // Asked again with the GIL: the wait for it may be long.
+                    (!flag.load(Ordering::SeqCst)).then(|| target.invoke(py, &args))
+                })
+                .unwrap_or_else(|| Some(exiting()))
+            })
+            .await;
+            drop(abandoned);
             return match answered {
-                Ok(answered) => finish(answered),
+                Ok(Some(answered)) => finish(answered),
+                // Only when the call was abandoned, which nobody reads.
+                Ok(None) => Err(unknown("the call was abandoned before its tool ran")),
                 Err(_) => Err(unknown("the tool's thread panicked")),
             };
         }
@@ -168,7 +202,8 @@ impl Target {
         let slot = scheduled.slot.clone();
         let target = self.clone();
         tokio::task::spawn_blocking(move || {
-            Python::attach(|py| target.schedule(py, &args, caller_loop, sender, &slot))
+            // At exit the sender is dropped unused: the call fails `unknown`.
+            crate::attach(|py| target.schedule(py, &args, caller_loop, sender, &slot))
         });
         let answered = receiver.await;
         scheduled.done();
@@ -225,6 +260,25 @@ impl Target {
     }
 }
 
+/// Marks a sync call abandoned when dropped (see [`Target::answer`]).
+#[derive(Default)]
+struct Abandoned(Arc<AtomicBool>);
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The answer of a tool called while the interpreter exits: it is not run.
+fn exiting() -> Answered {
+    (
+        false,
+        "the Python interpreter is exiting: the tool was not run".into(),
+        "unknown".into(),
+    )
+}
+
 /// An async call's coroutine, once scheduled: cancelled if the call is
 /// dropped before it answers.
 #[derive(Default)]
@@ -259,9 +313,10 @@ impl Drop for Scheduled {
         // Cancelled from the blocking pool: a tokio worker never waits for the GIL.
         if let (Some(future), Ok(handle)) = (future, tokio::runtime::Handle::try_current()) {
             handle.spawn_blocking(move || {
-                Python::attach(|py| {
+                // At exit nothing is cancelled: the loop is going too.
+                let _ = crate::attach(|py| {
                     let _ = future.bind(py).call_method0("cancel");
-                })
+                });
             });
         }
     }

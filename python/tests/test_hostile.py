@@ -3,9 +3,13 @@ package: each ends in one Outcome or one typed exception, and what comes
 after it still works. Found by probing the installed package."""
 
 import asyncio
+import functools
 import math
 import multiprocessing
+import subprocess
+import sys
 import time
+from datetime import timedelta
 
 import pytest
 
@@ -188,3 +192,162 @@ def test_args_deeper_than_pythons_decoder_fail_the_call_invalid(sandbox, is_asyn
     assert outcome.value[1] == "invalid", outcome
     assert "deeper than Python's JSON decoder" in outcome.value[2]
     assert sandbox.run(CATCH % "take([[1]])", tools=[tool]).value == ["ok", "ran"]
+
+
+# Waits, in a tool, for the interpreter to begin exiting (this atexit hook
+# is registered after wasmwire's, so it runs first), then keeps the tool
+# busy in Python while the interpreter would finalize under it.
+STILL_RUNNING_AT_EXIT = """
+import atexit, threading, time, wasmwire
+exiting = threading.Event()
+def busy():
+    exiting.wait(30)
+    t = time.monotonic()
+    while time.monotonic() - t < 0.3:
+        pass
+    return 1
+outcome = wasmwire.Sandbox().run(
+    "try { await busy() } catch (e) { return e.kind }",
+    tools=[wasmwire.Tool(busy, timeout=0.05)],
+)
+atexit.register(exiting.set)
+print(outcome.value)
+"""
+
+
+def test_the_interpreter_exits_cleanly_while_a_sync_tool_still_runs():
+    # The tool ran on, on a runtime thread, after its call gave up; the
+    # interpreter finalized under it: "Fatal Python error:
+    # PyGILState_Release", SIGABRT.
+    ended = subprocess.run(
+        [sys.executable, "-c", STILL_RUNNING_AT_EXIT], capture_output=True, text=True, timeout=60
+    )
+    assert "Fatal Python error" not in ended.stderr, ended.stderr
+    assert (ended.returncode, ended.stdout) == (0, "transient\n"), ended.stderr
+
+
+SURROGATE_ANSWER = """
+try { const v = await %s(); return ["ok", v, JSON.stringify(v)]; }
+catch (e) { return [e.kind, e.message]; }
+"""
+
+
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_an_answer_with_a_lone_surrogate_reaches_the_program(sandbox, is_async):
+    # An async tool's answer could not become Rust text: the done-callback
+    # raised UnicodeEncodeError (only logged) and the call waited for the
+    # wall clock (for ever under Budget.UNLIMITED).
+    def value():
+        return {"caf\udce9": ["\udce9", "\ud83d\ude00"]}
+
+    def failure():
+        raise wasmwire.ToolError("denied", "no caf\udce9 for you")
+
+    async def value_async():
+        return value()
+
+    async def failure_async():
+        return failure()
+
+    tools = [
+        wasmwire.Tool(value_async if is_async else value, name="value"),
+        wasmwire.Tool(failure_async if is_async else failure, name="failure"),
+    ]
+    budget = wasmwire.Budget(wall_clock=10)
+    outcome = sandbox.run(SURROGATE_ANSWER % "value", tools=tools, budget=budget)
+    # The same JS string: a lone surrogate is one JS code unit; the pair
+    # is one character (JS strings are UTF-16).
+    expected = {"caf\udce9": ["\udce9", "\U0001f600"]}
+    assert outcome.value == ["ok", expected, '{"caf\\udce9":["\\udce9","\U0001f600"]}'], outcome
+    outcome = sandbox.run(SURROGATE_ANSWER % "failure", tools=tools, budget=budget)
+    assert outcome.value == ["denied", "no caf\ufffd for you"], outcome
+    assert outcome.elapsed < 5
+
+
+def test_an_async_answer_that_cannot_be_delivered_is_an_unknown_failure(sandbox, monkeypatch):
+    # Whatever fails while the answer is handed over must still answer.
+    def broken(done):
+        raise LookupError("lost on the way")
+
+    monkeypatch.setattr(wasmwire._tools, "_settled", broken)
+
+    async def fine():
+        return 1
+
+    outcome = sandbox.run(CATCH % "fine()", tools=[fine], budget=wasmwire.Budget(wall_clock=10))
+    assert outcome.value[:2] == ["ToolError", "unknown"], outcome
+    assert "could not be delivered" in outcome.value[2] and "lost on the way" in outcome.value[2]
+
+
+ABANDONING = """
+let n = 0;
+for (let round = 0; round < 40; round++) {
+  const calls = [];
+  for (let i = 0; i < 50; i++) {
+    calls.push(host.call("slow", undefined, { deadlineMs: 1 }).catch((e) => e.kind));
+  }
+  n += (await Promise.all(calls)).filter((kind) => kind === "transient").length;
+}
+return n
+"""
+
+
+def test_calls_abandoned_before_their_sync_tool_starts_never_run_it(sandbox):
+    # Each abandoned call still ran its tool later, on the blocking pool all
+    # executions share: 2,000 calls that gave up in 1 ms held its 512 threads
+    # for seconds after the run, and other runs' tools waited behind them.
+    ran = []
+
+    def slow():
+        ran.append(1)
+        time.sleep(0.2)
+        return 1
+
+    def after():
+        return "after"
+
+    outcome = sandbox.run(ABANDONING, tools=[slow], budget=wasmwire.Budget(wall_clock=30))
+    assert outcome.value == 2000, outcome
+    # The pool starts its queued work in order: once this tool has run,
+    # every abandoned call has been taken up, and any that ran its tool
+    # has counted.
+    assert sandbox.run("return await after()", tools=[after]).value == "after"
+    # Those the pool started within their 1 ms run (at most its 512
+    # threads); none of the rest.
+    assert len(ran) < 1000, len(ran)
+
+
+def test_a_max_call_deadline_of_0_is_refused():
+    # It made every call fail "call deadline of 0 ms passed", where 0 is
+    # "none" for a budget's items and a call's deadlineMs.
+    with pytest.raises(ValueError, match="max_call_deadline of 0 would fail every call"):
+        wasmwire.Sandbox(max_call_deadline=0)
+    with pytest.raises(ValueError, match="max_call_deadline of 0"):
+        wasmwire.Sandbox(max_call_deadline=timedelta(0))
+    assert wasmwire.Sandbox(max_call_deadline=1e-12).run("return 1").value == 1
+
+
+def test_a_sync_run_inside_an_async_tool_of_a_sync_run_is_refused(sandbox):
+    # The inner run blocked the background loop its own async tools needed:
+    # they waited for its wall clock (for ever under Budget.UNLIMITED).
+    async def inner():
+        return 1
+
+    async def outer():
+        return sandbox.run("return await inner()", tools=[inner]).value
+
+    outcome = sandbox.run(CATCH % "outer()", tools=[outer], budget=wasmwire.Budget(wall_clock=10))
+    assert outcome.value[:2] == ["ToolError", "unknown"], outcome
+    assert "SandboxError" in outcome.value[2] and "await sandbox.run_async(" in outcome.value[2]
+    assert outcome.elapsed < 5
+
+
+def test_a_callable_without_a_name_is_refused_in_pythons_words():
+    # The library's advice named Tool::call_only and --call-only.
+    for unnamed in (lambda x: x, functools.partial(print, 1)):
+        with pytest.raises(wasmwire.ToolDefinitionError, match='name="..."'):
+            wasmwire.Tools([unnamed])
+    with pytest.raises(wasmwire.ToolDefinitionError, match=r"\(call_only=True\)") as raised:
+        wasmwire.Tools([wasmwire.Tool(print, name="search-docs")])
+    assert "Tool::call_only" not in str(raised.value)
+    assert wasmwire.Tools([wasmwire.Tool(lambda x: x, name="echo")]).typescript()

@@ -23,8 +23,8 @@ def stub_names(tree):
             members[node.name] = {
                 n.name for n in node.body if isinstance(n, ast.FunctionDef)
             } | {n.target.id for n in node.body if isinstance(n, ast.AnnAssign)}
-        elif isinstance(node, ast.AnnAssign):
-            names.add(node.target.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AnnAssign)):
+            names.add(node.name if isinstance(node, ast.FunctionDef) else node.target.id)
         elif isinstance(node, ast.Assign):
             names.update(t.id for t in node.targets if not t.id.startswith("_"))
     return names, members

@@ -1,6 +1,7 @@
 """Python tools: how calls reach them, their values, their failures."""
 
 import asyncio
+import json
 import threading
 
 import pytest
@@ -260,3 +261,79 @@ def test_the_tool_decorator_and_the_prompt(sandbox):
     prompt = sandbox.prompt([get_load], wasmwire.Budget(wall_clock=2, max_calls=7))
     assert "The current load of one host." in prompt
     assert "7" in prompt
+
+
+def test_a_plain_callables_parameters_are_its_signature(sandbox):
+    # Without a signature the program's string was JSON-decoded: "hello"
+    # failed "args are not JSON", "123" came as 123, '{"admin": true}' as a
+    # dict, "" as no argument; and get_logs("db1", 2) could not be made.
+    def echo(text):
+        return [type(text).__name__, text]
+
+    def get_logs(host, count=1):
+        return [host] * count
+
+    tools = wasmwire.Tools([echo, get_logs])
+    for text in ["hello", "123", '{"admin": true}', "", " ", "null"]:
+        program = f"return await echo({json.dumps(text)})"
+        assert sandbox.run(program, tools=tools).value == ["str", text], text
+    # Every call that worked before is the same: the one value, by name.
+    assert sandbox.run("return await echo({q: [1]})", tools=tools).value == ["dict", {"q": [1]}]
+    assert sandbox.run("return await echo(7)", tools=tools).value == ["int", 7]
+    assert sandbox.run('return await get_logs("db1", 2)', tools=tools).value == ["db1", "db1"]
+    assert sandbox.run('return await get_logs("db1")', tools=tools).value == ["db1"]
+    outcome = sandbox.run(CATCH % "get_logs()", tools=tools)
+    assert outcome.value[1] == "invalid" and "host" in outcome.value[2], outcome
+    # host.call passes one value as it is: an object of parameters is named
+    # args, any other object the one value, a string decoded if it is JSON.
+    for args, expected in [
+        ('{text: "x"}', ["str", "x"]),
+        ('{q: "x"}', ["dict", {"q": "x"}]),
+        ('"hello"', ["str", "hello"]),
+        ('"123"', ["int", 123]),
+    ]:
+        program = f'return await host.call("echo", {args})'
+        assert sandbox.run(program, tools=tools).value == expected, args
+    assert repr(wasmwire.Tool(get_logs)) == "<wasmwire.Tool get_logs(host, count)>"
+    declarations = tools.typescript()
+    assert "declare function echo(text: unknown): Promise<unknown>;" in declarations
+    assert "declare function get_logs(host: unknown, count: unknown): Promise<unknown>;" in (
+        declarations
+    )
+    assert "get_logs(host: unknown, count: unknown)" in sandbox.prompt(tools)
+
+
+def test_without_a_signature_to_derive_text_that_is_not_json_is_the_string(sandbox):
+    # `*args`, a reserved word, a params schema or call_only: no signature
+    # is derived. Text that is not JSON failed "args are not JSON".
+    def spread(*values):
+        return [type(v).__name__ for v in values]
+
+    def fresh(new):
+        return new
+
+    def schema(args):
+        return args
+
+    tools = [
+        spread,
+        fresh,
+        wasmwire.Tool(schema, params={"type": "object"}),
+        wasmwire.Tool(fresh, name="shell", call_only=True),
+    ]
+    assert all(t.signature is None and t._signature() is None for t in wasmwire.Tools(tools))
+    assert sandbox.run('return await spread("hello")', tools=tools).value == ["str"]
+    assert sandbox.run('return await spread("123")', tools=tools).value == ["int"]
+    assert sandbox.run('return await spread("")', tools=tools).value == []
+    assert sandbox.run('return await fresh("ls -l")', tools=tools).value == "ls -l"
+    assert sandbox.run('return await host.call("shell", "ls -l")', tools=tools).value == "ls -l"
+    assert sandbox.run("return await schema({a: 1})", tools=tools).value == {"a": 1}
+
+
+def test_host_call_with_text_on_a_tool_with_a_signature(sandbox):
+    def get_load(host):
+        return host
+
+    tool = wasmwire.Tool(get_load, signature="get_load(host)")
+    assert sandbox.run('return await host.call("get_load", "db1")', tools=[tool]).value == "db1"
+    assert sandbox.run('return await host.call("get_load", {host: "a"})', tools=[tool]).value == "a"

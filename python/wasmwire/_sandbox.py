@@ -10,8 +10,8 @@ from datetime import timedelta
 from typing import Any, ClassVar
 
 from . import _native
-from ._errors import BudgetError, ExecutionError, ProgramError, retryable
-from ._tools import ToolsLike, Tools, _native_tools
+from ._errors import BudgetError, ExecutionError, ProgramError, SandboxError, retryable
+from ._tools import ToolsLike, Tools, _native_tools, _on_background_loop, _tools_of
 
 #: The wall clock of a budget that does not set one: 10 s.
 DEFAULT_WALL_CLOCK: float = _native.DEFAULT_WALL_CLOCK
@@ -209,7 +209,8 @@ class Sandbox:
     are shared) and shared by every thread and task: run as many executions
     at once as you like. The options are the library's
     ``SandboxOptions``: ``max_in_flight`` calls at once per execution,
-    ``max_call_deadline`` (seconds) for any one call, ``console_cap`` bytes
+    ``max_call_deadline`` (seconds, ``None`` for none; 0 would fail every
+    call and raises ``ValueError``) for any one call, ``console_cap`` bytes
     of console kept per execution, ``max_held`` bytes the parent holds at
     most for one execution.
     """
@@ -248,7 +249,14 @@ class Sandbox:
         end (a few ms) and is raised. Raises :class:`SandboxError` only when
         the execution cannot start.
         """
-        native = _native_tools(tools)
+        registered = _tools_of(tools)
+        if _on_background_loop() and any(t.is_async for t in registered):
+            raise SandboxError(
+                "Sandbox.run was called from an async tool of a sync run: its async tools "
+                "would wait for ever for the loop this call blocks; make the tool "
+                "`await sandbox.run_async(...)` instead"
+            )
+        native = registered._native
         args = budget._args() if budget is not None else _DEFAULT_ARGS
         try:
             ended = self._native.run(program, native, args, language)

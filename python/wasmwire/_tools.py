@@ -7,10 +7,24 @@ reaches it:
   ``signature=["host"]``) the program calls ``get_load("db1")`` and the
   callable gets keyword arguments: ``get_load(host="db1")``. Arguments that
   do not bind to its parameters fail the call ``invalid``.
+- **Derived from the callable**, when it gives none, has no ``params`` and
+  is not ``call_only``, and every parameter is an ordinary one
+  (positional-or-keyword or keyword-only) named as a JavaScript parameter
+  may be: ``def get_logs(host, count)`` is ``get_logs(host, count)``, so
+  the program calls ``get_logs("db1", 2)``, and a string stays a string.
+  A one-parameter function gets the program's one value under its name.
 - **Without one** the program passes one value (usually an object) and the
   callable gets it decoded from JSON as its one positional argument:
   ``search({"q": "x"})`` calls ``search({"q": "x"})``. A call with no
-  argument calls the callable with none.
+  argument calls the callable with none. The protocol sends a string
+  argument as it is (for tools that take text): text that is JSON arrives
+  decoded (``"123"`` as ``123``), any other text as the string.
+  A ``""`` is no argument, as no argument is.
+- ``host.call(name, args)`` sends ``args`` in that last form to any tool.
+  With a signature an object is the keyword arguments (a derived one: only
+  an object whose keys are all parameter names; any other is the one
+  value), and anything else, ``host.call(name, "text")`` included, the one
+  positional argument.
 
 The callable's return value is encoded as JSON (a ``str`` becomes a JS
 string; ``None`` becomes ``null``); one that is not JSON-serialisable fails
@@ -28,10 +42,12 @@ tool cannot be interrupted and runs to its end, its answer discarded.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import inspect
 import json
 import os
+import re
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import timedelta
@@ -69,6 +85,8 @@ class Tool:
         "call_only",
         "is_async",
         "_binds",
+        "_parameters",
+        "_named",
     )
 
     def __init__(
@@ -87,6 +105,7 @@ class Tool:
             raise TypeError(f"a tool must be callable, not {type(fn).__name__}")
         self.fn = fn
         self.name: str = name if name is not None else getattr(fn, "__name__", "")
+        self._named = name is not None
         if signature is not None and not isinstance(signature, str):
             signature = f"{self.name}({', '.join(signature)})"
         self.signature: str | None = signature
@@ -107,13 +126,44 @@ class Tool:
         except (TypeError, ValueError):
             sig = None
         self._binds = sig
+        self._parameters = _parameter_names(sig)
 
     def __repr__(self) -> str:
         kind = "async " if self.is_async else ""
-        return f"<wasmwire.Tool {kind}{self.signature or self.name}>"
+        return f"<wasmwire.Tool {kind}{self._signature() or self.name}>"
+
+    def _derives(self) -> bool:
+        """Whether the signature is the callable's own parameter names: it
+        gives none, has no ``params`` schema (whose properties would be the
+        args) and is called by name (a call-only tool is reached only
+        through ``host.call``, which passes one value as it is)."""
+        return (
+            self.signature is None
+            and self.params is None
+            and not self.call_only
+            and self._parameters is not None
+        )
+
+    def _signature(self) -> str | None:
+        """The signature the program calls: the one given, or the one
+        derived from the callable's parameters (see :meth:`_derives`)."""
+        if self._derives():
+            return f"{self.name}({', '.join(self._parameters or ())})"
+        return self.signature
 
     def _native_spec(self) -> tuple[Any, ...]:
         """What the native Tools registers (see python/src/tools.rs)."""
+        if not self._named and (
+            not self.name or not (self.call_only or self.name.isidentifier())
+        ):
+            # A lambda is "<lambda>", a functools.partial has no name: the
+            # library's refusal would not say that the name is not the user's.
+            raise ToolDefinitionError(
+                f"tool {self.fn!r} has no name a program can call it by ({self.name!r}): "
+                'give it one with Tool(fn, name="..."), and call_only=True if that name '
+                "cannot be a global (a program reaches it as host.call(name, args))",
+                tool=self.name,
+            )
         for field in ("name", "signature", "description"):
             text = getattr(self, field)
             if isinstance(text, str):
@@ -136,7 +186,7 @@ class Tool:
 
         return (
             self.name,
-            self.signature,
+            self._signature(),
             self.description,
             dumps("params", self.params),
             dumps("result", self.result),
@@ -147,24 +197,39 @@ class Tool:
         )
 
     def _arguments(self, args_text: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """The call's args as the callable's arguments."""
-        if not args_text.strip():
-            args: tuple[Any, ...] = ()
-            kwargs: dict[str, Any] = {}
-        else:
-            try:
-                value = json.loads(args_text)
-            except ValueError as e:
-                raise ToolError("invalid", f"{self.name}: args are not JSON: {e}") from None
-            except RecursionError:
-                raise ToolError(
-                    "invalid",
-                    f"{self.name}: the args nest deeper than Python's JSON decoder can read",
-                ) from None
-            if self.signature is not None and isinstance(value, dict):
-                args, kwargs = (), value
-            else:
-                args, kwargs = (value,), {}
+        """The call's args as the callable's arguments.
+
+        The protocol sends a program's string argument as it is (for tools
+        that take text, as shell commands do), anything else as its JSON
+        text, so the text that is not JSON is the string the program passed:
+        it is the one argument. No args (``undefined``) are no argument.
+        """
+        if not args_text:
+            return self._bound((), {})
+        try:
+            value = json.loads(args_text)
+        except ValueError:
+            return self._bound((args_text,), {})
+        except RecursionError:
+            raise ToolError(
+                "invalid",
+                f"{self.name}: the args nest deeper than Python's JSON decoder can read",
+            ) from None
+        if self._signature() is not None and isinstance(value, dict):
+            if self._derives() and not value.keys() <= set(self._parameters or ()):
+                # A key that is no parameter's: the program's call of the
+                # function sends only parameters, so this is
+                # `host.call(name, {...})` passing one value, which the
+                # callable gets as it would without a signature.
+                return self._bound((value,), {})
+            return self._bound((), value)
+        return self._bound((value,), {})
+
+    def _bound(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """``args`` and ``kwargs``, if the callable takes them; else the
+        call fails ``invalid``, naming what did not bind."""
         if self._binds is not None:
             try:
                 self._binds.bind(*args, **kwargs)
@@ -186,9 +251,9 @@ class Tool:
                 )
             return _encoded(self.name, value)
         except ToolError as e:
-            return (False, e.message, e.kind)
+            return _deliverable((False, e.message, e.kind))
         except Exception as e:
-            return (False, _describe(e), "unknown")
+            return _deliverable((False, _describe(e), "unknown"))
 
     async def _answer(self, args_text: str) -> tuple[bool, str, str]:
         """Runs an async tool, on its loop."""
@@ -225,8 +290,59 @@ class Tool:
         except BaseException:
             coroutine.close()
             raise
-        future.add_done_callback(lambda done: answer(_settled(done)))
+        future.add_done_callback(lambda done: _deliver(answer, done))
         return future
+
+
+def _deliver(
+    answer: Callable[[tuple[bool, str, str]], None],
+    done: concurrent.futures.Future[tuple[bool, str, str]],
+) -> None:
+    """Hands an async tool's answer to the call. Whatever fails on the way
+    is the call's `unknown` failure: an exception left in this callback is
+    only logged, and the program would wait for its wall clock."""
+    try:
+        answer(_deliverable(_settled(done)))
+    except BaseException as e:  # noqa: BLE001 - handed on as the answer
+        try:
+            message = _deliverable((False, _describe(e), "unknown"))[1]
+        except BaseException:  # noqa: BLE001
+            message = type(e).__name__
+        answer((False, f"the tool's answer could not be delivered: {message}", "unknown"))
+
+
+#: Words JavaScript reserves, which a signature's parameter may not be
+#: (the library's ``RESERVED_WORDS``, host/src/tools.rs): a callable with a
+#: parameter of these names gets no derived signature.
+_RESERVED_WORDS = frozenset(
+    """arguments await break case catch class const continue debugger default delete do
+    else enum eval export extends false finally for function if implements import in
+    instanceof interface let new null package private protected public return static super
+    switch this throw true try typeof var void while with yield""".split()
+)
+
+
+def _parameter_names(sig: inspect.Signature | None) -> tuple[str, ...] | None:
+    """The names a signature can be derived from: every parameter of the
+    callable is an ordinary one (positional-or-keyword or keyword-only, so
+    that it can be passed by name) whose name a JavaScript function's
+    parameter can have. ``None`` otherwise (positional-only, ``*args``,
+    ``**kwargs``, a reserved word, or no signature to read)."""
+    if sig is None:
+        return None
+    ordinary = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    names = []
+    for parameter in sig.parameters.values():
+        if parameter.kind not in ordinary or parameter.name in _RESERVED_WORDS:
+            return None
+        names.append(parameter.name)
+    return tuple(names)
+
+
+#: A surrogate code point: Python text may hold one alone (from
+#: ``surrogateescape``, or ``"\udce9"`` itself); UTF-8 text, which is what
+#: crosses to Rust, cannot.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _encoded(name: str, value: Any) -> tuple[bool, str, str]:
@@ -234,7 +350,21 @@ def _encoded(name: str, value: Any) -> tuple[bool, str, str]:
         text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError) as e:
         return (False, f"{name}: the value is not JSON-serialisable: {e}", "unknown")
+    # A surrogate can only be inside a JSON string here, where its escape
+    # means the same code unit: the program's JSON.parse makes the same JS
+    # string of it (JS strings are UTF-16 and may hold one alone).
+    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return (True, text, "")
+
+
+def _deliverable(answered: tuple[bool, str, str]) -> tuple[bool, str, str]:
+    """An answer that can cross to Rust: a failure's message with a lone
+    surrogate is repaired (U+FFFD; a pair becomes its character). A value's
+    are escaped already (:func:`_encoded`)."""
+    ok, text, kind = answered
+    if not ok and _SURROGATE.search(text):
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return (ok, text, kind)
 
 
 def _settled(done: concurrent.futures.Future[tuple[bool, str, str]]) -> tuple[bool, str, str]:
@@ -270,13 +400,14 @@ def _discard(awaitable: Awaitable[Any]) -> None:
 
 
 _background: asyncio.AbstractEventLoop | None = None
+_background_thread: threading.Thread | None = None
 _background_lock = threading.Lock()
 
 
 def _background_loop() -> asyncio.AbstractEventLoop:
     """The loop async tools run on under a sync ``run``: one daemon thread,
     started on first use."""
-    global _background
+    global _background, _background_thread
     with _background_lock:
         if _background is None or _background.is_closed():
             loop = asyncio.new_event_loop()
@@ -284,8 +415,15 @@ def _background_loop() -> asyncio.AbstractEventLoop:
                 target=_serve_forever, args=(loop,), name="wasmwire-async-tools", daemon=True
             )
             thread.start()
-            _background = loop
+            _background, _background_thread = loop, thread
         return _background
+
+
+def _on_background_loop() -> bool:
+    """Whether this thread is the background loop's: an async tool of a
+    sync ``run`` is running here. A sync ``run`` made here blocks the loop,
+    so async tools of its own would wait for it for ever."""
+    return _background_thread is not None and threading.current_thread() is _background_thread
 
 
 def _serve_forever(loop: asyncio.AbstractEventLoop) -> None:
@@ -304,13 +442,21 @@ def _serve_forever(loop: asyncio.AbstractEventLoop) -> None:
 def _forget_background() -> None:
     """In a forked child: the parent's loop thread is not there, so the
     first async tool starts a loop of the child's own."""
-    global _background, _background_lock
+    global _background, _background_thread, _background_lock
     _background = None
+    _background_thread = None
     _background_lock = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_background)
+
+# Sync tools run on the runtime's threads, which the interpreter does not
+# know of: one still running (its call may have given up long ago) when the
+# interpreter finalizes aborts the process. As the interpreter waits for
+# its non-daemon threads at exit, this waits for the sync tools running
+# (without the GIL), and no tool starts after it.
+atexit.register(_native.shutdown)
 
 
 def tool(
@@ -376,7 +522,9 @@ class Tools:
         return f"<wasmwire.Tools {', '.join(self._native.names())}>"
 
 
+def _tools_of(tools: ToolsLike) -> Tools:
+    return tools if isinstance(tools, Tools) else Tools(tools or ())
+
+
 def _native_tools(tools: ToolsLike) -> _native.Tools:
-    if isinstance(tools, Tools):
-        return tools._native
-    return Tools(tools or ())._native
+    return _tools_of(tools)._native
