@@ -99,7 +99,7 @@ impl Sandbox {
             // Refused as `Tool(timeout=0)` is: 0 is "none" for a budget's
             // items and a call's `deadlineMs`, but here it would be a
             // deadline that every call misses.
-            Some(secs) if secs == 0.0 => {
+            Some(0.0) => {
                 return Err(PyValueError::new_err(
                     "max_call_deadline of 0 would fail every call; \
                      leave it None for no sandbox-wide call deadline",

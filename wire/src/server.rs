@@ -362,7 +362,7 @@ impl Server {
                 running_for: stopped.saturating_duration_since(call.since),
             })
             .collect();
-        unfinished.sort_by(|a, b| b.running_for.cmp(&a.running_for));
+        unfinished.sort_by_key(|call| std::cmp::Reverse(call.running_for));
         *conn
             .tally
             .unfinished
