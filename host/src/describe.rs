@@ -62,7 +62,8 @@ impl Tools {
         let mut out = String::from(
             "Write a JavaScript (or TypeScript) program to do the task. It runs in a sandbox:\n\
              - The program is the body of an async function: use `await` at the top level, \
-             and `return` the answer (or end with an expression, whose value is the answer). \
+             and `return` the answer (or end with an expression, whose value is the answer; \
+             in a final `if` or `try`/`catch`, the branch that ran gives it). \
              The answer must be JSON-serialisable: a `Map`, a `Set` or an `Error` becomes `{}`, \
              so return plain objects and arrays (`Object.fromEntries(map)`, `e.message`).\n\
              - Each tool below is a global async function; `host.call(name, args, { deadlineMs, signal })` \

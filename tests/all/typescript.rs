@@ -164,6 +164,30 @@ async fn an_error_in_the_returned_last_expression_is_on_its_own_line() {
     assert_failed(&outcome, FailureKind::Invalid, "line 2, column 15");
 }
 
+/// The last expression of the branch that ran, of a final `if`, `try`
+/// or block, is the value, as `eval` answers: a model's `try { await
+/// f() } catch (e) { e.kind }` answered `null`. Errors in those branches
+/// are placed in the program, several insertions on one line included.
+#[tokio::test]
+async fn the_branch_that_ran_of_a_final_if_or_try_gives_the_value() {
+    for (program, want) in [
+        (
+            "try { await fail('not_found', 'gone') } catch (e) { e.kind }",
+            json!("not_found"),
+        ),
+        ("try { await echo(4) } catch (e) { e.kind }", json!(4)),
+        ("if (1 > 2) { 'a' } else if (2 > 1) { 'b' }", json!("b")),
+        ("if (false) { 1 }", json!(null)),
+        ("let n = 1;\n{ n += 1; n * 10 }", json!(20)),
+        ("try { 5 } finally { 6 }", json!(5)),
+    ] {
+        let outcome = run(program).await;
+        assert_eq!(value(&outcome), want, "{program}");
+    }
+    let outcome = run("if (await echo(false)) { 1 } else { null.boom }").await;
+    assert_failed(&outcome, FailureKind::Invalid, "line 1, column 37");
+}
+
 /// Runs `execution` on the shared sandbox, with no tools.
 async fn run_execution(
     execution: &wasmwire::Execution,

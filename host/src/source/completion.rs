@@ -5,9 +5,14 @@
 //! `undefined` instead. When the program's last top-level statement is an
 //! expression statement `E;`, it becomes `__wasmwire_last = E;`, and
 //! `;return __wasmwire_last;` (with the `var` that declares it) is added on
-//! lines of its own after the program. Nothing else changes: not an
-//! expression inside a block (`if`, `for`, `{}`), not a program that
-//! already ends with `return`. (A last `{ ... }` that reads as an object
+//! lines of its own after the program. When the last statement is an `if`
+//! (with or without `else`), a `try` (its block and its `catch`; a
+//! `finally` gives no value) or a block, the last expression statement of
+//! each of its branches is assigned so, as JavaScript's completion value
+//! (`eval`'s answer) would be: `try { await f() } catch (e) { e.kind }`
+//! answers the one that ran, and a branch that ends otherwise answers
+//! `null`. Nothing else changes: not an expression in a loop or a
+//! `switch`, not a program that already ends with `return`. (A last `{ ... }` that reads as an object
 //! literal was put in parentheses before, by `object_block.rs`, and is
 //! returned as any `({ ... })` is.) A program that is only string literals
 //! (`'abc'`, or `"use strict"; "x"`) returns the last, as `eval` would:
@@ -29,7 +34,7 @@
 //! the [`Step`] says so, for the position map. What is added after the
 //! program is on lines of its own, after every place of the program.
 
-use swc_ecma_ast::{Decl, Expr, Stmt, VarDeclKind};
+use swc_ecma_ast::{Decl, Expr, ExprStmt, Stmt, VarDeclKind};
 
 use super::body::{HEAD, offset, parse_program};
 use super::position::{Lines, Step};
@@ -63,10 +68,44 @@ fn gives_no_value(statement: &Stmt) -> bool {
     }
 }
 
-/// `program` returning its last statement's value, when that is an
-/// expression statement; `None` when it is not, or when the program does
-/// not parse (the guest then reports its own syntax error).
-pub(crate) fn return_last_expression(program: &str) -> Option<(String, Step)> {
+/// The expression statements whose value is the completion value of
+/// `statements` (a program's or a block's): those of its last statement
+/// that gives one, by [`completions`].
+fn last_of<'a>(statements: &'a [Stmt], out: &mut Vec<&'a ExprStmt>) {
+    if let Some(last) = statements.iter().rev().find(|s| !gives_no_value(s)) {
+        completions(last, out);
+    }
+}
+
+/// The expression statements, in the order they are written, one of
+/// which gives `statement` its value when it is the last: itself; the
+/// last of each branch of an `if`; of a `try` block and its `catch` (a
+/// `finally` does not give the value); of a block.
+fn completions<'a>(statement: &'a Stmt, out: &mut Vec<&'a ExprStmt>) {
+    match statement {
+        Stmt::Expr(expression) => out.push(expression),
+        Stmt::Block(block) => last_of(&block.stmts, out),
+        Stmt::If(branch) => {
+            completions(&branch.cons, out);
+            if let Some(alt) = &branch.alt {
+                completions(alt, out);
+            }
+        }
+        Stmt::Try(attempt) => {
+            last_of(&attempt.block.stmts, out);
+            if let Some(handler) = &attempt.handler {
+                last_of(&handler.body.stmts, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `program` returning its completion value, when its last statement is
+/// an expression statement or ends in one ([`completions`]); `None` when
+/// it does not, or when the program does not parse (the guest then
+/// reports its own syntax error). The steps are the insertions, in order.
+pub(crate) fn return_last_expression(program: &str) -> Option<(String, Vec<Step>)> {
     // A program that names the variable itself (`let __wasmwire_last`
     // would be redeclared by the added `var`, an error on a line the
     // program does not have) is left as it is.
@@ -75,34 +114,48 @@ pub(crate) fn return_last_expression(program: &str) -> Option<(String, Step)> {
     }
     let script = parse_program(program)?;
     let (statements, _, _) = super::body::function_body(&script)?;
-    let last = statements
-        .iter()
-        .rposition(|statement| !gives_no_value(statement))?;
-    let Stmt::Expr(expression) = &statements[last] else {
-        return None;
-    };
-    let at = offset(expression.span.lo).checked_sub(HEAD.len())?;
-    if !program.is_char_boundary(at) {
+    let mut targets = Vec::new();
+    last_of(statements, &mut targets);
+    if targets.is_empty() {
         return None;
     }
-    let (line, column) = Lines::new(program).position(at);
-    let sequence = matches!(&*expression.expr, Expr::Seq(_));
-    let (before, after) = if sequence {
-        (RETURN, "")
-    } else {
-        (ASSIGN, RETURN_IT)
-    };
-    let mut text = String::with_capacity(program.len() + before.len() + after.len());
-    text.push_str(&program[..at]);
-    text.push_str(before);
-    text.push_str(&program[at..]);
-    text.push_str(after);
-    let step = Step::Inserted {
-        line,
-        column,
-        width: before.len(),
-    };
-    Some((text, step))
+    let lines = Lines::new(program);
+    let mut text = String::with_capacity(program.len() + 64);
+    let mut steps: Vec<Step> = Vec::with_capacity(targets.len());
+    let mut copied = 0;
+    let mut assigned = false;
+    // Columns of a line already moved right by insertions before them.
+    let mut moved: (usize, usize) = (0, 0);
+    for expression in targets {
+        let at = offset(expression.span.lo).checked_sub(HEAD.len())?;
+        if at < copied || !program.is_char_boundary(at) {
+            return None;
+        }
+        let before = if matches!(&*expression.expr, Expr::Seq(_)) {
+            RETURN
+        } else {
+            assigned = true;
+            ASSIGN
+        };
+        let (line, column) = lines.position(at);
+        if moved.0 != line {
+            moved = (line, 0);
+        }
+        steps.push(Step::Inserted {
+            line,
+            column: column + moved.1,
+            width: before.len(),
+        });
+        moved.1 += before.len();
+        text.push_str(&program[copied..at]);
+        text.push_str(before);
+        copied = at;
+    }
+    text.push_str(&program[copied..]);
+    if assigned {
+        text.push_str(RETURN_IT);
+    }
+    Some((text, steps))
 }
 
 #[cfg(test)]
@@ -199,13 +252,55 @@ mod tests {
     }
 
     #[test]
-    fn an_expression_inside_a_block_is_left_alone() {
+    fn the_last_expression_of_each_branch_of_a_final_if_try_or_block_is_returned() {
+        // As `eval` answers: the branch that ran gives the value.
+        assert_eq!(
+            rewritten("if (x) { f() } else g()"),
+            format!("if (x) {{ {ASSIGN}f() }} else {ASSIGN}g(){RETURN_IT}")
+        );
+        assert_eq!(
+            rewritten("try { a(); await f() } catch (e) { e.kind } finally { done() }"),
+            format!(
+                "try {{ a(); {ASSIGN}await f() }} catch (e) {{ {ASSIGN}e.kind }} finally {{ done() }}{RETURN_IT}"
+            )
+        );
+        assert_eq!(
+            rewritten("{ const a = 1; a + 2 }"),
+            format!("{{ const a = 1; {ASSIGN}a + 2 }}{RETURN_IT}")
+        );
+        // Nested, and a branch that gives no value answers null.
+        assert_eq!(
+            rewritten("if (x) { if (y) 1; } else { const z = 2 }"),
+            format!("if (x) {{ if (y) {ASSIGN}1; }} else {{ const z = 2 }}{RETURN_IT}")
+        );
+        assert_eq!(
+            rewritten("if (x) { f(), g() }"),
+            "if (x) { return f(), g() }"
+        );
+    }
+
+    #[test]
+    fn places_after_several_insertions_on_one_line_map_back() {
+        let program = "if (x) { f() } else { null.boom }";
+        let (text, steps) = return_last_expression(program).unwrap();
+        let map = PositionMap::new(steps);
+        let boom = text.find("null.boom").unwrap() + 1;
+        assert_eq!(
+            map.original(1, boom),
+            (1, program.find("null").unwrap() + 1)
+        );
+        let f = text.find("f()").unwrap() + 1;
+        assert_eq!(map.original(1, f), (1, 10));
+    }
+
+    #[test]
+    fn an_expression_in_a_loop_or_switch_is_left_alone() {
         for program in [
-            "if (x) { f() }",
-            "if (x) f();",
             "for (const a of b) a",
-            "{ 1 + 2 }",
-            "try { f() } catch { g() }",
+            "while (x) { f() }",
+            "switch (x) { case 1: f() }",
+            "if (x) { for (;;) f() }",
+            "try { f(); const y = 1 } catch { const z = 2 }",
         ] {
             assert_eq!(
                 return_last_expression(program).map(|r| r.0),
@@ -257,9 +352,9 @@ mod tests {
 
     #[test]
     fn places_after_the_insertion_map_back_to_the_program() {
-        let (text, step) = return_last_expression("let a = 1;\n  a.b.c").unwrap();
+        let (text, steps) = return_last_expression("let a = 1;\n  a.b.c").unwrap();
         assert_eq!(text, assigned("let a = 1;\n  ", "a.b.c"));
-        let map = PositionMap::new(vec![step]);
+        let map = PositionMap::new(steps);
         // `.c` is at column 24 in the text sent, column 6 in the program;
         // the assignment itself is put where the expression starts.
         assert_eq!(map.original(2, 24), (2, 6));
@@ -270,8 +365,8 @@ mod tests {
 
     #[test]
     fn the_insertion_line_counts_a_lone_carriage_return() {
-        let (_, step) = return_last_expression("let a = 1;\ra").unwrap();
-        let map = PositionMap::new(vec![step]);
+        let (_, steps) = return_last_expression("let a = 1;\ra").unwrap();
+        let map = PositionMap::new(steps);
         assert_eq!(map.original(2, 8), (2, 1));
     }
 }

@@ -460,9 +460,9 @@ fn prepare_here(program: String, language: Language) -> Result<Prepared, SourceE
             stripped.text
         }
     };
-    if let Some((returned, step)) = completion::return_last_expression(&text) {
+    if let Some((returned, inserted)) = completion::return_last_expression(&text) {
         text = returned;
-        steps.push(step);
+        steps.extend(inserted);
     }
     Ok(Prepared {
         text,
@@ -591,9 +591,12 @@ mod tests {
         );
         // `avg` is at column 36 in the text sent, column 17 in the program.
         assert_eq!(ts.map.original(2, 36), (2, 17));
-        // A real block stays one.
+        // A real block stays one (its last expression is the value).
         let block = prepare("let x = 1;\n{ x++; }", Language::TypeScript).unwrap();
-        assert_eq!(block.text, "let x = 1;\n{ x++; }");
+        assert_eq!(
+            block.text,
+            "let x = 1;\n{ __wasmwire_last = x++; }\n;return __wasmwire_last;\nvar __wasmwire_last;"
+        );
     }
 
     #[test]
