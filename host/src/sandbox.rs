@@ -525,6 +525,19 @@ impl Sandbox {
         if !prepared.map.is_identity() {
             result.error = prepared.map.rewrite_positions(&result.error);
         }
+        // `const total = ...` last, and no answer: it was likely meant.
+        if let Some(name) = prepared.declared_last.as_deref()
+            && result.ok
+            && result.value == "null"
+        {
+            console.write(
+                format!(
+                    "warn: the program ended by declaring `{name}` and answered null: \
+                     end it with `return {name}` (or `{name}` alone) to answer it\n"
+                )
+                .as_bytes(),
+            );
+        }
         Ok(Outcome {
             console: console.finish(),
             counts_disagree: child_counts.is_some_and(|c| c != (calls, bytes)),

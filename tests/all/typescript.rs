@@ -188,6 +188,30 @@ async fn the_branch_that_ran_of_a_final_if_or_try_gives_the_value() {
     assert_failed(&outcome, FailureKind::Invalid, "line 1, column 37");
 }
 
+/// A program that ends by declaring its answer (`const total = ...`) and
+/// so answers `null` is told how to answer it: the model forgot `return`.
+#[tokio::test]
+async fn a_program_ending_in_a_declaration_is_told_to_return_it() {
+    let outcome = run("const rows = [1, 2];\nconst total = await echo(rows.length);").await;
+    assert_eq!(value(&outcome), json!(null));
+    assert!(
+        outcome.console.contains(
+            "warn: the program ended by declaring `total` and answered null: end it with `return total`"
+        ),
+        "{:?}",
+        outcome.console
+    );
+    // Not when it answers, nor for a program that ends otherwise.
+    for program in [
+        "const t = 1;\nreturn null",
+        "const t = 1;\nt",
+        "let t = 1;\nt++",
+    ] {
+        let outcome = run(program).await;
+        assert!(!outcome.console.contains("ended by declaring"), "{program}");
+    }
+}
+
 /// Runs `execution` on the shared sandbox, with no tools.
 async fn run_execution(
     execution: &wasmwire::Execution,

@@ -34,7 +34,7 @@
 //! the [`Step`] says so, for the position map. What is added after the
 //! program is on lines of its own, after every place of the program.
 
-use swc_ecma_ast::{Decl, Expr, ExprStmt, Stmt, VarDeclKind};
+use swc_ecma_ast::{Decl, Expr, ExprStmt, Pat, Stmt, VarDeclKind};
 
 use super::body::{HEAD, offset, parse_program};
 use super::position::{Lines, Step};
@@ -101,24 +101,76 @@ fn completions<'a>(statement: &'a Stmt, out: &mut Vec<&'a ExprStmt>) {
     }
 }
 
+/// How a program ends, as far as its answer goes.
+#[derive(Debug)]
+pub(crate) enum Ending {
+    /// In an expression (or branches that end in one): the program, its
+    /// value returned, and the insertions made, in order.
+    Returned(String, Vec<Step>),
+    /// In a declaration of a variable with a value (`const total = ...`),
+    /// named here: a program that was meant to answer it forgot to, and
+    /// answers `null`.
+    Declared(String),
+    /// Otherwise (`return`, a loop, a program that does not parse).
+    Other,
+}
+
 /// `program` returning its completion value, when its last statement is
 /// an expression statement or ends in one ([`completions`]); `None` when
 /// it does not, or when the program does not parse (the guest then
 /// reports its own syntax error). The steps are the insertions, in order.
+#[cfg(test)]
 pub(crate) fn return_last_expression(program: &str) -> Option<(String, Vec<Step>)> {
+    match ending(program) {
+        Ending::Returned(text, steps) => Some((text, steps)),
+        _ => None,
+    }
+}
+
+/// The name a last declaration gives its first variable, when it has a
+/// value and a plain name.
+fn declared(statement: &Stmt) -> Option<String> {
+    let Stmt::Decl(Decl::Var(var)) = statement else {
+        return None;
+    };
+    let first = var.decls.first()?;
+    first.init.as_ref()?;
+    match &first.name {
+        Pat::Ident(name) => Some(name.id.sym.to_string()),
+        _ => None,
+    }
+}
+
+/// How `program` ends ([`Ending`]), and the program returning its value
+/// when it ends in an expression.
+pub(crate) fn ending(program: &str) -> Ending {
     // A program that names the variable itself (`let __wasmwire_last`
     // would be redeclared by the added `var`, an error on a line the
     // program does not have) is left as it is.
     if program.contains(VARIABLE) {
-        return None;
+        return Ending::Other;
     }
-    let script = parse_program(program)?;
-    let (statements, _, _) = super::body::function_body(&script)?;
+    let Some(script) = parse_program(program) else {
+        return Ending::Other;
+    };
+    let Some((statements, _, _)) = super::body::function_body(&script) else {
+        return Ending::Other;
+    };
     let mut targets = Vec::new();
     last_of(statements, &mut targets);
     if targets.is_empty() {
-        return None;
+        return statements
+            .iter()
+            .rev()
+            .find(|s| !gives_no_value(s))
+            .and_then(declared)
+            .map_or(Ending::Other, Ending::Declared);
     }
+    returned(program, targets).map_or(Ending::Other, |(text, steps)| Ending::Returned(text, steps))
+}
+
+/// `program` with each of `targets` (in order) made its value.
+fn returned(program: &str, targets: Vec<&ExprStmt>) -> Option<(String, Vec<Step>)> {
     let lines = Lines::new(program);
     let mut text = String::with_capacity(program.len() + 64);
     let mut steps: Vec<Step> = Vec::with_capacity(targets.len());
@@ -206,6 +258,20 @@ mod tests {
                 None,
                 "{program}"
             );
+        }
+    }
+
+    #[test]
+    fn a_last_declaration_with_a_value_is_named() {
+        let name = |program| match ending(program) {
+            Ending::Declared(name) => Some(name),
+            _ => None,
+        };
+        assert_eq!(name("const total = await f();").as_deref(), Some("total"));
+        assert_eq!(name("f()\nlet a = 1, b = 2\n;").as_deref(), Some("a"));
+        assert_eq!(name("var n = 1"), Some("n".to_owned()));
+        for program in ["let y;", "const { a } = o", "function g() {}", "return 1"] {
+            assert_eq!(name(program), None, "{program}");
         }
     }
 

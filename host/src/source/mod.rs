@@ -84,6 +84,10 @@ pub struct Prepared {
     pub text: String,
     /// From places in `text` to places in the program.
     pub map: PositionMap,
+    /// The variable the program's last statement declares, when it ends
+    /// in a declaration with a value (`const total = ...`): a program that
+    /// then answers `null` likely meant to answer it.
+    pub declared_last: Option<String>,
 }
 
 impl Prepared {
@@ -98,6 +102,7 @@ impl Prepared {
         Self {
             text: program.to_owned(),
             map: PositionMap::default(),
+            declared_last: None,
         }
     }
 }
@@ -460,13 +465,19 @@ fn prepare_here(program: String, language: Language) -> Result<Prepared, SourceE
             stripped.text
         }
     };
-    if let Some((returned, inserted)) = completion::return_last_expression(&text) {
-        text = returned;
-        steps.extend(inserted);
+    let mut declared_last = None;
+    match completion::ending(&text) {
+        completion::Ending::Returned(returned, inserted) => {
+            text = returned;
+            steps.extend(inserted);
+        }
+        completion::Ending::Declared(name) => declared_last = Some(name),
+        completion::Ending::Other => {}
     }
     Ok(Prepared {
         text,
         map: PositionMap::new(steps),
+        declared_last,
     })
 }
 
