@@ -51,7 +51,9 @@ pub struct RunArgs {
 
     /// What goes to stdout: the Result as one JSON line, or only the
     /// program's value as JSON (nothing when it failed; the error goes to
-    /// stderr). The exit codes are the same either way.
+    /// stderr). The exit codes are the same either way, but for a value
+    /// nested deeper than the CLI reads (1,000 levels): `value` cannot print
+    /// it and exits 1, where the Result line carries it as text.
     #[arg(long, value_enum, default_value_t = Output::Result)]
     pub output: Output,
 
@@ -171,11 +173,11 @@ pub struct LimitArgs {
     #[arg(long, value_name = "SIZE", default_value = "0", value_parser = parse_size)]
     pub max_bytes: u64,
 
-    /// Most calls on the wire at once; the program's calls are paced to it.
-    #[arg(long, value_name = "N", default_value_t = wire::DEFAULT_MAX_INFLIGHT, value_parser = clap::value_parser!(usize))]
+    /// Most calls on the wire at once (at least 1); the program's calls are paced to it.
+    #[arg(long, value_name = "N", default_value_t = wire::DEFAULT_MAX_INFLIGHT, value_parser = parse_in_flight)]
     pub max_inflight: usize,
 
-    /// Longest any one call may take (the program's own deadline can only be shorter).
+    /// Longest any one call may take (the program's own deadline can only be shorter; 0 = none).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub max_call_deadline: Option<Duration>,
 }
@@ -195,7 +197,9 @@ impl LimitArgs {
     pub fn sandbox_options(&self) -> SandboxOptions {
         let mut options = SandboxOptions {
             max_in_flight: self.max_inflight,
-            max_call_deadline: self.max_call_deadline,
+            // 0 is none, as for every duration here (not a deadline every
+            // call misses).
+            max_call_deadline: self.max_call_deadline.filter(|d| !d.is_zero()),
             ..SandboxOptions::default()
         };
         // One execution per process: a pool of one slot. The default pool
@@ -206,5 +210,14 @@ impl LimitArgs {
             pooling.max_children = 1;
         }
         options
+    }
+}
+
+/// `--max-inflight`: a whole number of at least 1 (0 would refuse every call).
+fn parse_in_flight(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("0 would refuse every call: at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{text:?}: {e}")),
     }
 }

@@ -134,25 +134,31 @@ fn console_to_stderr() -> (
     (lines, done)
 }
 
-/// Prints any diagnostic and the one Result line (or, with `--output
-/// value`, the value alone, or the error on stderr); returns the exit code
-/// the Result means. The console has gone to stderr already.
+/// Prints the one Result line (or, with `--output value`, the value
+/// alone, or the error on stderr), then any diagnostic; returns the exit
+/// code the Result means. The console has gone to stderr already, as far
+/// as it could.
+///
+/// stdout first, and stderr only after, from a thread given
+/// [`CONSOLE_DRAIN`]: a program's console may have filled a stderr pipe
+/// nobody reads (the console thread is then stuck holding stderr's lock),
+/// and a caller that reads stdout first must still get its Result, and
+/// this process must still exit.
 fn print(outcome: &wasmwire::Outcome, output: Output) -> anyhow::Result<u8> {
-    let mut stderr = std::io::stderr().lock();
+    let mut diagnostics = Vec::new();
     if outcome.counts_disagree
         && let Some((calls, bytes)) = outcome.child_counts
     {
-        let _ = writeln!(
-            stderr,
+        diagnostics.push(format!(
             "wasmwire: the child counted {calls} calls and {bytes} bytes; the parent counted {} and {} (the parent's counts are reported)",
             outcome.result.calls, outcome.result.bytes
-        );
+        ));
     }
     let line = match (output, outcome.value()) {
         (Output::Result, _) => Some(output::result_line(&outcome.result)),
         (Output::Value, Ok(value)) => Some(output::value_line(value)),
         (Output::Value, Err(failure)) => {
-            let _ = writeln!(stderr, "wasmwire: {failure}");
+            diagnostics.push(format!("wasmwire: {failure}"));
             None
         }
     };
@@ -161,6 +167,17 @@ fn print(outcome: &wasmwire::Outcome, output: Output) -> anyhow::Result<u8> {
         let mut stdout = std::io::stdout().lock();
         writeln!(stdout, "{line}").context("writing the output")?;
         stdout.flush().context("writing the output")?;
+    }
+    if !diagnostics.is_empty() {
+        let (written, done) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut stderr = std::io::stderr().lock();
+            for line in diagnostics {
+                let _ = writeln!(stderr, "{line}");
+            }
+            let _ = written.send(());
+        });
+        let _ = done.recv_timeout(CONSOLE_DRAIN);
     }
     // With `--output value`, a Result whose value cannot be read (it nests
     // deeper than the parent reads) is no success: nothing went to stdout.
@@ -201,13 +218,44 @@ fn cancel_on_signals(cancel: &wasmwire::CancellationToken) -> anyhow::Result<()>
     Ok(())
 }
 
+/// Reads the program: at most what a Start can carry (a longer one is
+/// refused here, not read whole first: `wasmwire run /dev/zero`, or a
+/// generator that never ends on stdin, grew without bound), and not
+/// nothing (an empty program, a generator that failed before writing,
+/// would answer `null` as a success).
 fn read_program(path: &std::path::Path) -> anyhow::Result<String> {
-    if path.as_os_str() == "-" {
-        let mut program = String::new();
-        std::io::stdin()
-            .read_to_string(&mut program)
+    let (program, what) = if path.as_os_str() == "-" {
+        let program = read_at_most(std::io::stdin(), MAX_PROGRAM_BYTES)
             .context("reading the program from stdin")?;
-        return Ok(program);
+        (program, "the program on stdin".to_owned())
+    } else {
+        let what = format!("the program {}", path.display());
+        let file = std::fs::File::open(path).with_context(|| format!("reading {what}"))?;
+        let program =
+            read_at_most(file, MAX_PROGRAM_BYTES).with_context(|| format!("reading {what}"))?;
+        (program, what)
+    };
+    let Some(program) = program else {
+        anyhow::bail!("{what} is longer than the {MAX_PROGRAM_BYTES} bytes a program may be");
+    };
+    if program.trim().is_empty() {
+        anyhow::bail!("{what} is empty");
     }
-    std::fs::read_to_string(path).with_context(|| format!("reading the program {}", path.display()))
+    Ok(program)
+}
+
+/// The longest program read: a frame's worth (a Start holds it and more).
+const MAX_PROGRAM_BYTES: usize = wire::MAX_FRAME_BYTES;
+
+/// All of `from` as text, if it is at most `max` bytes; `None` if longer
+/// (only `max + 1` bytes are read to tell).
+pub(crate) fn read_at_most(from: impl Read, max: usize) -> std::io::Result<Option<String>> {
+    let mut bytes = Vec::new();
+    from.take(max as u64 + 1).read_to_end(&mut bytes)?;
+    if bytes.len() > max {
+        return Ok(None);
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }

@@ -112,11 +112,24 @@ pub fn tools(args: &ToolArgs) -> anyhow::Result<Tools> {
     Ok(registered)
 }
 
+/// The longest manifest read (`--tools /dev/zero` grew without bound).
+const MAX_MANIFEST_BYTES: usize = 16 << 20;
+
 /// The tools of the manifest at `path`.
 fn read(path: &Path) -> anyhow::Result<Vec<wasmwire::Tool>> {
-    let text = std::fs::read_to_string(path)
+    let file = std::fs::File::open(path)
         .with_context(|| format!("reading the tool manifest {}", path.display()))?;
-    let toml = path.extension().is_some_and(|e| e == "toml");
+    let text = crate::read_at_most(file, MAX_MANIFEST_BYTES)
+        .with_context(|| format!("reading the tool manifest {}", path.display()))?
+        .with_context(|| {
+            format!(
+                "the tool manifest {} is longer than {MAX_MANIFEST_BYTES} bytes",
+                path.display()
+            )
+        })?;
+    let toml = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
     let manifest: Manifest = if toml {
         toml::from_str(&text).map_err(|err| anyhow::Error::msg(toml_error(&text, &err)))
     } else {

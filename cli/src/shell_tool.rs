@@ -230,7 +230,17 @@ fn failure(code: Option<i32>, stderr: &str) -> ToolFailure {
         .strip_prefix("kind:")
         .and_then(|k| k.trim().parse::<FailureKind>().ok())
     {
-        return ToolFailure::new(kind, rest.trim_end());
+        let message = rest.trim_end();
+        // `kind: denied` alone: the exit still says something.
+        let message = if message.is_empty() {
+            match code {
+                Some(code) => format!("the tool exited with code {code}"),
+                None => "the tool was killed by a signal".to_string(),
+            }
+        } else {
+            message.to_string()
+        };
+        return ToolFailure::new(kind, message);
     }
     let kind = match code {
         Some(64 | 65) => FailureKind::Invalid,

@@ -78,7 +78,7 @@ fn a_failing_program_exits_1_with_its_kind() {
 fn tool_exit_codes_and_kind_lines_become_failure_classes() {
     let program = r#"
         const out = [];
-        for (const t of [missing, badargs, later, forbidden, slowdown, crash]) {
+        for (const t of [missing, badargs, later, forbidden, slowdown, crash, bare]) {
             try { await t(); out.push("ok"); } catch (e) { out.push(e.kind + ":" + e.message); }
         }
         return out;
@@ -97,6 +97,8 @@ fn tool_exit_codes_and_kind_lines_become_failure_classes() {
             "slowdown=printf 'kind: rate_limited\\nback off\\n' >&2; exit 1",
             "--tool",
             "crash=exit 3",
+            "--tool",
+            "bare=echo 'kind: denied' >&2; exit 1",
         ],
         program,
     );
@@ -110,7 +112,9 @@ fn tool_exit_codes_and_kind_lines_become_failure_classes() {
             "transient:the tool exited with code 75",
             "denied:the tool exited with code 77",
             "rate_limited:back off",
-            "unknown:the tool exited with code 3"
+            "unknown:the tool exited with code 3",
+            // A kind line alone: the exit still says something.
+            "denied:the tool exited with code 1"
         ])
     );
 }
@@ -630,7 +634,74 @@ fn a_program_too_large_to_send_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("too large"), "{stderr}");
+    // Refused once past what a program may be, not read whole first.
+    assert!(
+        stderr.contains("the program on stdin is longer than the 16777216 bytes a program may be"),
+        "{stderr}"
+    );
+}
+
+/// A program whose console filled a stderr pipe nobody reads still gets
+/// its Result on stdout, and the process exits: the Result was written only
+/// after the stuck console thread let go of stderr's lock, so a caller
+/// reading stdout first waited for ever.
+#[test]
+fn the_result_reaches_stdout_while_nobody_reads_stderr() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wasmwire"))
+        .args(["run", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"for (let i = 0; i < 5000; i++) console.log('x'.repeat(100)); return 1")
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (line, read) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut out);
+        let _ = line.send(out);
+    });
+    // Only a deadline that turns a hang into a failure; stderr is left
+    // unread until stdout has ended (the process exited).
+    let out = read.recv_timeout(Duration::from_secs(60));
+    let _ = child.kill();
+    let out = out.expect("stdout ended while stderr was unread");
+    let result: Value = serde_json::from_str(out.trim_end()).unwrap();
+    assert_eq!(result["value"], "1");
+    let _ = child.wait();
+}
+
+/// Programs and flags that could only fail every run, or succeed by
+/// accident, are usage errors.
+#[test]
+fn an_empty_program_and_an_in_flight_cap_of_0_are_usage_errors() {
+    for (args, program, why) in [
+        (vec!["run", "-"], "", "the program on stdin is empty"),
+        (vec!["run", "-"], "  \n", "the program on stdin is empty"),
+        (
+            vec!["run", "--max-inflight", "0", "-"],
+            "return 1",
+            "0 would refuse every call",
+        ),
+    ] {
+        let out = wasmwire(&args, program);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(why), "{args:?}: {stderr}");
+    }
+    // A call deadline of 0 is none, as every 0 duration here is.
+    let (code, result, _) = run(
+        &["--max-call-deadline", "0", "--tool", "t=echo hi"],
+        "return await t()",
+    );
+    assert_eq!((code, &result["value"]), (0, &json!("\"hi\"")), "{result}");
 }
 
 #[test]

@@ -396,6 +396,12 @@ fn host(out: &mut String, tools: &Tools) {
         );
     }
     for tool in tools.iter() {
+        // `host.call` stays the call function: a tool named `call` is not
+        // a property of `host` in the child either (its `call` overloads
+        // are above, and the global is declared).
+        if tool.name() == "call" {
+            continue;
+        }
         if tool.is_call_only() {
             let name = property_name(tool.name());
             let optional = tool.args_optional();

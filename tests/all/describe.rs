@@ -618,6 +618,9 @@ fn odd_schemas_give_declarations_tsc_takes_and_that_mean_the_schema() {
             "type": "object", "properties": {"x": {"$ref": "#/$defs/C0"}}, "$defs": chain,
         })))
         .unwrap();
+    // A tool named `call`: `host.call` stays the call function (it was
+    // declared a property too, which tsc refused: TS2687, TS2717).
+    tools.register(plain("call")).unwrap();
     let declarations = tools.typescript();
     assert!(declarations.len() < 4 << 20, "{} bytes", declarations.len());
     let program = r#"
@@ -632,6 +635,8 @@ fn odd_schemas_give_declarations_tsc_takes_and_that_mean_the_schema() {
         await open();
         await doubling({ x: { a: { a: {} }, b: {} } });
         await chain({ x: "s" });
+        await call({});
+        await host.call("call", {});
         // @ts-expect-error: the comment did not declare a member
         await host.injected("rm -rf /");
     "#;
