@@ -220,9 +220,9 @@ fn cancel_on_signals(cancel: &wasmwire::CancellationToken) -> anyhow::Result<()>
 
 /// Reads the program: at most what a Start can carry (a longer one is
 /// refused here, not read whole first: `wasmwire run /dev/zero`, or a
-/// generator that never ends on stdin, grew without bound), and not
-/// nothing (an empty program, a generator that failed before writing,
-/// would answer `null` as a success).
+/// generator that never ends on stdin, grew without bound). An empty one
+/// is said on stderr (a generator that failed before writing answers
+/// `null` as a success) but run: a process child may need none.
 fn read_program(path: &std::path::Path) -> anyhow::Result<String> {
     let (program, what) = if path.as_os_str() == "-" {
         let program = read_at_most(std::io::stdin(), MAX_PROGRAM_BYTES)
@@ -239,7 +239,8 @@ fn read_program(path: &std::path::Path) -> anyhow::Result<String> {
         anyhow::bail!("{what} is longer than the {MAX_PROGRAM_BYTES} bytes a program may be");
     };
     if program.trim().is_empty() {
-        anyhow::bail!("{what} is empty");
+        // Said, not refused: a process child may take no program at all.
+        eprintln!("wasmwire: {what} is empty");
     }
     Ok(program)
 }

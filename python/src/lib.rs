@@ -102,6 +102,12 @@ fn gate() -> std::sync::MutexGuard<'static, Gate> {
     gate
 }
 
+/// Whether the package's `atexit` hook has run: no runtime thread enters
+/// Python from then on.
+pub(crate) fn exiting() -> bool {
+    gate().closed
+}
+
 /// Runs `f` with the GIL on a runtime thread, counted as inside Python;
 /// `None`, without entering Python, once the interpreter is exiting.
 pub(crate) fn attach<R>(f: impl FnOnce(Python<'_>) -> R) -> Option<R> {
@@ -136,7 +142,11 @@ pub(crate) fn attach<R>(f: impl FnOnce(Python<'_>) -> R) -> Option<R> {
 /// It waits as long as they run, as the interpreter waits for its
 /// non-daemon threads at exit (which it does before `atexit` hooks run): a
 /// sync tool cannot be interrupted, and finalizing under it aborts the
-/// process. A signal (Ctrl-C) during the wait ends it with the exception.
+/// process. A Ctrl-C during the wait (or pending when the hook starts)
+/// leaves them running, so the process exits at once instead, 130 as a
+/// shell reports SIGINT, after flushing `sys.stdout` and `sys.stderr`. This
+/// is native so that no Python frame of its own can take the interrupt
+/// before it does.
 #[pyfunction]
 fn shutdown(py: Python<'_>) -> PyResult<()> {
     gate().closed = true;
@@ -151,7 +161,17 @@ fn shutdown(py: Python<'_>) -> PyResult<()> {
         if empty {
             return Ok(());
         }
-        py.check_signals()?;
+        if py.check_signals().is_err() {
+            if let Ok(sys) = py.import("sys") {
+                for stream in ["stdout", "stderr"] {
+                    let _ = sys
+                        .getattr(stream)
+                        .and_then(|s| s.call_method0("flush").map(drop));
+                }
+            }
+            // SAFETY: `_exit` ends the process at once; nothing after it runs.
+            unsafe { libc::_exit(130) }
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use wasmwire::source::Language;
@@ -187,6 +187,15 @@ impl Sandbox {
         caller_loop: Py<PyAny>,
         deliver: Py<PyAny>,
     ) -> PyResult<Running> {
+        // Its outcome is delivered from a runtime thread, which may not
+        // enter Python once the exit hook has run: it would never arrive.
+        if crate::exiting() {
+            return Err(PyRuntimeError::new_err(
+                "the Python interpreter is exiting (wasmwire's atexit hook has run, so an \
+                 outcome could not be delivered to a coroutine): run_async cannot be used \
+                 from an atexit hook registered before wasmwire was imported; use run",
+            ));
+        }
         let rt = runtime()?;
         let cancel = CancellationToken::new();
         let running = self.start(

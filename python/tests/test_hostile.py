@@ -226,6 +226,66 @@ def test_the_interpreter_exits_cleanly_while_a_sync_tool_still_runs():
     assert (ended.returncode, ended.stdout) == (0, "transient\n"), ended.stderr
 
 
+# As above, but the tool never ends, and a Ctrl-C comes while exit waits:
+# the interpreter went on to finalize under the tool (SIGABRT).
+INTERRUPTED_AT_EXIT = """
+import atexit, os, signal, threading, time, wasmwire
+# Python's own handler, whatever this process inherited (a shell without
+# job control starts background commands with SIGINT ignored).
+signal.signal(signal.SIGINT, signal.default_int_handler)
+exiting = threading.Event()
+def busy():
+    exiting.wait(30)
+    while True:
+        sum(range(1000))
+outcome = wasmwire.Sandbox().run(
+    "try { await busy() } catch (e) { return e.kind }",
+    tools=[wasmwire.Tool(busy, timeout=0.05)],
+)
+def interrupt():
+    while True:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+def begin_exit():
+    exiting.set()
+    threading.Thread(target=interrupt, daemon=True).start()
+atexit.register(begin_exit)
+print(outcome.value, flush=True)
+"""
+
+
+def test_a_ctrl_c_while_exit_waits_for_a_sync_tool_exits_130_at_once():
+    ended = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_AT_EXIT], capture_output=True, text=True, timeout=60
+    )
+    assert "Fatal Python error" not in ended.stderr, ended.stderr
+    assert (ended.returncode, ended.stdout) == (130, "transient\n"), ended.stderr
+
+
+def test_run_async_after_the_exit_hook_is_refused_not_left_waiting():
+    # An atexit hook registered before `import wasmwire` runs after its
+    # exit hook: the outcome of run_async could never be delivered (it
+    # waited for ever).
+    script = """
+import asyncio, atexit
+def late():
+    try:
+        asyncio.run(sandbox.run_async("return 5"))
+        print("delivered")
+    except RuntimeError as e:
+        print("refused:", e)
+    print(sandbox.run("return 6").value)
+atexit.register(late)
+import wasmwire
+sandbox = wasmwire.Sandbox()
+"""
+    ended = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert ended.returncode == 0, ended.stderr
+    lines = ended.stdout.splitlines()
+    assert lines[0].startswith("refused: the Python interpreter is exiting"), ended.stdout
+    assert lines[1] == "6", ended.stdout
+
+
 SURROGATE_ANSWER = """
 try { const v = await %s(); return ["ok", v, JSON.stringify(v)]; }
 catch (e) { return [e.kind, e.message]; }

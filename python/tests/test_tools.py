@@ -1,6 +1,7 @@
 """Python tools: how calls reach them, their values, their failures."""
 
 import asyncio
+import functools
 import json
 import threading
 
@@ -270,7 +271,7 @@ def test_a_plain_callables_parameters_are_its_signature(sandbox):
     def echo(text):
         return [type(text).__name__, text]
 
-    def get_logs(host, count=1):
+    def get_logs(host, count):
         return [host] * count
 
     tools = wasmwire.Tools([echo, get_logs])
@@ -281,7 +282,6 @@ def test_a_plain_callables_parameters_are_its_signature(sandbox):
     assert sandbox.run("return await echo({q: [1]})", tools=tools).value == ["dict", {"q": [1]}]
     assert sandbox.run("return await echo(7)", tools=tools).value == ["int", 7]
     assert sandbox.run('return await get_logs("db1", 2)', tools=tools).value == ["db1", "db1"]
-    assert sandbox.run('return await get_logs("db1")', tools=tools).value == ["db1"]
     outcome = sandbox.run(CATCH % "get_logs()", tools=tools)
     assert outcome.value[1] == "invalid" and "host" in outcome.value[2], outcome
     # host.call passes one value as it is: an object of parameters is named
@@ -301,6 +301,42 @@ def test_a_plain_callables_parameters_are_its_signature(sandbox):
         declarations
     )
     assert "get_logs(host: unknown, count: unknown)" in sandbox.prompt(tools)
+
+
+def test_a_derived_signature_leaves_out_what_the_host_chose(sandbox):
+    # A default, or an argument functools.partial froze, was the host's:
+    # derived into the signature, the program could override it
+    # (`delete_file('/etc/x', false)` undid a dry run). Only the first
+    # parameter (the one value, as before) and the required ones are in it.
+    def delete_file(path, *, dry_run):
+        return {"path": path, "dry_run": dry_run}
+
+    def read(path, root="/srv/public"):
+        return f"{root}/{path}"
+
+    def first_has_a_default(x=None):
+        return x
+
+    tools = wasmwire.Tools(
+        [
+            wasmwire.Tool(functools.partial(delete_file, dry_run=True), name="delete_file"),
+            read,
+            first_has_a_default,
+        ]
+    )
+    for program in [
+        "return await delete_file('/etc/x', false)",
+        "return await host.call('delete_file', {path: '/etc/x', dry_run: false})",
+    ]:
+        value = sandbox.run(program, tools=tools).value
+        assert value["dry_run"] is True, value
+    assert sandbox.run("return await read('passwd', '/etc')", tools=tools).value == (
+        "/srv/public/passwd"
+    )
+    assert sandbox.run("return await first_has_a_default('hello')", tools=tools).value == "hello"
+    declarations = tools.typescript()
+    assert "declare function delete_file(path: unknown)" in declarations, declarations
+    assert "declare function read(path: unknown)" in declarations, declarations
 
 
 def test_without_a_signature_to_derive_text_that_is_not_json_is_the_string(sandbox):

@@ -323,19 +323,29 @@ _RESERVED_WORDS = frozenset(
 
 
 def _parameter_names(sig: inspect.Signature | None) -> tuple[str, ...] | None:
-    """The names a signature can be derived from: every parameter of the
+    """The names a signature is derived from, when every parameter of the
     callable is an ordinary one (positional-or-keyword or keyword-only, so
     that it can be passed by name) whose name a JavaScript function's
-    parameter can have. ``None`` otherwise (positional-only, ``*args``,
-    ``**kwargs``, a reserved word, or no signature to read)."""
+    parameter can have; ``None`` otherwise (positional-only, ``*args``,
+    ``**kwargs``, a reserved word, or no signature to read).
+
+    Only what the program could set before there was a derived signature,
+    or must set: the first parameter (which got the program's one value)
+    and those without a default. A default, or an argument a
+    ``functools.partial`` froze (it shows as a keyword-only default), is
+    the host's choice, which the program must not override:
+    ``partial(delete_file, dry_run=True)`` stays a dry run, and
+    ``def read(path, root="/srv")`` keeps its root."""
     if sig is None:
         return None
     ordinary = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     names = []
-    for parameter in sig.parameters.values():
+    for at, parameter in enumerate(sig.parameters.values()):
         if parameter.kind not in ordinary or parameter.name in _RESERVED_WORDS:
             return None
-        names.append(parameter.name)
+        first = at == 0 and parameter.kind == inspect.Parameter.POSITIONAL_OR_KEYWORD
+        if first or parameter.default is inspect.Parameter.empty:
+            names.append(parameter.name)
     return tuple(names)
 
 
@@ -451,11 +461,12 @@ def _forget_background() -> None:
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_background)
 
+
 # Sync tools run on the runtime's threads, which the interpreter does not
 # know of: one still running (its call may have given up long ago) when the
 # interpreter finalizes aborts the process. As the interpreter waits for
 # its non-daemon threads at exit, this waits for the sync tools running
-# (without the GIL), and no tool starts after it.
+# (without the GIL), and no tool starts after it (python/src/lib.rs).
 atexit.register(_native.shutdown)
 
 
