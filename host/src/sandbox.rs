@@ -600,6 +600,10 @@ fn wall_clock_ran_out(budget: &Budget) -> String {
 /// Tools named in [`waiting_on`]; the rest are counted.
 const TOOLS_NAMED: usize = 5;
 
+/// The longest tool name [`waiting_on`] writes whole (a host may name
+/// tools at length; the Result's error stays short).
+const NAME_SHOWN: usize = 64;
+
 /// `ran_out` with what the execution was waiting on when it did: the tool
 /// calls whose handlers were still running, by tool, longest first; or, if
 /// none was, that the program itself was busy. `unfinished` is `None` when
@@ -613,6 +617,10 @@ fn waiting_on(ran_out: String, unfinished: Option<&[Unfinished]>) -> String {
             "{ran_out} with no tool call running: the program was computing or waiting on a timer"
         );
     }
+    let shown = |tool: &str| match tool.char_indices().nth(NAME_SHOWN) {
+        Some((cut, _)) => format!("{}...", &tool[..cut]),
+        None => tool.to_owned(),
+    };
     // By tool, in the order of each tool's longest-running call.
     let mut tools: Vec<(&str, usize, Duration)> = Vec::new();
     for call in unfinished {
@@ -629,22 +637,41 @@ fn waiting_on(ran_out: String, unfinished: Option<&[Unfinished]>) -> String {
         .iter()
         .take(TOOLS_NAMED)
         .map(|&(tool, n, longest)| match n {
-            1 => format!("{tool} (for {})", for_how_long(longest)),
-            n => format!("{tool} x{n} (the longest for {})", for_how_long(longest)),
+            1 => format!("{} (for {})", shown(tool), for_how_long(longest)),
+            n => format!(
+                "{} x{n} (the longest for {})",
+                shown(tool),
+                for_how_long(longest)
+            ),
         })
         .collect();
     if tools.len() > TOOLS_NAMED {
         let rest = &tools[TOOLS_NAMED..];
         let calls: usize = rest.iter().map(|&(_, n, _)| n).sum();
-        named.push(format!("and {calls} more to {} other tools", rest.len()));
+        let more = if calls == 1 {
+            "more call"
+        } else {
+            "more calls"
+        };
+        let others = plural(rest.len(), "other tool");
+        named.push(format!("and {calls} {more} to {others}"));
     }
-    let n = unfinished.len();
-    let running = if n == 1 {
-        "1 tool call was".to_owned()
+    // Said as what was still running, not as the cause: the program may
+    // have been computing beside them.
+    format!(
+        "{ran_out} with {} still running: {}",
+        plural(unfinished.len(), "tool call"),
+        named.join(", ")
+    )
+}
+
+/// `n thing`, or `n things`.
+fn plural(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
     } else {
-        format!("{n} tool calls were")
-    };
-    format!("{ran_out} while {running} running: {}", named.join(", "))
+        format!("{n} {thing}s")
+    }
 }
 
 /// A process-unique id for each Start, so a stale Result cannot pass for a new one.
@@ -682,6 +709,47 @@ mod tests {
             .expect("the execution starts");
         assert!(outcome.result.ok, "{outcome:#?}");
         outcome.result.value
+    }
+
+    /// What a wall clock that ran out says it was waiting on: bounded
+    /// whatever the tools' names (six names of 20,000 characters made an
+    /// error of 100 KB, where every other is cut to 8 KiB), and worded as
+    /// what was still running.
+    #[test]
+    fn what_was_still_running_is_said_briefly() {
+        let call = |tool: &str, ms| Unfinished {
+            tool: tool.to_owned(),
+            running_for: Duration::from_millis(ms),
+        };
+        let ran_out = || "wall clock of 1s ran out".to_owned();
+        assert_eq!(waiting_on(ran_out(), None), "wall clock of 1s ran out");
+        assert!(waiting_on(ran_out(), Some(&[])).ends_with(
+            "with no tool call running: the program was computing or waiting on a timer"
+        ));
+        assert_eq!(
+            waiting_on(
+                ran_out(),
+                Some(&[call("a", 1500), call("b", 20), call("a", 900)])
+            ),
+            "wall clock of 1s ran out with 3 tool calls still running: a x2 (the longest for 1.5 s), b (for 20 ms)"
+        );
+        let long: Vec<Unfinished> = (0..7)
+            .map(|i| call(&format!("{i}{}", "n".repeat(20_000)), 900 - i))
+            .chain([call("z", 1)])
+            .collect();
+        let said = waiting_on(ran_out(), Some(&long));
+        assert!(said.len() < 600, "{} bytes", said.len());
+        assert!(
+            said.ends_with("and 3 more calls to 3 other tools"),
+            "{said}"
+        );
+        assert!(
+            said.contains(&format!("0{}... (for 900 ms)", "n".repeat(63))),
+            "{said}"
+        );
+        let one_more = [0, 1, 2, 3, 4, 5].map(|i| call(&i.to_string(), 10));
+        let said = waiting_on(ran_out(), Some(&one_more));
+        assert!(said.ends_with("and 1 more call to 1 other tool"), "{said}");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

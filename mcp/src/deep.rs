@@ -105,6 +105,25 @@ fn is_id(text: &str) -> bool {
 /// may nest without end).
 fn member<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     let bytes = text.as_bytes();
+    let start = value_at(text, key)?;
+    let stop = match bytes.get(start)? {
+        b'"' => string_end(bytes, start)?,
+        b'{' | b'[' => return None,
+        _ => {
+            start
+                + bytes[start..]
+                    .iter()
+                    .position(|b| matches!(b, b',' | b'}') || b.is_ascii_whitespace())
+                    .unwrap_or(bytes.len() - start)
+        }
+    };
+    Some(&text[start..stop])
+}
+
+/// Where the value of `key`, a member of the object `text` is (or begins
+/// to be, in a line cut short), starts.
+fn value_at(text: &str, key: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
     let mut depth = 0usize;
     let mut at = 0;
     while at < bytes.len() {
@@ -114,21 +133,7 @@ fn member<'a>(text: &'a str, key: &str) -> Option<&'a str> {
                 if depth == 1 && &text[at + 1..end - 1] == key {
                     let colon = skip_space(bytes, end);
                     if bytes.get(colon) == Some(&b':') {
-                        let start = skip_space(bytes, colon + 1);
-                        let stop = match bytes.get(start)? {
-                            b'"' => string_end(bytes, start)?,
-                            b'{' | b'[' => return None,
-                            _ => {
-                                start
-                                    + bytes[start..]
-                                        .iter()
-                                        .position(|b| {
-                                            matches!(b, b',' | b'}') || b.is_ascii_whitespace()
-                                        })
-                                        .unwrap_or(bytes.len() - start)
-                            }
-                        };
-                        return Some(&text[start..stop]);
+                        return Some(skip_space(bytes, colon + 1));
                     }
                 }
                 at = end;
@@ -236,42 +241,109 @@ impl Long {
             .or_else(|| trailing_id(&self.tail))
     }
 
-    /// Whether the line has a method (a request or a notification), as far
-    /// as its head says.
-    fn has_method(&self) -> bool {
-        member(&String::from_utf8_lossy(&self.head), "method").is_some()
+    /// Whether the line's head has `key` at the top level.
+    fn has(&self, key: &str) -> bool {
+        value_at(&String::from_utf8_lossy(&self.head), key).is_some()
+    }
+
+    /// Whether the line is an answer (a result or an error), as far as its
+    /// head says: every SDK writes `result` or `error` before what it
+    /// carries, and member order is free, so a `method` may be anywhere.
+    fn is_answer(&self) -> bool {
+        self.has("result") || self.has("error")
     }
 }
 
-/// The id of an object that ends in `"id": ID }`: the member before the
-/// final brace is at the top level, whatever came before it.
+/// The id among the last members of the object whose end `tail` is, read
+/// backwards from its final brace (what comes last there is at the top
+/// level, whatever came before it); `None` when the tail ends before one
+/// is found, or is not such an end.
 fn trailing_id(tail: &[u8]) -> Option<String> {
     let text = std::str::from_utf8(tail.trim_ascii_end()).ok()?;
-    let text = text.strip_suffix('}')?.trim_end();
-    let start = if text.ends_with('"') {
-        // Back to the quote that opens the string: one not escaped (an
-        // even number of backslashes before it).
-        let bytes = text.as_bytes();
-        let mut at = bytes.len() - 1;
-        loop {
-            at = bytes[..at].iter().rposition(|&b| b == b'"')?;
-            let slashes = bytes[..at]
-                .iter()
-                .rev()
-                .take_while(|&&b| b == b'\\')
-                .count();
-            if slashes % 2 == 0 {
-                break at;
-            }
+    let bytes = text.strip_suffix('}')?.as_bytes();
+    let mut at = bytes.len();
+    loop {
+        // A member, from its end: the value, a colon, the key.
+        let value_end = back_over_space(bytes, at);
+        let value_start = back_over_value(bytes, value_end)?;
+        let colon = back_over_space(bytes, value_start);
+        if colon == 0 || bytes[colon - 1] != b':' {
+            return None;
         }
-    } else {
-        text.trim_end_matches(|c: char| c.is_ascii_digit() || "+-.eE".contains(c))
-            .len()
-    };
-    let id = &text[start..];
-    let before = text[..start].trim_end().strip_suffix(':')?.trim_end();
-    let before = before.strip_suffix("\"id\"")?.trim_end();
-    ((before.ends_with(',') || before.ends_with('{')) && is_id(id)).then(|| id.to_owned())
+        let key_end = back_over_space(bytes, colon - 1);
+        if key_end == 0 || bytes[key_end - 1] != b'"' {
+            return None;
+        }
+        let key_start = string_start(bytes, key_end - 1)?;
+        if &bytes[key_start + 1..key_end - 1] == b"id" {
+            let id = &text[value_start..value_end];
+            return is_id(id).then(|| id.to_owned());
+        }
+        let before = back_over_space(bytes, key_start);
+        match before.checked_sub(1).map(|b| bytes[b]) {
+            Some(b',') => at = before - 1,
+            _ => return None,
+        }
+    }
+}
+
+/// `at` moved back over whitespace.
+fn back_over_space(bytes: &[u8], mut at: usize) -> usize {
+    while at > 0 && bytes[at - 1].is_ascii_whitespace() {
+        at -= 1;
+    }
+    at
+}
+
+/// Where the JSON value that ends just before `end` starts.
+fn back_over_value(bytes: &[u8], end: usize) -> Option<usize> {
+    let last = *bytes.get(end.checked_sub(1)?)?;
+    match last {
+        b'"' => string_start(bytes, end - 1),
+        b'}' | b']' => {
+            let mut depth = 0usize;
+            let mut at = end;
+            while at > 0 {
+                at -= 1;
+                match bytes[at] {
+                    b'"' => at = string_start(bytes, at)?,
+                    b'}' | b']' => depth += 1,
+                    b'{' | b'[' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(at);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        _ => {
+            let scalar = bytes[..end]
+                .iter()
+                .rposition(|b| !(b.is_ascii_alphanumeric() || b"+-.".contains(b)))
+                .map_or(0, |b| b + 1);
+            (scalar < end).then_some(scalar)
+        }
+    }
+}
+
+/// The quote that opens the string whose closing quote is at `close`: the
+/// one before it not escaped (an even number of backslashes before it).
+fn string_start(bytes: &[u8], close: usize) -> Option<usize> {
+    let mut at = close;
+    loop {
+        at = bytes[..at].iter().rposition(|&b| b == b'"')?;
+        let slashes = bytes[..at]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if slashes % 2 == 0 {
+            return Some(at);
+        }
+    }
 }
 
 /// The server's stdio for rmcp: what it reads and what it writes, and the
@@ -307,7 +379,9 @@ async fn requests(
             Some(Vec::new())
         },
         |long| {
-            if let (true, Some(id)) = (long.has_method(), long.id()) {
+            // A request whose `method` comes after its head is one too:
+            // what has an id and is no answer is answered.
+            if let (false, Some(id)) = (long.is_answer(), long.id()) {
                 refuse(request_too_long(long.len, &id));
             }
             Vec::new()
@@ -329,8 +403,10 @@ async fn answers_in(from: impl AsyncRead + Unpin, to: impl AsyncWrite + Unpin) {
                 _ => Vec::new(),
             })
         },
-        |long| match (long.has_method(), long.id()) {
-            (false, Some(id)) => answer_too_long(long.len, &id),
+        // Only what is surely an answer: an id of the upstream's own
+        // requests is of another space, and must fail no call of ours.
+        |long| match (long.is_answer(), long.id()) {
+            (true, Some(id)) => answer_too_long(long.len, &id),
             _ => Vec::new(),
         },
     )
@@ -616,8 +692,13 @@ mod tests {
         let last =
             format!(r#"{{"method":"tools/call","params":{params},"jsonrpc":"2.0","id":12 }}"#);
         let notification = format!(r#"{{"method":"n","params":{params},"jsonrpc":"2.0"}}"#);
+        // Member order is free: the method after the params, past the head.
+        let method_last =
+            format!(r#"{{"params":{params},"jsonrpc":"2.0","id":"ml","method":"tools/call"}}"#);
+        // A client's answer to a request of ours is no request.
+        let answer = format!(r#"{{"jsonrpc":"2.0","id":5,"result":{params}}}"#);
         let plain = "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
-        let input = format!("{first}\n{last}\r\n{notification}\n{plain}");
+        let input = format!("{first}\n{last}\r\n{notification}\n{method_last}\n{answer}\n{plain}");
         let (answers, mut answered) = mpsc::unbounded_channel();
         let mut to_rmcp = Vec::new();
         requests(input.as_bytes(), &mut to_rmcp, answers).await;
@@ -626,9 +707,10 @@ mod tests {
         while let Ok(line) = answered.try_recv() {
             refused.extend(json_lines(&line));
         }
-        assert_eq!(refused.len(), 2, "{refused:?}");
+        assert_eq!(refused.len(), 3, "{refused:?}");
         assert_eq!(refused[0]["id"], "a\"1");
         assert_eq!(refused[1]["id"], 12);
+        assert_eq!(refused[2]["id"], "ml");
         for (refusal, len) in refused.iter().zip([first.len() + 1, last.len() + 2]) {
             assert_eq!(refusal["error"]["code"], -32600);
             let message = refusal["error"]["message"].as_str().unwrap();
@@ -648,8 +730,17 @@ mod tests {
             r#"{{"result":{{"content":[{{"type":"text","text":"{text}"}}]}},"jsonrpc":"2.0","id":33}}"#
         );
         let plain = "{\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{}}\n";
+        // A request of the upstream's (its ids are of its own space) is
+        // dropped, as rmcp would, and fails no call of ours.
+        let request = format!(
+            r#"{{"method":"sampling/createMessage","params":{{"t":"{text}"}},"jsonrpc":"2.0","id":10}}"#
+        );
         let mut to_rmcp = Vec::new();
-        answers_in(format!("{long}\n{plain}").as_bytes(), &mut to_rmcp).await;
+        answers_in(
+            format!("{long}\n{request}\n{plain}").as_bytes(),
+            &mut to_rmcp,
+        )
+        .await;
         let lines = json_lines(&to_rmcp);
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert_eq!(lines[0]["id"], 33);
@@ -676,6 +767,14 @@ mod tests {
         assert_eq!(id(r#"{"p":{"id":1}}"#), None, "nested");
         assert_eq!(id(r#"x","id":{"a":1}}"#), None, "not an id");
         assert_eq!(id(r#"x","xid":1}"#), None);
+        // Not the last member: read back over those after it.
+        assert_eq!(
+            id(r#"x","id":"ml","method":"tools/call","p":{"q":["}\"",1]},"t":true}"#).as_deref(),
+            Some(r#""ml""#)
+        );
+        assert_eq!(id(r#"x","id":3,"s":"a\\"}"#).as_deref(), Some("3"));
+        // A nested id after the top-level's own is still not it.
+        assert_eq!(id(r#"[1],"p":{"id":9}}"#), None);
     }
 
     #[tokio::test]

@@ -54,10 +54,16 @@ pub async fn build(config: &Config) -> Result<CodeMode, Error> {
             why: format!("budget: {e}"),
         })?;
     // So would one under which nothing can start (a memory cap below what
-    // the guest's memory starts at): one trivial run tells.
+    // the guest's memory starts at): one trivial run tells. Its wall clock
+    // is at least 10 s, so that a short one on a loaded machine does not
+    // refuse the config some of the time.
+    let mut trial = limits.budget;
+    if !trial.wall_clock.is_zero() {
+        trial.wall_clock = trial.wall_clock.max(Duration::from_secs(10));
+    }
     let tried = sandbox
         .run(
-            &wasmwire::Execution::new("1").budget(limits.budget),
+            &wasmwire::Execution::new("1").budget(trial),
             &Tools::new(),
             wasmwire::CancellationToken::new(),
         )

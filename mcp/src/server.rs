@@ -200,7 +200,10 @@ impl CodeMode {
         result.is_error = Some(!ok);
         // A value alone can make an answer longer than a client reads.
         if outcome.result.value.len() + outcome.console.len() > MAX_ANSWER_BYTES / 4 {
-            let len = serde_json::to_vec(&result).map_or(usize::MAX, |line| line.len());
+            // The client's id goes in the envelope too (it may be long).
+            let id = serde_json::to_vec(&context.id).map_or(0, |id| id.len());
+            let len = serde_json::to_vec(&result)
+                .map_or(usize::MAX, |line| line.len().saturating_add(id));
             if len > MAX_ANSWER_BYTES {
                 let mut answer = result.structured_content.take().unwrap_or_default();
                 if let Some(fields) = answer.as_object_mut() {

@@ -101,16 +101,19 @@ async fn a_loop_that_catches_everything_cannot_swallow_the_interrupt() {
 }
 
 /// A cap below what the guest's memory starts at fails every run before
-/// the program does anything: the Result says so, and the least that
-/// would do, where it said only "the child asked for 6160384 bytes".
+/// the program does anything: the Result says so, where it said only "the
+/// child asked for 6160384 bytes". Just above the start, the guest says
+/// itself that no room is left for a program.
 #[tokio::test]
-async fn a_memory_cap_too_small_to_start_says_the_least_that_would_do() {
+async fn a_memory_cap_too_small_to_start_says_so() {
     let outcome = run_with("return 1", with(|b| b.max_memory = 2 << 20)).await;
     assert_failed(
         &outcome,
         FailureKind::Limit,
-        "so no program runs under this cap; give it a max_memory of at least ",
+        "so no program runs under this cap; give it more than that",
     );
+    let outcome = run_with("return 1", with(|b| b.max_memory = 7 << 20)).await;
+    assert_failed(&outcome, FailureKind::Limit, "leaves no room for a program");
     assert_still_healthy(sandbox()).await;
 }
 
@@ -198,7 +201,7 @@ async fn a_tool_that_never_answers_without_a_deadline_ends_at_the_wall_clock() {
     assert_failed(
         &outcome,
         FailureKind::Limit,
-        "wall clock of 200ms ran out while 2 tool calls were running: never x2 (the longest for ",
+        "wall clock of 200ms ran out with 2 tool calls still running: never x2 (the longest for ",
     );
     assert_eq!(outcome.result.calls, 4, "{outcome:#?}");
 }

@@ -655,7 +655,7 @@ async fn a_childs_own_wall_clock_result_names_the_calls_still_running() {
         outcome
             .result
             .error
-            .starts_with("wall clock of 3s ran out while 1 tool call was running: never (for "),
+            .starts_with("wall clock of 3s ran out with 1 tool call still running: never (for "),
         "{:?}",
         outcome.result.error
     );

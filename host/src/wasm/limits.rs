@@ -38,10 +38,12 @@ pub enum Refusal {
     /// A memory's initial size alone was over the cap: the component could
     /// not even be instantiated, whatever its program. Said apart from
     /// [`Refusal::Memory`], so that a cap set too low for anything to run
-    /// reads as the budget's mistake, with the least that would do.
+    /// reads as the budget's mistake. What more a program needs past the
+    /// start is the child's own (the built-in guest keeps a reserve and a
+    /// least heap, and says so itself under a cap just above the start).
     #[error(
-        "the child's memory starts at {requested} bytes, so no program runs under this cap; \
-         give it a max_memory of at least {} MiB",
+        "the child's memory starts at {requested} bytes ({} MiB), so no program runs under \
+         this cap; give it more than that (64 MiB is the default)",
         requested.div_ceil(1 << 20)
     )]
     Start {
@@ -216,7 +218,7 @@ mod tests {
                 requested: 5 * PAGE as u64
             }
         );
-        assert!(refused.to_string().contains("at least 1 MiB"), "{refused}");
+        assert!(refused.to_string().contains("(1 MiB)"), "{refused}");
         // A second memory made past what the first left is one too.
         let mut limiter = MemoryLimiter::new(4 * PAGE as u64);
         assert!(grow(&mut limiter, 0, 3 * PAGE));
