@@ -63,7 +63,7 @@ impl Tools {
             "Write a JavaScript (or TypeScript) program to do the task. It runs in a sandbox:\n\
              - The program is the body of an async function: use `await` at the top level, \
              and `return` the answer (or end with an expression, whose value is the answer; \
-             in a final `if` or `try`/`catch`, the branch that ran gives it). \
+             one inside a last `if` or `try` is not: `return` from there). \
              The answer must be JSON-serialisable: a `Map`, a `Set` or an `Error` becomes `{}`, \
              so return plain objects and arrays (`Object.fromEntries(map)`, `e.message`).\n\
              - Each tool below is a global async function; `host.call(name, args, { deadlineMs, signal })` \

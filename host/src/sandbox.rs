@@ -525,18 +525,13 @@ impl Sandbox {
         if !prepared.map.is_identity() {
             result.error = prepared.map.rewrite_positions(&result.error);
         }
-        // `const total = ...` last, and no answer: it was likely meant.
-        if let Some(name) = prepared.declared_last.as_deref()
+        // `const total = ...` last, or a `try` whose branches end in
+        // expressions, and no answer: one was likely meant.
+        if let Some(hint) = prepared.unanswered.as_deref()
             && result.ok
             && result.value == "null"
         {
-            console.write(
-                format!(
-                    "warn: the program ended by declaring `{name}` and answered null: \
-                     end it with `return {name}` (or `{name}` alone) to answer it\n"
-                )
-                .as_bytes(),
-            );
+            console.write(format!("warn: {hint}\n").as_bytes());
         }
         Ok(Outcome {
             console: console.finish(),

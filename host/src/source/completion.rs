@@ -5,14 +5,10 @@
 //! `undefined` instead. When the program's last top-level statement is an
 //! expression statement `E;`, it becomes `__wasmwire_last = E;`, and
 //! `;return __wasmwire_last;` (with the `var` that declares it) is added on
-//! lines of its own after the program. When the last statement is an `if`
-//! (with or without `else`), a `try` (its block and its `catch`; a
-//! `finally` gives no value) or a block, the last expression statement of
-//! each of its branches is assigned so, as JavaScript's completion value
-//! (`eval`'s answer) would be: `try { await f() } catch (e) { e.kind }`
-//! answers the one that ran, and a branch that ends otherwise answers
-//! `null`. Nothing else changes: not an expression in a loop or a
-//! `switch`, not a program that already ends with `return`. (A last `{ ... }` that reads as an object
+//! lines of its own after the program. Nothing else changes: not an
+//! expression inside a block (`if`, `try`, `for`, `{}`; such an ending is
+//! named, [`Ending::InBranches`], for a hint), not a program that already
+//! ends with `return`. (A last `{ ... }` that reads as an object
 //! literal was put in parentheses before, by `object_block.rs`, and is
 //! returned as any `({ ... })` is.) A program that is only string literals
 //! (`'abc'`, or `"use strict"; "x"`) returns the last, as `eval` would:
@@ -78,8 +74,8 @@ fn last_of<'a>(statements: &'a [Stmt], out: &mut Vec<&'a ExprStmt>) {
 }
 
 /// The expression statements, in the order they are written, one of
-/// which gives `statement` its value when it is the last: itself; the
-/// last of each branch of an `if`; of a `try` block and its `catch` (a
+/// which would give `statement` its value as `eval` answers it: itself;
+/// the last of each branch of an `if`; of a `try` block and its `catch` (a
 /// `finally` does not give the value); of a block.
 fn completions<'a>(statement: &'a Stmt, out: &mut Vec<&'a ExprStmt>) {
     match statement {
@@ -111,6 +107,13 @@ pub(crate) enum Ending {
     /// named here: a program that was meant to answer it forgot to, and
     /// answers `null`.
     Declared(String),
+    /// In an `if`, a `try` or a block (named here) whose branches end in
+    /// expressions: `eval` would answer the one that ran, a function body
+    /// answers `null`. Not rewritten: an assignment put before each would
+    /// move the columns QuickJS gives the frames of that line in an
+    /// `error.stack` the program reads (the catch of a `try` reads its
+    /// own), which are the program's own everywhere else.
+    InBranches(&'static str),
     /// Otherwise (`return`, a loop, a program that does not parse).
     Other,
 }
@@ -156,58 +159,51 @@ pub(crate) fn ending(program: &str) -> Ending {
     let Some((statements, _, _)) = super::body::function_body(&script) else {
         return Ending::Other;
     };
-    let mut targets = Vec::new();
-    last_of(statements, &mut targets);
-    if targets.is_empty() {
-        return statements
-            .iter()
-            .rev()
-            .find(|s| !gives_no_value(s))
-            .and_then(declared)
-            .map_or(Ending::Other, Ending::Declared);
+    let Some(last) = statements.iter().rev().find(|s| !gives_no_value(s)) else {
+        return Ending::Other;
+    };
+    if let Stmt::Expr(expression) = last {
+        return returned(program, expression).map_or(Ending::Other, |(text, step)| {
+            Ending::Returned(text, vec![step])
+        });
     }
-    returned(program, targets).map_or(Ending::Other, |(text, steps)| Ending::Returned(text, steps))
+    if let Some(name) = declared(last) {
+        return Ending::Declared(name);
+    }
+    let mut inside = Vec::new();
+    completions(last, &mut inside);
+    match last {
+        _ if inside.is_empty() => Ending::Other,
+        Stmt::If(_) => Ending::InBranches("an `if`"),
+        Stmt::Try(_) => Ending::InBranches("a `try`"),
+        _ => Ending::InBranches("a block"),
+    }
 }
 
-/// `program` with each of `targets` (in order) made its value.
-fn returned(program: &str, targets: Vec<&ExprStmt>) -> Option<(String, Vec<Step>)> {
-    let lines = Lines::new(program);
-    let mut text = String::with_capacity(program.len() + 64);
-    let mut steps: Vec<Step> = Vec::with_capacity(targets.len());
-    let mut copied = 0;
-    let mut assigned = false;
-    // Columns of a line already moved right by insertions before them.
-    let mut moved: (usize, usize) = (0, 0);
-    for expression in targets {
-        let at = offset(expression.span.lo).checked_sub(HEAD.len())?;
-        if at < copied || !program.is_char_boundary(at) {
-            return None;
-        }
-        let before = if matches!(&*expression.expr, Expr::Seq(_)) {
-            RETURN
-        } else {
-            assigned = true;
-            ASSIGN
-        };
-        let (line, column) = lines.position(at);
-        if moved.0 != line {
-            moved = (line, 0);
-        }
-        steps.push(Step::Inserted {
-            line,
-            column: column + moved.1,
-            width: before.len(),
-        });
-        moved.1 += before.len();
-        text.push_str(&program[copied..at]);
-        text.push_str(before);
-        copied = at;
+/// `program` with `expression` made its value.
+fn returned(program: &str, expression: &ExprStmt) -> Option<(String, Step)> {
+    let at = offset(expression.span.lo).checked_sub(HEAD.len())?;
+    if !program.is_char_boundary(at) {
+        return None;
     }
-    text.push_str(&program[copied..]);
-    if assigned {
-        text.push_str(RETURN_IT);
-    }
-    Some((text, steps))
+    let (line, column) = Lines::new(program).position(at);
+    let sequence = matches!(&*expression.expr, Expr::Seq(_));
+    let (before, after) = if sequence {
+        (RETURN, "")
+    } else {
+        (ASSIGN, RETURN_IT)
+    };
+    let mut text = String::with_capacity(program.len() + before.len() + after.len());
+    text.push_str(&program[..at]);
+    text.push_str(before);
+    text.push_str(&program[at..]);
+    text.push_str(after);
+    let step = Step::Inserted {
+        line,
+        column,
+        width: before.len(),
+    };
+    Some((text, step))
 }
 
 #[cfg(test)]
@@ -318,45 +314,26 @@ mod tests {
     }
 
     #[test]
-    fn the_last_expression_of_each_branch_of_a_final_if_try_or_block_is_returned() {
-        // As `eval` answers: the branch that ran gives the value.
-        assert_eq!(
-            rewritten("if (x) { f() } else g()"),
-            format!("if (x) {{ {ASSIGN}f() }} else {ASSIGN}g(){RETURN_IT}")
-        );
-        assert_eq!(
-            rewritten("try { a(); await f() } catch (e) { e.kind } finally { done() }"),
-            format!(
-                "try {{ a(); {ASSIGN}await f() }} catch (e) {{ {ASSIGN}e.kind }} finally {{ done() }}{RETURN_IT}"
-            )
-        );
-        assert_eq!(
-            rewritten("{ const a = 1; a + 2 }"),
-            format!("{{ const a = 1; {ASSIGN}a + 2 }}{RETURN_IT}")
-        );
-        // Nested, and a branch that gives no value answers null.
-        assert_eq!(
-            rewritten("if (x) { if (y) 1; } else { const z = 2 }"),
-            format!("if (x) {{ if (y) {ASSIGN}1; }} else {{ const z = 2 }}{RETURN_IT}")
-        );
-        assert_eq!(
-            rewritten("if (x) { f(), g() }"),
-            "if (x) { return f(), g() }"
-        );
-    }
-
-    #[test]
-    fn places_after_several_insertions_on_one_line_map_back() {
-        let program = "if (x) { f() } else { null.boom }";
-        let (text, steps) = return_last_expression(program).unwrap();
-        let map = PositionMap::new(steps);
-        let boom = text.find("null.boom").unwrap() + 1;
-        assert_eq!(
-            map.original(1, boom),
-            (1, program.find("null").unwrap() + 1)
-        );
-        let f = text.find("f()").unwrap() + 1;
-        assert_eq!(map.original(1, f), (1, 10));
+    fn an_expression_inside_a_final_if_try_or_block_is_named_not_returned() {
+        for (program, what) in [
+            ("if (x) { f() } else g()", "an `if`"),
+            (
+                "try { await f() } catch (e) { e.kind } finally { done() }",
+                "a `try`",
+            ),
+            ("{ const a = 1; a + 2 }", "a block"),
+            ("if (x) { if (y) 1; }", "an `if`"),
+        ] {
+            assert_eq!(
+                return_last_expression(program).map(|r| r.0),
+                None,
+                "{program}"
+            );
+            assert!(
+                matches!(ending(program), Ending::InBranches(w) if w == what),
+                "{program}"
+            );
+        }
     }
 
     #[test]
@@ -368,6 +345,7 @@ mod tests {
             "if (x) { for (;;) f() }",
             "try { f(); const y = 1 } catch { const z = 2 }",
         ] {
+            assert!(matches!(ending(program), Ending::Other), "{program}");
             assert_eq!(
                 return_last_expression(program).map(|r| r.0),
                 None,

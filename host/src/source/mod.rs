@@ -84,10 +84,11 @@ pub struct Prepared {
     pub text: String,
     /// From places in `text` to places in the program.
     pub map: PositionMap,
-    /// The variable the program's last statement declares, when it ends
-    /// in a declaration with a value (`const total = ...`): a program that
-    /// then answers `null` likely meant to answer it.
-    pub declared_last: Option<String>,
+    /// What to tell a program that answers `null` of how it ended, when it
+    /// likely meant to answer something: it ended by declaring a variable
+    /// (`const total = ...`), or in an `if`, `try` or block whose branches
+    /// end in expressions (which a function body does not answer).
+    pub unanswered: Option<String>,
 }
 
 impl Prepared {
@@ -102,7 +103,7 @@ impl Prepared {
         Self {
             text: program.to_owned(),
             map: PositionMap::default(),
-            declared_last: None,
+            unanswered: None,
         }
     }
 }
@@ -465,19 +466,30 @@ fn prepare_here(program: String, language: Language) -> Result<Prepared, SourceE
             stripped.text
         }
     };
-    let mut declared_last = None;
+    let mut unanswered = None;
     match completion::ending(&text) {
         completion::Ending::Returned(returned, inserted) => {
             text = returned;
             steps.extend(inserted);
         }
-        completion::Ending::Declared(name) => declared_last = Some(name),
+        completion::Ending::Declared(name) => {
+            unanswered = Some(format!(
+                "the program ended by declaring `{name}` and answered null: \
+                 end it with `return {name}` (or `{name}` alone) to answer it"
+            ));
+        }
+        completion::Ending::InBranches(what) => {
+            unanswered = Some(format!(
+                "the program ended in {what} and answered null: an expression inside it \
+                 is not the program's value; `return` the value from inside it"
+            ));
+        }
         completion::Ending::Other => {}
     }
     Ok(Prepared {
         text,
         map: PositionMap::new(steps),
-        declared_last,
+        unanswered,
     })
 }
 
@@ -602,12 +614,9 @@ mod tests {
         );
         // `avg` is at column 36 in the text sent, column 17 in the program.
         assert_eq!(ts.map.original(2, 36), (2, 17));
-        // A real block stays one (its last expression is the value).
+        // A real block stays one.
         let block = prepare("let x = 1;\n{ x++; }", Language::TypeScript).unwrap();
-        assert_eq!(
-            block.text,
-            "let x = 1;\n{ __wasmwire_last = x++; }\n;return __wasmwire_last;\nvar __wasmwire_last;"
-        );
+        assert_eq!(block.text, "let x = 1;\n{ x++; }");
     }
 
     #[test]
