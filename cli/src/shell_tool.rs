@@ -230,17 +230,8 @@ fn failure(code: Option<i32>, stderr: &str) -> ToolFailure {
         .strip_prefix("kind:")
         .and_then(|k| k.trim().parse::<FailureKind>().ok())
     {
-        let message = rest.trim_end();
         // `kind: denied` alone: the exit still says something.
-        let message = if message.is_empty() {
-            match code {
-                Some(code) => format!("the tool exited with code {code}"),
-                None => "the tool was killed by a signal".to_string(),
-            }
-        } else {
-            message.to_string()
-        };
-        return ToolFailure::new(kind, message);
+        return ToolFailure::new(kind, said_or_exit(rest, code));
     }
     let kind = match code {
         Some(64 | 65) => FailureKind::Invalid,
@@ -249,16 +240,16 @@ fn failure(code: Option<i32>, stderr: &str) -> ToolFailure {
         Some(77) => FailureKind::Denied,
         _ => FailureKind::Unknown,
     };
-    let message = stderr.trim_end();
-    let message = if message.is_empty() {
-        match code {
-            Some(code) => format!("the tool exited with code {code}"),
-            None => "the tool was killed by a signal".to_string(),
-        }
-    } else {
-        message.to_string()
-    };
-    ToolFailure::new(kind, message)
+    ToolFailure::new(kind, said_or_exit(stderr, code))
+}
+
+/// What the tool said on stderr, or, when it said nothing, how it exited.
+fn said_or_exit(said: &str, code: Option<i32>) -> String {
+    match (said.trim_end(), code) {
+        ("", Some(code)) => format!("the tool exited with code {code}"),
+        ("", None) => "the tool was killed by a signal".to_string(),
+        (said, _) => said.to_string(),
+    }
 }
 
 /// Reads all of a pipe, holding what it keeps against the execution's cap

@@ -64,45 +64,44 @@ fn gives_no_value(statement: &Stmt) -> bool {
     }
 }
 
-/// The expression statements whose value is the completion value of
-/// `statements` (a program's or a block's): those of its last statement
-/// that gives one, by [`completions`].
-fn last_of<'a>(statements: &'a [Stmt], out: &mut Vec<&'a ExprStmt>) {
-    if let Some(last) = statements.iter().rev().find(|s| !gives_no_value(s)) {
-        completions(last, out);
-    }
+/// Whether the last statement of `statements` (a block's) that gives a
+/// value ends in an expression ([`ends_in_expression`]).
+fn last_ends_in_expression(statements: &[Stmt]) -> bool {
+    statements
+        .iter()
+        .rev()
+        .find(|s| !gives_no_value(s))
+        .is_some_and(ends_in_expression)
 }
 
-/// The expression statements, in the order they are written, one of
-/// which would give `statement` its value as `eval` answers it: itself;
-/// the last of each branch of an `if`; of a `try` block and its `catch` (a
-/// `finally` does not give the value); of a block.
-fn completions<'a>(statement: &'a Stmt, out: &mut Vec<&'a ExprStmt>) {
+/// Whether `statement` is an expression statement, or an `if` (either
+/// branch), a `try` (its block or its `catch`; a `finally` gives no value)
+/// or a block one of whose branches ends in one: what `eval` would answer.
+fn ends_in_expression(statement: &Stmt) -> bool {
     match statement {
-        Stmt::Expr(expression) => out.push(expression),
-        Stmt::Block(block) => last_of(&block.stmts, out),
+        Stmt::Expr(_) => true,
+        Stmt::Block(block) => last_ends_in_expression(&block.stmts),
         Stmt::If(branch) => {
-            completions(&branch.cons, out);
-            if let Some(alt) = &branch.alt {
-                completions(alt, out);
-            }
+            ends_in_expression(&branch.cons)
+                || branch.alt.as_deref().is_some_and(ends_in_expression)
         }
         Stmt::Try(attempt) => {
-            last_of(&attempt.block.stmts, out);
-            if let Some(handler) = &attempt.handler {
-                last_of(&handler.body.stmts, out);
-            }
+            last_ends_in_expression(&attempt.block.stmts)
+                || attempt
+                    .handler
+                    .as_ref()
+                    .is_some_and(|handler| last_ends_in_expression(&handler.body.stmts))
         }
-        _ => {}
+        _ => false,
     }
 }
 
 /// How a program ends, as far as its answer goes.
 #[derive(Debug)]
 pub(crate) enum Ending {
-    /// In an expression (or branches that end in one): the program, its
-    /// value returned, and the insertions made, in order.
-    Returned(String, Vec<Step>),
+    /// In an expression: the program, its value returned, and the
+    /// insertion made.
+    Returned(String, Step),
     /// In a declaration of a variable with a value (`const total = ...`),
     /// named here: a program that was meant to answer it forgot to, and
     /// answers `null`.
@@ -123,9 +122,9 @@ pub(crate) enum Ending {
 /// it does not, or when the program does not parse (the guest then
 /// reports its own syntax error). The steps are the insertions, in order.
 #[cfg(test)]
-pub(crate) fn return_last_expression(program: &str) -> Option<(String, Vec<Step>)> {
+pub(crate) fn return_last_expression(program: &str) -> Option<(String, Step)> {
     match ending(program) {
-        Ending::Returned(text, steps) => Some((text, steps)),
+        Ending::Returned(text, step) => Some((text, step)),
         _ => None,
     }
 }
@@ -163,17 +162,14 @@ pub(crate) fn ending(program: &str) -> Ending {
         return Ending::Other;
     };
     if let Stmt::Expr(expression) = last {
-        return returned(program, expression).map_or(Ending::Other, |(text, step)| {
-            Ending::Returned(text, vec![step])
-        });
+        return returned(program, expression)
+            .map_or(Ending::Other, |(text, step)| Ending::Returned(text, step));
     }
     if let Some(name) = declared(last) {
         return Ending::Declared(name);
     }
-    let mut inside = Vec::new();
-    completions(last, &mut inside);
     match last {
-        _ if inside.is_empty() => Ending::Other,
+        _ if !ends_in_expression(last) => Ending::Other,
         Stmt::If(_) => Ending::InBranches("an `if`"),
         Stmt::Try(_) => Ending::InBranches("a `try`"),
         _ => Ending::InBranches("a block"),
@@ -396,9 +392,9 @@ mod tests {
 
     #[test]
     fn places_after_the_insertion_map_back_to_the_program() {
-        let (text, steps) = return_last_expression("let a = 1;\n  a.b.c").unwrap();
+        let (text, step) = return_last_expression("let a = 1;\n  a.b.c").unwrap();
         assert_eq!(text, assigned("let a = 1;\n  ", "a.b.c"));
-        let map = PositionMap::new(steps);
+        let map = PositionMap::new(vec![step]);
         // `.c` is at column 24 in the text sent, column 6 in the program;
         // the assignment itself is put where the expression starts.
         assert_eq!(map.original(2, 24), (2, 6));
@@ -409,8 +405,8 @@ mod tests {
 
     #[test]
     fn the_insertion_line_counts_a_lone_carriage_return() {
-        let (_, steps) = return_last_expression("let a = 1;\ra").unwrap();
-        let map = PositionMap::new(steps);
+        let (_, step) = return_last_expression("let a = 1;\ra").unwrap();
+        let map = PositionMap::new(vec![step]);
         assert_eq!(map.original(2, 8), (2, 1));
     }
 }

@@ -468,9 +468,9 @@ fn prepare_here(program: String, language: Language) -> Result<Prepared, SourceE
     };
     let mut unanswered = None;
     match completion::ending(&text) {
-        completion::Ending::Returned(returned, inserted) => {
+        completion::Ending::Returned(returned, step) => {
             text = returned;
-            steps.extend(inserted);
+            steps.push(step);
         }
         completion::Ending::Declared(name) => {
             unanswered = Some(format!(
