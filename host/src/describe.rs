@@ -66,7 +66,7 @@ impl Tools {
              one inside a last `if` or `try` is not: `return` from there). \
              The answer must be JSON-serialisable: a `Map`, a `Set` or an `Error` becomes `{}`, \
              so return plain objects and arrays (`Object.fromEntries(map)`, `e.message`).\n\
-             - Each tool below is a global async function; `host.call(name, args, { deadlineMs, signal })` \
+             - Each tool is a global async function; `host.call(name, args, { deadlineMs, signal })` \
              calls one by name with a deadline of its own, or an `AbortSignal` that cancels it. \
              Calls run concurrently: use \
              `Promise.all` to fan out. Calls beyond the in-flight cap wait their turn in order, \

@@ -430,9 +430,10 @@ fn not_a_global_name(name: &str) -> Option<String> {
     }
 }
 
-/// Words a program cannot use as a function's name.
+/// Words a program cannot use as a function's name, nor a signature as a
+/// parameter's (the Python package derives signatures by them).
 #[rustfmt::skip]
-const RESERVED_WORDS: &[&str] = &[
+pub const RESERVED_WORDS: &[&str] = &[
     "arguments", "await", "break", "case", "catch", "class", "const", "continue", "debugger",
     "default", "delete", "do", "else", "enum", "eval", "export", "extends", "false", "finally",
     "for", "function", "if", "implements", "import", "in", "instanceof", "interface", "let",

@@ -259,8 +259,8 @@ impl Long {
 /// level, whatever came before it); `None` when the tail ends before one
 /// is found, or is not such an end.
 fn trailing_id(tail: &[u8]) -> Option<String> {
-    let text = std::str::from_utf8(tail.trim_ascii_end()).ok()?;
-    let bytes = text.strip_suffix('}')?.as_bytes();
+    // Bytes, not text: the tail may begin inside a character.
+    let bytes = tail.trim_ascii_end().strip_suffix(b"}")?;
     let mut at = bytes.len();
     loop {
         // A member, from its end: the value, a colon, the key.
@@ -276,7 +276,7 @@ fn trailing_id(tail: &[u8]) -> Option<String> {
         }
         let key_start = string_start(bytes, key_end - 1)?;
         if &bytes[key_start + 1..key_end - 1] == b"id" {
-            let id = &text[value_start..value_end];
+            let id = std::str::from_utf8(&bytes[value_start..value_end]).ok()?;
             return is_id(id).then(|| id.to_owned());
         }
         let before = back_over_space(bytes, key_start);
@@ -773,6 +773,8 @@ mod tests {
             Some(r#""ml""#)
         );
         assert_eq!(id(r#"x","id":3,"s":"a\\"}"#).as_deref(), Some("3"));
+        // The tail may begin inside a character (its first bytes cut off).
+        assert_eq!(trailing_id(b"\xa9\xe9x\",\"id\":7}").as_deref(), Some("7"));
         // A nested id after the top-level's own is still not it.
         assert_eq!(id(r#"[1],"p":{"id":9}}"#), None);
     }

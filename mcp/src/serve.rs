@@ -45,18 +45,13 @@ pub async fn build(config: &Config) -> Result<CodeMode, Error> {
         ..SandboxOptions::default()
     };
     let sandbox = Sandbox::new(options.clone())?;
-    // A budget the backend cannot hold would fail every call: it is the
-    // config's mistake, said once at start, before any upstream starts.
-    sandbox
-        .check_budget(&limits.budget)
-        .map_err(|e| Error::Config {
-            path: "(given)".into(),
-            why: format!("budget: {e}"),
-        })?;
-    // So would one under which nothing can start (a memory cap below what
-    // the guest's memory starts at): one trivial run tells. Its wall clock
-    // is at least 10 s, so that a short one on a loaded machine does not
-    // refuse the config some of the time.
+    // A budget the backend cannot hold (over its ceiling), or under which
+    // nothing can start (a memory cap below what the guest's memory starts
+    // at), would fail every call: it is the config's mistake, said once at
+    // start, before any upstream starts. One trivial run tells both (the
+    // run checks the budget before it starts). Its wall clock is at least
+    // 10 s, so that a short one on a loaded machine does not refuse the
+    // config some of the time.
     let mut trial = limits.budget;
     if !trial.wall_clock.is_zero() {
         trial.wall_clock = trial.wall_clock.max(Duration::from_secs(10));

@@ -400,12 +400,10 @@ fn run_javascript_tool(
     // The sandbox's rules and limits, as wasmwire writes them for a model,
     // without its declarations: those are what describe_tools is for.
     let prompt = Tools::new().prompt(&limits.budget, options);
-    // The tools are not below the rules here: describe_tools has them.
     let rules = prompt
         .split("\nThe tools, as TypeScript declarations:")
         .next()
-        .unwrap_or_default()
-        .replace("Each tool below is", "Each tool (see describe_tools) is");
+        .unwrap_or_default();
     let mut servers: Vec<&str> = bindings.iter().map(|b| b.server.as_str()).collect();
     servers.dedup();
     let mut names: Vec<&str> = tools.iter().map(|t| t.name()).take(SUMMARY_NAMES).collect();
@@ -630,8 +628,8 @@ mod tests {
         assert!(d.contains("describe_tools"), "{d}");
         assert!(d.contains("- wall clock: 10s"), "{d}");
         assert!(!d.contains("declare function"), "{d}");
-        // The declarations are not below the rules here.
+        // The declarations are not below the rules here: the rules point
+        // nowhere (they said "each tool below" once).
         assert!(!d.contains("below"), "{d}");
-        assert!(d.contains("Each tool (see describe_tools) is"), "{d}");
     }
 }

@@ -207,5 +207,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wasmwire::DEFAULT_WALL_CLOCK.as_secs_f64(),
     )?;
     m.add("DEFAULT_MAX_MEMORY", wasmwire::DEFAULT_MAX_MEMORY)?;
+    // The words a signature's parameter may not be, for `_tools.py`.
+    m.add("RESERVED_WORDS", wasmwire::tools::RESERVED_WORDS.to_vec())?;
     Ok(())
 }

@@ -7,6 +7,7 @@ from typing import Any
 KINDS: list[tuple[str, bool, str]]
 DEFAULT_WALL_CLOCK: float
 DEFAULT_MAX_MEMORY: int
+RESERVED_WORDS: list[str]
 
 _BudgetArgs = tuple[float, int, int, int]
 _OutcomeTuple = tuple[

@@ -312,14 +312,9 @@ def _deliver(
 
 
 #: Words JavaScript reserves, which a signature's parameter may not be
-#: (the library's ``RESERVED_WORDS``, host/src/tools.rs): a callable with a
-#: parameter of these names gets no derived signature.
-_RESERVED_WORDS = frozenset(
-    """arguments await break case catch class const continue debugger default delete do
-    else enum eval export extends false finally for function if implements import in
-    instanceof interface let new null package private protected public return static super
-    switch this throw true try typeof var void while with yield""".split()
-)
+#: (the library's own list): a callable with a parameter of these names
+#: gets no derived signature.
+_RESERVED_WORDS = frozenset(_native.RESERVED_WORDS)
 
 
 def _parameter_names(sig: inspect.Signature | None) -> tuple[str, ...] | None:
