@@ -15,9 +15,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ServerCapabilities, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, Implementation, InitializeResult, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, Tool as McpTool,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -545,6 +545,51 @@ impl ServerHandler for CodeMode {
             }
         };
         Ok(CallToolResponse::Complete(result))
+    }
+
+    /// rmcp hands here every request it could not read as one of MCP's,
+    /// and a `tools/call` whose params do not fit (no `name`, `arguments`
+    /// that are no object) is one: answered "method not found" by default,
+    /// which sends a client looking for the wrong mistake.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(unread_request(&request))
+    }
+}
+
+/// What a request rmcp could not read is answered with: invalid params for
+/// a method this server serves, naming what does not fit; method not found
+/// for any other.
+fn unread_request(request: &CustomRequest) -> ErrorData {
+    let method = request.method.as_str();
+    let unfit = match method {
+        "tools/call" => request
+            .params_as::<CallToolRequestParams>()
+            .err()
+            .map(|e| e.to_string())
+            .or_else(|| request.params.is_none().then(|| "no params".to_owned())),
+        "tools/list" => request
+            .params_as::<PaginatedRequestParams>()
+            .err()
+            .map(|e| e.to_string()),
+        _ => None,
+    };
+    match unfit {
+        Some(why) => ErrorData::invalid_params(
+            format!(
+                "the params of {method} do not fit MCP's schema ({why}); tools/call takes \
+                 {{\"name\": \"run_javascript\", \"arguments\": {{\"code\": \"...\"}}}}"
+            ),
+            None,
+        ),
+        None => ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            format!("no method {method:?}: this server serves tools/list and tools/call"),
+            None,
+        ),
     }
 }
 

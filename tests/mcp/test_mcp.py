@@ -471,3 +471,39 @@ def test_a_bad_config_is_refused_with_the_reason(tmp_path):
                               capture_output=True, text=True, timeout=HANG)
         assert done.returncode == 2, (config, done)
         assert why in done.stderr, (config, done.stderr)
+
+
+def test_a_tools_call_whose_params_do_not_fit_is_answered_invalid_params(tmp_path):
+    # rmcp reads a `tools/call` without a string `name`, or with `arguments`
+    # that are no object, as a request of its own and answered it "method
+    # not found" (-32601, message "tools/call"): a client looked for the
+    # wrong mistake. Raw lines, since the SDK's own client cannot send them.
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"mcpServers": {}}))
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": 5}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call"},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+         "params": {"name": "run_javascript", "arguments": "1 + 1"}},
+        {"jsonrpc": "2.0", "id": 5, "method": "no/such/method"},
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+         "params": {"name": "run_javascript", "arguments": {"code": "1 + 1"}}},
+    ]
+    done = subprocess.run([str(WASMWIRE), "mcp", "--config", str(path)],
+                          input="".join(json.dumps(line) + "\n" for line in lines),
+                          capture_output=True, text=True, timeout=HANG)
+    answers = {a["id"]: a for a in map(json.loads, done.stdout.splitlines()) if "id" in a}
+    for id, why in [(1, "missing field `name`"), (2, "expected a string"), (3, "no params"),
+                    (4, "expected a map")]:
+        error = answers[id]["error"]
+        assert error["code"] == -32602, answers[id]
+        assert why in error["message"] and "tools/call" in error["message"], error
+    assert answers[5]["error"]["code"] == -32601, answers[5]
+    assert "no/such/method" in answers[5]["error"]["message"], answers[5]
+    # A request that fits, after them, still runs.
+    assert answers[6]["result"]["structuredContent"]["value"] == 2, answers[6]
