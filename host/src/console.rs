@@ -33,6 +33,8 @@ const WRITE_PERMIT: usize = 64 * 1024;
 /// hand the line to a channel or a buffer. It sees what the console keeps,
 /// in order, and no more: past the console cap it gets one line saying the
 /// output was cut. A line longer than the cap is passed on in pieces.
+/// A sink that panics is dropped (the console says so at its end); the
+/// execution goes on.
 #[derive(Clone)]
 pub struct ConsoleSink(Arc<dyn Fn(&str) + Send + Sync>);
 
@@ -78,6 +80,10 @@ struct Captured {
     dropped: u64,
     /// Where lines go as they complete, if anywhere.
     sink: Option<ConsoleSink>,
+    /// What the sink's panic said, once it panicked (it is then dropped:
+    /// the embedder's sink is not the program's failure, and must not
+    /// take the execution, or the task awaiting it, down).
+    sink_panicked: Option<String>,
     /// The kept bytes of the line not yet complete (at most `cap`).
     line: Vec<u8>,
 }
@@ -98,6 +104,7 @@ impl Console {
                 cap,
                 dropped: 0,
                 sink,
+                sink_panicked: None,
                 line: Vec::new(),
             })),
         }
@@ -168,6 +175,14 @@ impl Console {
                 bytes(captured.dropped)
             ));
         }
+        if let Some(why) = &captured.sink_panicked {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!(
+                "[the console sink panicked ({why}); the lines after it were kept here but not sent to it]\n"
+            ));
+        }
         text
     }
 
@@ -205,9 +220,20 @@ impl Captured {
         self.line.clear();
     }
 
-    fn send(&self, line: &str) {
-        if let Some(sink) = &self.sink {
-            sink.send(line);
+    fn send(&mut self, line: &str) {
+        let Some(sink) = &self.sink else { return };
+        // A sink that unwraps a closed channel's send, or blocks inside a
+        // runtime (tokio's `blocking_send`), panics: caught here, the sink
+        // is dropped and the execution goes on to its one Result.
+        let sent = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sink.send(line)));
+        if let Err(panic) = sent {
+            self.sink = None;
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".to_owned());
+            self.sink_panicked = Some(neutralise(&why.chars().take(200).collect::<String>()));
         }
     }
 }
@@ -367,6 +393,23 @@ mod tests {
         assert_eq!(shown, "\\x01".repeat(25));
         assert!(console.truncated());
         assert_eq!(console.dropped_bytes(), 75 + 20);
+    }
+
+    #[test]
+    fn a_sink_that_panics_is_dropped_and_the_console_goes_on() {
+        // An ordinary careless sink: the receiver is gone, the send unwrapped.
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        drop(rx);
+        let sink = ConsoleSink::new(move |line| tx.send(line.to_owned()).expect("sent"));
+        let console = Console::with_sink(100, Some(sink));
+        console.write(b"one\n");
+        console.write(b"two\n");
+        let text = console.finish();
+        assert!(text.starts_with("one\ntwo\n"), "{text}");
+        assert!(
+            text.contains("the console sink panicked (sent: SendError"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -42,6 +42,19 @@ pub enum SandboxError {
         /// The frame maximum.
         max: usize,
     },
+    /// The tools' bindings alone make the Start too large for a frame
+    /// (thousands of tools, or names and signatures of megabytes).
+    #[error(
+        "the {tools} tools' names and signatures take {bytes} bytes, too many for a Start to fit in a frame of {max} bytes with any program"
+    )]
+    ToolsTooLarge {
+        /// How many tools are registered.
+        tools: usize,
+        /// The bytes their names and signatures take.
+        bytes: usize,
+        /// The frame maximum.
+        max: usize,
+    },
     /// The process child could not be started.
     #[error("could not start the child process `{command}`: {source}")]
     Spawn {

@@ -395,9 +395,26 @@ impl Sandbox {
         };
         // The caller's program must fit before anything starts: a Start
         // that cannot be sent is the caller's error, not the child's.
-        let start_frame = wire::encode(&start).map_err(|_| SandboxError::ProgramTooLarge {
-            bytes: execution.program.len(),
-            max: MAX_FRAME_BYTES,
+        let start_frame = wire::encode(&start).map_err(|_| {
+            // Blame what takes the frame: a program of one byte was told
+            // it was too large when the tools took it all.
+            let bound: usize = start
+                .bindings
+                .iter()
+                .map(|b| b.name.len() + b.signature.len())
+                .sum();
+            if bound > execution.program.len() {
+                SandboxError::ToolsTooLarge {
+                    tools: start.bindings.len(),
+                    bytes: bound,
+                    max: MAX_FRAME_BYTES,
+                }
+            } else {
+                SandboxError::ProgramTooLarge {
+                    bytes: execution.program.len(),
+                    max: MAX_FRAME_BYTES,
+                }
+            }
         })?;
         let console = Console::with_sink(self.options.console_cap, execution.console_sink.clone());
         // Stops the child and the server: on cancel, and once we have our answer.

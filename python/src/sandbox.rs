@@ -349,6 +349,7 @@ pub(crate) fn start_error(py: Python<'_>, e: SandboxError) -> PyErr {
                 "BudgetError"
             }
             SandboxError::ProgramTooLarge { .. } => "ProgramError",
+            SandboxError::ToolsTooLarge { .. } => "ToolDefinitionError",
             SandboxError::BadTool { name, .. } => {
                 kwargs.set_item("tool", name)?;
                 "ToolDefinitionError"

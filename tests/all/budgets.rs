@@ -335,6 +335,37 @@ async fn a_program_too_large_to_send_is_refused_before_start() {
     assert_still_healthy(sandbox()).await;
 }
 
+/// Tools whose bindings take the frame are named as the cause: a program
+/// of one byte was told it was too large.
+#[tokio::test]
+async fn tools_too_large_to_send_are_blamed_not_the_program() {
+    let mut many = wasmwire::Tools::new();
+    for i in 0..200 {
+        let name = format!("{}{i}", "t".repeat(100_000));
+        many.register(wasmwire::Tool::new(name, |_call: wasmwire::Call| async {
+            Ok(json!(1))
+        }))
+        .expect("registers");
+    }
+    let execution = Execution::new("1").budget(budget());
+    match sandbox()
+        .run(&execution, &many, CancellationToken::new())
+        .await
+    {
+        Err(
+            e @ wasmwire::SandboxError::ToolsTooLarge {
+                tools: 200,
+                bytes,
+                max,
+            },
+        ) => {
+            assert!(bytes > max, "{bytes} <= {max}");
+            assert!(e.to_string().contains("the 200 tools' names"), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 /// A `max_memory` above the pool's slot cannot be held: refused before
 /// start, naming what can be held, instead of silently capped.
 #[tokio::test]

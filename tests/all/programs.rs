@@ -17,6 +17,26 @@ async fn a_program_calls_a_tool_and_returns_its_value() {
 }
 
 #[tokio::test]
+async fn an_objects_keys_keep_the_order_the_program_made_them_in() {
+    // A ranking built in order must arrive in order: read into a map that
+    // sorts its keys, `{zeta, alpha}` came back `{alpha, zeta}` from
+    // `Outcome::value` (and so from the CLI's `--output value`, MCP's value
+    // and the Python package), while the Result's text kept the order.
+    let outcome = run(
+        "const ranking = Object.fromEntries([['web1', 0.9], ['db1', 0.5]]);\n\
+         return {zeta: 1, alpha: 2, ranking, 10: 'x', 2: 'y'}",
+    )
+    .await;
+    let read = outcome.value().expect("ok");
+    // Integer keys first, ascending, as JavaScript orders them; then the rest
+    // in the order they were made.
+    assert_eq!(
+        serde_json::to_string(&read).unwrap(),
+        r#"{"2":"y","10":"x","zeta":1,"alpha":2,"ranking":{"web1":0.9,"db1":0.5}}"#
+    );
+}
+
+#[tokio::test]
 async fn args_reach_the_tool_as_the_json_text_of_the_value() {
     // Whole numbers, other numbers, and text with a lone surrogate, which
     // JSON escapes and the parent hands the tool as U+FFFD (a Rust string

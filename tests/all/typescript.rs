@@ -17,6 +17,27 @@ async fn run_prepared(program: &str, language: Language) -> (wasmwire::Outcome, 
 }
 
 #[tokio::test]
+async fn a_typescript_program_starting_with_a_byte_order_mark_runs() {
+    // swc drops the mark from its output: each such program failed
+    // "the type stripper moved a top-level return".
+    for (program, expected) in [
+        ("\u{FEFF}1", json!(1)),
+        ("\u{FEFF}const a: number = 2;\na", json!(2)),
+        ("\u{FEFF}return { n: 3 as number }", json!({"n": 3})),
+    ] {
+        let (outcome, _) = run_prepared(program, Language::TypeScript).await;
+        assert_eq!(value(&outcome), expected, "{program:?}");
+    }
+    let (outcome, _) = run_prepared("\u{FEFF}throw new Error('x')", Language::TypeScript).await;
+    // The mark is a column, as JavaScript counts it: `Error` is the 12th.
+    assert_failed(
+        &outcome,
+        FailureKind::Invalid,
+        "Error: x at line 1, column 12",
+    );
+}
+
+#[tokio::test]
 async fn a_typescript_program_with_every_construct_returns_its_value() {
     let program = r#"import type { Doc } from "./docs";
 declare function echo<T>(x: T): Promise<T>;

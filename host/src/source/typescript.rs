@@ -63,6 +63,18 @@ fn syntax() -> TsSyntax {
 
 /// Turns `program` into JavaScript.
 pub(crate) fn strip(program: &str) -> Result<Stripped, SourceError> {
+    // swc leaves a leading byte order mark out of what it writes, so no
+    // line of the output matched the program's and every such program
+    // failed ("moved a top-level return"). It is whitespace to JavaScript:
+    // one space stands for it, one column as it was.
+    let blanked;
+    let program = match program.strip_prefix('\u{FEFF}') {
+        Some(rest) => {
+            blanked = format!(" {rest}");
+            blanked.as_str()
+        }
+        None => program,
+    };
     let survey = survey(program)?;
     let mut stand_in = program.to_owned();
     for (&at, &bare) in &survey.returns {
