@@ -55,6 +55,15 @@ pub enum SandboxError {
         /// The frame maximum.
         max: usize,
     },
+    /// A [`SandboxOptions`](crate::SandboxOptions) setting no run can use
+    /// ([`SandboxOptions::check`](crate::SandboxOptions::check)).
+    #[error("SandboxOptions::{option}: {why}")]
+    BadOption {
+        /// The setting.
+        option: &'static str,
+        /// Why no run can use it.
+        why: &'static str,
+    },
     /// The process child could not be started.
     #[error("could not start the child process `{command}`: {source}")]
     Spawn {

@@ -42,6 +42,34 @@ pub struct SandboxOptions {
     pub engine: EngineOptions,
 }
 
+impl SandboxOptions {
+    /// The error a setting that would fail every tool call is refused with
+    /// (each run returns it): a cap of 0 calls in flight, 0 bytes held, or
+    /// a per-call deadline of zero (`None` is no deadline).
+    pub fn check(&self) -> Result<(), SandboxError> {
+        let refuse = |option, why| Err(SandboxError::BadOption { option, why });
+        if self.max_in_flight == 0 {
+            return refuse(
+                "max_in_flight",
+                "0 refuses every tool call; the default is 64",
+            );
+        }
+        if self.max_held == 0 {
+            return refuse(
+                "max_held",
+                "0 bytes holds no call's args, so every tool call fails",
+            );
+        }
+        if self.max_call_deadline == Some(Duration::ZERO) {
+            return refuse(
+                "max_call_deadline",
+                "a deadline of zero fails every call that waits; `None` is no deadline",
+            );
+        }
+        Ok(())
+    }
+}
+
 impl Default for SandboxOptions {
     fn default() -> Self {
         SandboxOptions {
@@ -332,6 +360,7 @@ impl Sandbox {
         cancel: CancellationToken,
     ) -> Result<Outcome, SandboxError> {
         let budget = execution.budget;
+        self.options.check()?;
         self.backend.check(&budget)?;
         let result_id = next_result_id();
         // TypeScript stripped, a last expression returned; a TypeScript

@@ -550,6 +550,55 @@ async fn a_child_that_exits_without_a_result_is_a_protocol_violation() {
     assert_still_healthy().await;
 }
 
+/// A setting that would fail every tool call is refused by every run,
+/// naming it: `max_in_flight: 0` answered each call `limit`, `max_held: 0`
+/// each call's args, and `max_call_deadline: Some(ZERO)` failed each call
+/// that waited `transient` (so a retry loop spun to the wall clock).
+#[tokio::test]
+async fn options_that_fail_every_call_are_refused_naming_the_setting() {
+    use std::time::Duration;
+    for (options, named) in [
+        (
+            SandboxOptions {
+                max_in_flight: 0,
+                ..Default::default()
+            },
+            "max_in_flight",
+        ),
+        (
+            SandboxOptions {
+                max_held: 0,
+                ..Default::default()
+            },
+            "max_held",
+        ),
+        (
+            SandboxOptions {
+                max_call_deadline: Some(Duration::ZERO),
+                ..Default::default()
+            },
+            "max_call_deadline",
+        ),
+    ] {
+        let sandbox = Sandbox::with_process(
+            ProcessChild::new(format!("exec python3 {SCRIPT} echo")).without_memory_limit(),
+            options,
+        );
+        let execution = Execution::new("return 1").budget(short());
+        match sandbox.run(&execution, &tools(), Default::default()).await {
+            Err(e @ SandboxError::BadOption { option, .. }) if option == named => {
+                assert!(
+                    e.to_string()
+                        .starts_with(&format!("SandboxOptions::{named}: ")),
+                    "{e}"
+                );
+            }
+            other => panic!("{named}: {other:?}"),
+        }
+    }
+    assert!(SandboxOptions::default().check().is_ok());
+}
+
 #[tokio::test]
 async fn a_budget_item_the_backend_cannot_hold_is_refused_before_start() {
     let sandbox = Sandbox::with_process(
