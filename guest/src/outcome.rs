@@ -285,6 +285,10 @@ impl<'js> Judge<'_, 'js> {
             {
                 headline = format!("TypeError: {callee} is not a function");
             } else if headline.starts_with("SyntaxError:")
+                // The program's own syntax, not text a builtin refused
+                // (`JSON.parse(await text())`, which read as a misplaced
+                // `await`).
+                && self.thrown_by_the_program(reason)
                 && let Some(word) = hints::await_outside_async(self.source, at)
             {
                 headline = "SyntaxError: await is only valid in an async function, and the \
@@ -292,6 +296,21 @@ impl<'js> Judge<'_, 'js> {
                     .to_owned();
                 located = Some(Place::In(word));
             }
+        }
+        // QuickJS's JSON.parse says only `unexpected token: 'not'`, which
+        // reads as a mistake in the program's own syntax.
+        if headline.starts_with("SyntaxError:")
+            && self
+                .frames(reason, 2)
+                .iter()
+                .any(|f| f == "at parse (native)")
+            && !headline.contains("JSON")
+        {
+            headline = headline.replacen(
+                "SyntaxError: ",
+                "SyntaxError: JSON.parse: the text is not JSON: ",
+                1,
+            );
         }
         let place = located
             .map(|at| format!(" at {}", at.position()))
@@ -422,15 +441,25 @@ impl<'js> Judge<'_, 'js> {
     /// Whether the error's innermost frame is the program's (not a
     /// builtin's, `at map (native)`).
     fn thrown_by_the_program(&self, error: &Value<'js>) -> bool {
-        self.intrinsics
-            .property(error, "stack")
-            .and_then(|stack| {
-                stack
-                    .lines()
-                    .find(|frame| frame.trim_start().starts_with("at "))
-                    .map(|frame| frame.contains(program::FILE))
-            })
-            .unwrap_or(false)
+        self.frames(error, 1)
+            .first()
+            .is_some_and(|frame| frame.contains(program::FILE))
+    }
+
+    /// The `n` innermost frames of the error's stack (`at parse (native)`;
+    /// JSON.parse's error has the text's own place, `at <input>:1:1`,
+    /// before it).
+    fn frames(&self, error: &Value<'js>, n: usize) -> Vec<String> {
+        let Some(stack) = self.intrinsics.property(error, "stack") else {
+            return Vec::new();
+        };
+        stack
+            .lines()
+            .map(str::trim)
+            .filter(|frame| frame.starts_with("at "))
+            .take(n)
+            .map(str::to_owned)
+            .collect()
     }
 
     /// ` at line L, column C` when the error's stack passes through the program.

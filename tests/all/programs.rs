@@ -207,3 +207,29 @@ async fn many_executions_run_at_once_on_one_sandbox() {
     }
     assert_eq!(seen, 32);
 }
+
+#[tokio::test]
+async fn text_json_parse_refuses_is_not_read_as_the_programs_own_syntax() {
+    // `JSON.parse(await tool())` of text that is no JSON was told its
+    // `await` was misplaced (the hint for an `await` in a function that is
+    // not async took every SyntaxError), and QuickJS's own words read as a
+    // mistake in the program.
+    let outcome = run("const x = JSON.parse(await echo('not json'));\nx").await;
+    assert_failed(
+        &outcome,
+        FailureKind::Invalid,
+        "SyntaxError: JSON.parse: the text is not JSON: unexpected token: 'not' at line 1, column",
+    );
+    assert!(
+        !outcome.result.error.contains("await"),
+        "{}",
+        outcome.result.error
+    );
+    // The hint still answers an `await` where it cannot be.
+    let outcome = run("function f() { await g() }\n1").await;
+    assert_failed(
+        &outcome,
+        FailureKind::Invalid,
+        "SyntaxError: await is only valid in an async function, and the function around this one is not async at line 1, column 16",
+    );
+}
