@@ -54,7 +54,7 @@
   const ErrorProto = Error.prototype, ObjectProto = Object.prototype, ArrayProto = Array.prototype;
 
   // How deep objects are shown, and how much of each (Node's defaults).
-  const DEPTH = 2, ARRAY_ITEMS = 100, STRING_CHARS = 10000, MAX_LOOKS = 10000;
+  const DEPTH = 2, DIR_DEPTH = 64, ARRAY_ITEMS = 100, STRING_CHARS = 10000, MAX_LOOKS = 10000;
   // How much text one call builds before it stops showing more: the
   // console's own cap bounds what is written; this bounds the work.
   const BUDGET = 1 << 20;
@@ -290,7 +290,7 @@
     const name = proto === ObjectProto ? "Object" : proto === ArrayProto ? "Array" : constructorName(o);
     const own = dataOf(o, toStringTag);
     const tagged = own !== undefined || common ? own : tagOf(o);
-    if (depth > DEPTH) {
+    if (depth > state.depth) {
       const label = kind === "Array" ? "Array" : kind === "TypedArray" ? apply(taTag, o, []) : name || (name === null ? "Object: null prototype" : "Object");
       return put(out, `[${label}]`);
     }
@@ -404,7 +404,7 @@
     const head = (typeof name === "string" && name !== "" ? name : "Error") +
       (typeof message === "string" && message !== "" ? ": " + message : "");
     if (!fieldsOnly) put(out, depth === 0 ? head : "[" + head + "]");
-    if (depth > DEPTH) return;
+    if (depth > state.depth) return;
     apply(arrayPush, state.seen, [e]);
     try {
       let any = false;
@@ -450,7 +450,7 @@
   shared.errorFields = function errorFields(e) {
     const out = newOut();
     try {
-      error(out, e, 0, { __proto__: null, seen: [], refs: null }, true);
+      error(out, e, 0, { __proto__: null, seen: [], refs: null, depth: DEPTH }, true);
     } catch {
       return "";
     }
@@ -520,11 +520,11 @@
     return undefined;
   };
 
-  function inspect(v, top) {
+  function inspect(v, top, depth = DEPTH) {
     // A primitive needs none of the walk's state (most of what is logged).
     if ((typeof v !== "object" || v === null) && typeof v !== "function") return primitive(v, top);
     const out = newOut();
-    value(out, v, 0, { __proto__: null, seen: [], refs: null }, top);
+    value(out, v, 0, { __proto__: null, seen: [], refs: null, depth }, top);
     return text(out);
   }
 
@@ -604,7 +604,18 @@
       } catch { /* no stack */ }
       emit(ERROR, "Trace" + (args.length > 0 ? ": " + format(args) : "") + (stack ? "\n" + stack : ""));
     },
-    dir(v) { emit(LOG, inspect(v, false)); },
+    // `console.dir(v, { depth })`, as Node reads it: `null` or Infinity
+    // is every level (up to DIR_DEPTH, so a deep chain cannot take the
+    // stack), a number that many past the first.
+    dir(v, options) {
+      let depth = DEPTH;
+      if (typeof options === "object" && options !== null) {
+        const asked = dataOf(options, "depth");
+        if (asked === null) depth = DIR_DEPTH;
+        else if (typeof asked === "number" && asked >= 0) depth = asked > DIR_DEPTH ? DIR_DEPTH : asked - (asked % 1);
+      }
+      emit(LOG, inspect(v, false, depth));
+    },
     dirxml(...args) { emit(LOG, format(args)); },
     assert(condition, ...args) {
       if (condition) return;
@@ -743,7 +754,7 @@
   const VALUES = Symbol("values");
   function inspectCell(v) {
     const out = newOut();
-    value(out, v, 1, { __proto__: null, seen: [], refs: null }, false);
+    value(out, v, 1, { __proto__: null, seen: [], refs: null, depth: DEPTH }, false);
     return text(out);
   }
 

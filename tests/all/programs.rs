@@ -233,3 +233,23 @@ async fn text_json_parse_refuses_is_not_read_as_the_programs_own_syntax() {
         "SyntaxError: await is only valid in an async function, and the function around this one is not async at line 1, column 16",
     );
 }
+
+#[tokio::test]
+async fn console_dir_takes_its_depth_option_as_node_does() {
+    // Its second argument was dropped: `{ depth: null }` still cut at two levels.
+    let outcome = run("const o = {a: {b: {c: {d: {e: 1}}}}};\n\
+         console.dir(o, {depth: null}); console.dir(o); console.dir(o, {depth: 0});\n\
+         console.dir(o, {depth: 3}); console.log(o); 1")
+    .await;
+    value(&outcome);
+    assert_eq!(
+        outcome.console.lines().collect::<Vec<_>>(),
+        [
+            "{ a: { b: { c: { d: { e: 1 } } } } }",
+            "{ a: { b: { c: [Object] } } }",
+            "{ a: [Object] }",
+            "{ a: { b: { c: { d: [Object] } } } }",
+            "{ a: { b: { c: [Object] } } }",
+        ]
+    );
+}
