@@ -38,6 +38,17 @@ async fn a_typescript_program_starting_with_a_byte_order_mark_runs() {
 }
 
 #[tokio::test]
+async fn an_empty_export_that_makes_a_file_a_module_is_blanked() {
+    // `export {};` was refused: "unsupported keyword: export".
+    let (outcome, _) = run_prepared(
+        "export {};\nconst n: number = await echo(4);\nn + 1",
+        Language::TypeScript,
+    )
+    .await;
+    assert_eq!(value(&outcome), json!(5));
+}
+
+#[tokio::test]
 async fn a_typescript_program_with_every_construct_returns_its_value() {
     let program = r#"import type { Doc } from "./docs";
 declare function echo<T>(x: T): Promise<T>;

@@ -183,6 +183,14 @@ fn survey(program: &str) -> Result<Survey, SourceError> {
             ModuleItem::ModuleDecl(ModuleDecl::Import(import)) if imports_only_types(import) => {
                 Some((body::offset(import.span.lo), body::offset(import.span.hi)))
             }
+            // `export {};`, the idiom that makes a file a module (for its
+            // top-level await): it exports nothing, and the child, which
+            // runs no module, refused it ("unsupported keyword: export").
+            ModuleItem::ModuleDecl(ModuleDecl::ExportNamed(export))
+                if export.specifiers.is_empty() && export.src.is_none() =>
+            {
+                Some((body::offset(export.span.lo), body::offset(export.span.hi)))
+            }
             _ => None,
         })
         .collect();
