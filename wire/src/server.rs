@@ -384,6 +384,32 @@ impl Server {
     }
 }
 
+/// A handler's future whose drop cannot unwind into the Server: a value
+/// the handler holds across an await may panic in its `Drop` (a nested
+/// runtime dropped in async code does), when the call is withdrawn or the
+/// connection ends, and that took the whole execution down, where a panic
+/// while polling is caught and answered `unknown`.
+struct DropsQuietly<F: Future + Unpin>(Option<F>);
+
+impl<F: Future + Unpin> Future for DropsQuietly<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        match self.0.as_mut() {
+            Some(future) => Pin::new(future).poll(cx),
+            None => Poll::Pending,
+        }
+    }
+}
+
+impl<F: Future + Unpin> Drop for DropsQuietly<F> {
+    fn drop(&mut self) {
+        if let Some(future) = self.0.take() {
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(future)));
+        }
+    }
+}
+
 /// Bytes queued for the writer, and a wake-up when they drain.
 #[derive(Debug, Clone, Default)]
 struct Outbox {
@@ -539,18 +565,18 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
             holdings: self.holdings.clone(),
         };
         let handler = self.handler.clone();
-        let mut answering = Box::pin(async move {
+        let mut answering = DropsQuietly(Some(Box::pin(async move {
             // The args stay held until the handler is done with the call.
             let _args = args_held;
             answer(&*handler, call).await
-        });
+        })));
         // Fast path: a handler that is ready at once (a lookup, a cache hit)
         // is answered here, and one that is not joins the calls this task
         // polls. A future must re-register its waker each time it is
         // polled, so one polled here with a no-op waker and then polled by
         // `calls` loses nothing.
         let mut cx = Context::from_waker(Waker::noop());
-        match catch_unwind(AssertUnwindSafe(|| answering.as_mut().poll(&mut cx))) {
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut answering).poll(&mut cx))) {
             Ok(Poll::Ready(response)) => self.send(response),
             Ok(Poll::Pending) => {
                 // Polled in this task rather than spawned as one of its own:

@@ -594,6 +594,33 @@ async fn a_handler_that_panics_after_its_first_poll_is_answered_unknown() {
 }
 
 #[tokio::test]
+async fn a_handler_whose_drop_panics_does_not_take_the_server_down() {
+    // A value held across an await that panics when dropped (a nested
+    // runtime dropped in async code does): the drop when serve ends
+    // unwound out of serve, and so out of the whole execution.
+    struct PanicsOnDrop;
+    impl Drop for PanicsOnDrop {
+        fn drop(&mut self) {
+            panic!("panic in drop");
+        }
+    }
+    let handler = |_call: Call| async move {
+        let _held = PanicsOnDrop;
+        std::future::pending::<()>().await;
+        Ok::<_, HandlerError>(String::new())
+    };
+    let mut child = Child::spawn(options(), handler);
+    child.call("1", "t", "x").await;
+    // The call is running once the tally counts it.
+    while child.tally.in_flight() == 0 {
+        tokio::task::yield_now().await;
+    }
+    child.cancel.cancel();
+    let (ended, _) = child.close().await;
+    assert!(ended.is_ok(), "{ended:?}");
+}
+
+#[tokio::test]
 async fn args_that_do_not_fit_what_the_parent_holds_are_refused_at_once() {
     let hang = Hang::default();
     let mut child = Child::spawn(
