@@ -312,6 +312,15 @@ impl<'js> Judge<'_, 'js> {
                 1,
             );
         }
+        // `require`, `fetch`, `process`: what a model reaches for, named
+        // with what to do instead.
+        if let Some(why) = headline
+            .strip_prefix("ReferenceError: ")
+            .and_then(|rest| rest.strip_suffix(" is not defined"))
+            .and_then(hints::missing_global)
+        {
+            headline = format!("{headline} ({why})");
+        }
         let place = located
             .map(|at| format!(" at {}", at.position()))
             .unwrap_or_default();

@@ -253,3 +253,30 @@ async fn console_dir_takes_its_depth_option_as_node_does() {
         ]
     );
 }
+
+#[tokio::test]
+async fn a_missing_global_a_model_reaches_for_says_what_to_use_instead() {
+    for (program, why) in [
+        (
+            "const fs = require('fs');\n1",
+            "ReferenceError: require is not defined (there are no modules: ",
+        ),
+        (
+            "const r = await fetch('http://x');\n1",
+            "ReferenceError: fetch is not defined (there is no network: reach the outside through the tools) at line 1, column 17",
+        ),
+        (
+            "process.env.HOME",
+            "ReferenceError: process is not defined (there is no process: ",
+        ),
+        ("Buffer.from('a')", "(there is no Buffer: use TextEncoder"),
+    ] {
+        assert_failed(&run(program).await, FailureKind::Invalid, why);
+    }
+    // Any other name is only not defined.
+    let outcome = run("foo + 1").await;
+    assert_eq!(
+        outcome.result.error,
+        "ReferenceError: foo is not defined at line 1, column 1"
+    );
+}
