@@ -447,9 +447,18 @@ fn every_hostile_program_ends_in_one_result_line_through_the_cli() {
 }
 
 /// Runs `wasmwire ARGS` with `program` on stdin and returns its exit code,
-/// stdout, stderr and its peak resident set size in KiB (the kernel's
-/// `ru_maxrss` for it, read by `wait4`: its VmHWM when it ended).
-#[allow(clippy::zombie_processes)] // reaped by wait4 below, which std cannot see
+/// stdout, stderr and its peak resident set size in KiB: the largest
+/// `VmHWM` (the kernel's high-water mark of its own memory) read from
+/// `/proc/PID/status` while it ran.
+///
+/// Not `wait4`'s `ru_maxrss`: std spawns with a vfork-style clone, so the
+/// child starts in this test process's memory, and the exec that leaves it
+/// records this process's high-water mark as the child's. With the other
+/// tests of this binary running beside it, that read 264 MiB for a CLI
+/// whose own peak was a third of it.
+///
+/// `VmHWM` only grows, so what the reads can miss is growth in the last
+/// millisecond before exit, while the CLI is tearing down.
 fn run_measuring_peak(args: &[&str], program: &str) -> (i32, String, String, u64) {
     use std::io::Read;
     let mut child = Command::new(env!("CARGO_BIN_EXE_wasmwire"))
@@ -472,27 +481,31 @@ fn run_measuring_peak(args: &[&str], program: &str) -> (i32, String, String, u64
         let _ = stderr.read_to_end(&mut s);
         String::from_utf8_lossy(&s).into_owned()
     });
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: rusage is plain data; wait4 fills it for the child we own.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: pid is our own child; status and usage are valid pointers.
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        if r == pid {
-            break;
-        }
-        assert_eq!(
-            std::io::Error::last_os_error().kind(),
-            std::io::ErrorKind::Interrupted
-        );
-    }
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
+    let status_file = format!("/proc/{}/status", child.id());
+    let high_water = |status: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|kib| kib.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
     };
-    let peak_kib = u64::try_from(usage.ru_maxrss).unwrap();
+    let mut peak_kib = 0;
+    let status = loop {
+        // Read before asking whether it ended: a read after the exit finds
+        // no memory (a zombie has none), never a smaller mark.
+        if let Some(kib) = std::fs::read_to_string(&status_file)
+            .ok()
+            .as_deref()
+            .and_then(high_water)
+        {
+            peak_kib = peak_kib.max(kib);
+        }
+        if let Some(status) = child.try_wait().expect("the child is waited for") {
+            break status;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    };
+    assert!(peak_kib > 0, "no VmHWM was read for {args:?}");
+    let code = status.code().unwrap_or(-1);
     (code, out.join().unwrap(), err.join().unwrap(), peak_kib)
 }
 
@@ -1056,7 +1069,8 @@ fn describe_prints_the_declarations_or_the_prompt() {
     let dts = String::from_utf8(out.stdout).unwrap();
     for needle in [
         "/**\n * The newest log lines of one host.",
-        "declare function get_logs(args: {\n  count?: number;\n  host: string;\n}): Promise<unknown>;",
+        // The schema's properties in the order the manifest gives them.
+        "declare function get_logs(args: {\n  host: string;\n  count?: number;\n}): Promise<unknown>;",
         "declare function ping(args?: unknown): Promise<unknown>;",
         "declare function add(a: unknown, b: unknown): Promise<unknown>;",
         "declare class ToolError extends Error",

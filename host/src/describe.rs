@@ -150,7 +150,7 @@ interface Console {
   error(...data: unknown[]): void;
   debug(...data: unknown[]): void;
   trace(...data: unknown[]): void;
-  dir(item?: unknown): void;
+  dir(item?: unknown, options?: { depth?: number | null }): void;
   table(data: unknown, columns?: string[]): void;
   assert(condition?: unknown, ...data: unknown[]): void;
   count(label?: string): void;
