@@ -322,6 +322,31 @@ pub(crate) fn unbalanced(source: &str) -> Option<Unbalanced> {
     open.pop().map(|(c, at)| Unbalanced::Unclosed(c, at))
 }
 
+/// Why a global that model-written code reaches for is missing here, and
+/// what to use instead, for `ReferenceError: NAME is not defined`.
+pub(crate) fn missing_global(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "require" | "module" | "exports" => {
+            "there are no modules: the program is the body of an async function, and each tool is a global async function"
+        }
+        "process" => {
+            "there is no process: no environment, arguments or exit; the program's answer is what it returns"
+        }
+        "__dirname" | "__filename" => "there is no file system: reach files through the tools",
+        "fetch" | "XMLHttpRequest" | "WebSocket" | "EventSource" => {
+            "there is no network: reach the outside through the tools"
+        }
+        "Buffer" => "there is no Buffer: use TextEncoder, TextDecoder, atob, btoa and Uint8Array",
+        "setImmediate" => "use setTimeout(f, 0) or queueMicrotask(f)",
+        "window" | "self" | "global" => "use globalThis",
+        "document" | "localStorage" | "sessionStorage" | "navigator" => {
+            "there is no browser page: no DOM and no storage"
+        }
+        "Intl" => "there is no Intl (no locale data): format numbers and dates by hand",
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,29 +435,4 @@ mod tests {
             Some(Unbalanced::Unclosed('[', at(1, 54)))
         );
     }
-}
-
-/// Why a global that model-written code reaches for is missing here, and
-/// what to use instead, for `ReferenceError: NAME is not defined`.
-pub(crate) fn missing_global(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "require" | "module" | "exports" => {
-            "there are no modules: the program is the body of an async function, and each tool is a global async function"
-        }
-        "process" => {
-            "there is no process: no environment, arguments or exit; the program's answer is what it returns"
-        }
-        "__dirname" | "__filename" => "there is no file system: reach files through the tools",
-        "fetch" | "XMLHttpRequest" | "WebSocket" | "EventSource" => {
-            "there is no network: reach the outside through the tools"
-        }
-        "Buffer" => "there is no Buffer: use TextEncoder, TextDecoder, atob, btoa and Uint8Array",
-        "setImmediate" => "use setTimeout(f, 0) or queueMicrotask(f)",
-        "window" | "self" | "global" => "use globalThis",
-        "document" | "localStorage" | "sessionStorage" | "navigator" => {
-            "there is no browser page: no DOM and no storage"
-        }
-        "Intl" => "there is no Intl (no locale data): format numbers and dates by hand",
-        _ => return None,
-    })
 }
