@@ -140,8 +140,11 @@ impl Backend {
                 let child = child.clone();
                 // Not spawned: the child runs inside the execution's own
                 // task, next to the Starter and the Server, so that handing a
-                // frame across costs no wake-up of another thread.
+                // frame across costs no wake-up of another thread. Its
+                // channels spend none of tokio's cooperative budget (see
+                // `Sandbox::execute`); it yields at every epoch tick.
                 let exit = async move { child.run(io, limits, &stop).await.end };
+                let exit = tokio::task::coop::unconstrained(exit);
                 Ok(Spawned {
                     call_reader: Box::new(call_reader),
                     call_writer: Box::new(call_writer),

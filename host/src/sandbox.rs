@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use tokio_util::either::Either;
 use tokio_util::sync::CancellationToken;
 use wire::{
     DEFAULT_MAX_HELD, DEFAULT_MAX_INFLIGHT, Ending, FailureKind, MAX_FRAME_BYTES, Server,
@@ -338,19 +339,7 @@ impl Sandbox {
         // The child, the Server and the Starter wake one another inside this
         // one task: poll again in place rather than through the scheduler,
         // which would wake another worker to steal the task.
-        let execution = self.execute(execution, tools, cancel);
-        match self.backend {
-            // Nor does tokio's cooperative budget make the task yield: on a
-            // multi-threaded runtime each budget-forced yield also woke
-            // another worker to steal it (every few dozen calls; round trip
-            // 9.1 -> 7.4 µs on two workers). A wasm child cannot hold the
-            // thread without it: it yields at every epoch tick, and a yield
-            // is polled in place for at most `IN_PLACE_FOR`.
-            Backend::Wasm(_) => inline_wakes(tokio::task::coop::unconstrained(execution)).await,
-            // A child process floods a pipe at no cost to itself: the budget
-            // is what makes its reader give the thread up.
-            Backend::Process(_) => inline_wakes(execution).await,
-        }
+        inline_wakes(self.execute(execution, tools, cancel)).await
     }
 
     async fn execute(
@@ -449,6 +438,18 @@ impl Sandbox {
         // Stops the child and the server: on cancel, and once we have our answer.
         let stop = cancel.child_token();
         let child = self.backend.spawn(console.clone(), &budget, stop.clone())?;
+        // A wasm child runs inside this task (its `exit` future), so it can
+        // write no faster than the Server reads: the channels between them
+        // and the Starter spend none of tokio's cooperative budget. With it
+        // the task yielded every few dozen calls, and on a multi-threaded
+        // runtime each yield woke another worker to steal it (round trip
+        // 9.1 -> 7.4 µs on two workers without). The handlers, the
+        // embedder's code, still spend it, as any task's code does: one
+        // whose every await is ready yields, and its timeout and the wall
+        // clock can fire. A child process floods a pipe at no cost to
+        // itself: there the budget is what makes its reader give the thread
+        // up.
+        let in_task = matches!(self.backend, Backend::Wasm(_));
 
         let server = Server::new(
             ServerOptions {
@@ -458,6 +459,7 @@ impl Sandbox {
                 max_call_deadline: self.options.max_call_deadline,
                 max_calls: budget.max_calls,
                 max_bytes: budget.max_bytes,
+                frames_spend_budget: !in_task,
             },
             Arc::new(tools.clone()),
         );
@@ -475,6 +477,11 @@ impl Sandbox {
             &cancel,
             None,
         );
+        let starting = if in_task {
+            Either::Left(tokio::task::coop::unconstrained(starting))
+        } else {
+            Either::Right(starting)
+        };
         tokio::pin!(starting);
         // The wall clock (`deadline`, above) is polled before anything the
         // child can keep busy: tokio's timers give way when a task has spent

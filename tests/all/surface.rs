@@ -273,3 +273,70 @@ async fn the_console_sink_stops_at_the_cap() {
     assert_eq!(seen.iter().filter(|l| l.contains("truncated")).count(), 1);
     assert_eq!(seen[0], "line 0");
 }
+
+/// A handler whose every await is ready at once (a channel it fills as it
+/// drains, a fast socket) never gives its thread back by itself: tokio's
+/// cooperative budget is what makes it yield, so its timeout and the wall
+/// clock can fire. Each run here ran for ever when the whole execution was
+/// polled outside that budget. Run on a thread of its own, so that a
+/// handler that holds its thread fails this test instead of hanging it.
+#[test]
+fn a_handler_that_never_waits_still_meets_its_timeout_and_the_wall_clock() {
+    fn spinning(name: &str) -> Tool {
+        Tool::new(name, |_c: Call| async {
+            let (tx, mut rx) = tokio::sync::mpsc::channel::<u64>(1);
+            let mut turns = 0u64;
+            loop {
+                tx.send(turns).await.expect("the receiver is here");
+                turns += rx.recv().await.expect("the sender is here") + 1;
+            }
+            #[allow(unreachable_code)]
+            Ok::<_, HandlerError>(Json(turns))
+        })
+    }
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let outcomes = runtime.block_on(async {
+            let mut tools = Tools::new();
+            tools
+                .register(spinning("timed").timeout(Duration::from_millis(100)))
+                .unwrap();
+            tools.register(spinning("untimed")).unwrap();
+            let timed = run(
+                &Execution::new(
+                    "try { await timed(); return 'answered'; } catch (e) { return [e.kind, e.message]; }",
+                ),
+                &tools,
+            )
+            .await;
+            let mut untimed = Execution::new("return await untimed();");
+            untimed.budget.wall_clock = Duration::from_millis(300);
+            let untimed = run(&untimed, &tools).await;
+            (timed, untimed)
+        });
+        let _ = done.send(outcomes);
+        // A spinning handler still running would hold the runtime's drop.
+        std::mem::forget(runtime);
+    });
+    let (timed, untimed) = finished
+        .recv_timeout(Duration::from_secs(60))
+        .expect("both executions end within a minute: a spinning handler held its thread");
+    assert_eq!(
+        timed.value(),
+        Ok(&json!(["transient", "call deadline of 100 ms passed"]))
+    );
+    let failure = untimed.value().expect_err("the wall clock ends it");
+    assert_eq!(failure.kind, Some(FailureKind::Limit), "{failure:?}");
+    assert!(
+        failure
+            .message
+            .contains("wall clock of 300ms ran out with 1 tool call still running: untimed"),
+        "{}",
+        failure.message
+    );
+}

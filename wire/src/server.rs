@@ -34,7 +34,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
-use futures_util::future::{AbortHandle, Abortable, Aborted};
+use futures_util::future::{AbortHandle, Abortable, Aborted, Either};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc};
@@ -44,6 +44,7 @@ use crate::async_frame::{AsyncFrameReader, write_frame_async};
 use crate::codec::DecodeError;
 use crate::codec::{decode, encode};
 use crate::error::ProtocolError;
+use crate::frame::FrameError;
 use crate::holdings::{DEFAULT_MAX_HELD, Held, Holdings};
 use crate::message::{MAX_ID_BYTES, Request, Response, Withdraw, cap_error_text};
 use crate::{DEFAULT_MAX_INFLIGHT, FailureKind, MAX_FRAME_BYTES, ToolFailure};
@@ -141,6 +142,17 @@ pub struct ServerOptions {
     /// Bytes of values sent in all; 0 = unlimited. Spent when an answer is
     /// queued, so the quota holds even for a child that never reads.
     pub max_bytes: u64,
+    /// Whether the server's own reads and writes spend tokio's cooperative
+    /// budget, a frame read costing a unit of it, as a socket read does
+    /// (the default). That is what makes a child flooding the channel give
+    /// the thread back to the handlers and timers beside it. A child polled
+    /// in the server's own task cannot flood it (it runs only when the task
+    /// does), and for one the budget only makes the task yield every few
+    /// dozen calls, which a multi-threaded runtime answers by waking another
+    /// worker to steal it: `false` runs the server's own work outside the
+    /// budget. Handlers spend the task's budget either way, so a handler
+    /// whose every await is ready still yields, and its timeout can fire.
+    pub frames_spend_budget: bool,
 }
 
 impl Default for ServerOptions {
@@ -152,6 +164,7 @@ impl Default for ServerOptions {
             max_call_deadline: None,
             max_calls: 0,
             max_bytes: 0,
+            frames_spend_budget: true,
         }
     }
 }
@@ -324,6 +337,11 @@ impl Server {
         // µs). Dropping it between polls stops it at an await, as aborting
         // the task did.
         let writing = write_responses(writer, rx, outbox.clone(), self.tally.clone());
+        let writing = if self.options.frames_spend_budget {
+            Either::Left(writing)
+        } else {
+            Either::Right(tokio::task::coop::unconstrained(writing))
+        };
         tokio::pin!(writing);
         let mut writer_ended = false;
         let mut conn = Connection {
@@ -476,7 +494,7 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
                     self.send(response)?;
                 }
                 () = self.outbox.drained.notified(), if reading && backlog => {}
-                frame = self.reader.read_frame(), if reading && !backlog => {
+                frame = read_frame(&mut self.reader, self.options.frames_spend_budget), if reading && !backlog => {
                     match frame? {
                         Some(payload) => {
                             self.accept(&payload)?;
@@ -485,7 +503,9 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
                             // the reader's buffer cost nothing else, and a
                             // flooding child must not keep this task from
                             // yielding to the handlers and timers on its thread.
-                            tokio::task::consume_budget().await;
+                            if self.options.frames_spend_budget {
+                                tokio::task::coop::consume_budget().await;
+                            }
                         }
                         None => reading = false,
                     }
@@ -685,6 +705,19 @@ fn withdrawn(id: String) -> Response {
         FailureKind::Cancelled,
         "the child withdrew the call; its handler was cancelled",
     )
+}
+
+/// The next frame, read inside tokio's cooperative budget or outside it
+/// (see [`ServerOptions::frames_spend_budget`]).
+async fn read_frame<R: AsyncRead + Unpin>(
+    reader: &mut AsyncFrameReader<R>,
+    spend_budget: bool,
+) -> Result<Option<Vec<u8>>, FrameError> {
+    if spend_budget {
+        reader.read_frame().await
+    } else {
+        tokio::task::coop::unconstrained(reader.read_frame()).await
+    }
 }
 
 /// Runs one call under its deadline and turns its outcome into a Response.
