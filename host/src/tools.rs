@@ -155,6 +155,14 @@ impl std::fmt::Debug for Tool {
 impl Tool {
     /// A tool named `name` answered by `handler`:
     /// `async fn(Call) -> Result<impl ToolValue, HandlerError>`.
+    ///
+    /// The handler's future is polled in the execution's own task. It may
+    /// await anything: it spends tokio's cooperative budget as any task's
+    /// code does, so even one whose every await is ready gives way, and its
+    /// [`timeout`](Self::timeout) and the wall clock fire. It must not
+    /// block its thread (a sleep, a long computation, a blocking lock):
+    /// nothing can interrupt that, and its timeout and the wall clock wait
+    /// until it returns. Send such work to `tokio::task::spawn_blocking`.
     pub fn new<F, Fut, V>(name: impl Into<String>, handler: F) -> Self
     where
         F: Fn(Call) -> Fut + Send + Sync + 'static,
