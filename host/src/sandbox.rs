@@ -547,6 +547,14 @@ impl Sandbox {
         if exited.is_none() {
             exited = tokio::time::timeout(WIND_DOWN, &mut exit).await.ok();
         }
+        // A run stopped while it waited for a pool slot never started: its
+        // wall clock's words say so, not what the program was doing.
+        let unstarted = match &exited {
+            Some(ChildEnd::Failed(ChildFailure::NoSlot { slots, waited, .. })) => {
+                Some((*slots, *waited))
+            }
+            _ => None,
+        };
         // A process tree the kernel cut for memory went over its cap, even
         // if what was left of it wrote a Result before the cut was seen.
         let end = match (end, exited) {
@@ -571,7 +579,10 @@ impl Sandbox {
             && result.kind == Some(FailureKind::Limit)
             && result.error == wall_clock_ran_out(&budget)
         {
-            result.error = waiting_on(result.error, tally.unfinished().as_deref());
+            result.error = match unstarted {
+                Some((slots, waited)) => wall_clock_before_a_slot(&budget, slots, waited),
+                None => waiting_on(result.error, tally.unfinished().as_deref()),
+            };
         }
         result.calls = calls;
         result.bytes = bytes;
@@ -629,9 +640,14 @@ impl End {
                 ChildFailure::MemoryLimit { .. } | ChildFailure::StackOverflow => {
                     failure(FailureKind::Limit, f.to_string())
                 }
-                ChildFailure::Cancelled => {
-                    failure(FailureKind::Cancelled, "the execution was cancelled".into())
-                }
+                ChildFailure::Cancelled
+                | ChildFailure::NoSlot {
+                    cancelled: true, ..
+                } => failure(FailureKind::Cancelled, "the execution was cancelled".into()),
+                ChildFailure::NoSlot { slots, waited, .. } => failure(
+                    FailureKind::Limit,
+                    wall_clock_before_a_slot(budget, slots, waited),
+                ),
                 ChildFailure::Trap { .. } | ChildFailure::Instantiate { .. } => {
                     failure(FailureKind::Unknown, f.to_string())
                 }
@@ -643,6 +659,16 @@ impl End {
 /// What a Result says when the wall clock ran out.
 fn wall_clock_ran_out(budget: &Budget) -> String {
     format!("wall clock of {:?} ran out", budget.wall_clock)
+}
+
+/// What a Result says when the wall clock ran out while the run waited for
+/// a pool slot.
+fn wall_clock_before_a_slot(budget: &Budget, slots: u32, waited: Duration) -> String {
+    format!(
+        "{} before the program started: {}",
+        wall_clock_ran_out(budget),
+        crate::wasm::no_slot(slots, waited)
+    )
 }
 
 /// Tools named in [`waiting_on`]; the rest are counted.

@@ -454,3 +454,100 @@ async fn calls_never_sent_are_told_apart_from_calls_cancelled() {
          await a call to have it finish\n"
     );
 }
+
+/// A run that waits for a pool slot waits inside its wall clock; if that
+/// runs out first, its words say the program never started (they said the
+/// program "was computing or waiting on a timer"), and a cancel during the
+/// wait is a cancel.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_waits_out_its_wall_clock_for_a_pool_slot_says_it_never_started() {
+    use std::sync::Arc;
+    use tokio::sync::Notify;
+    use wasmwire::wasm::{EngineOptions, Pooling};
+    use wasmwire::{Call, HandlerError, Json, Tool, Tools};
+
+    let sandbox = Arc::new(
+        Sandbox::new(SandboxOptions {
+            engine: EngineOptions {
+                pooling: Some(Pooling {
+                    max_children: 1,
+                    max_memory: 64 << 20,
+                }),
+                ..EngineOptions::default()
+            },
+            ..SandboxOptions::default()
+        })
+        .expect("a pool of one"),
+    );
+    // `hold` is called once the holder runs (so holds the only slot), and
+    // answers when released.
+    let (held, release) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+    let mut tools = Tools::new();
+    let (on_hold, on_release) = (held.clone(), release.clone());
+    tools
+        .register(Tool::new("hold", move |_c: Call| {
+            let (held, release) = (on_hold.clone(), on_release.clone());
+            async move {
+                held.notify_one();
+                release.notified().await;
+                Ok::<_, HandlerError>(Json("released"))
+            }
+        }))
+        .unwrap();
+    let holder = {
+        let (sandbox, tools) = (sandbox.clone(), tools.clone());
+        tokio::spawn(async move {
+            sandbox
+                .run(
+                    &Execution::new("return await hold();"),
+                    &tools,
+                    CancellationToken::new(),
+                )
+                .await
+        })
+    };
+    held.notified().await;
+
+    let mut waiting = Execution::new("return 1");
+    waiting.budget.wall_clock = Duration::from_millis(200);
+    let outcome = sandbox
+        .run(&waiting, &tools, CancellationToken::new())
+        .await
+        .unwrap();
+    let failure = outcome.value().expect_err("no slot came free");
+    assert_eq!(failure.kind, Some(FailureKind::Limit), "{failure:?}");
+    assert!(
+        failure.message.starts_with(
+            "wall clock of 200ms ran out before the program started: the pool's only slot stayed in use for the "
+        ) && failure.message.ends_with(" ms it waited (`Pooling::max_children`)"),
+        "{}",
+        failure.message
+    );
+
+    let cancel = CancellationToken::new();
+    let cancelling = {
+        let cancel = cancel.clone();
+        async move {
+            tokio::task::yield_now().await;
+            cancel.cancel();
+        }
+    };
+    let one = Execution::new("return 1");
+    let (outcome, ()) = tokio::join!(sandbox.run(&one, &tools, cancel.clone()), cancelling);
+    let failure = outcome.unwrap().into_value().expect_err("cancelled");
+    assert_eq!(failure.kind, Some(FailureKind::Cancelled), "{failure:?}");
+
+    release.notify_one();
+    let held = holder.await.unwrap().unwrap();
+    assert_eq!(held.value(), Ok(&json!("released")));
+    // The slot is free again.
+    let after = sandbox
+        .run(
+            &Execution::new("return 2"),
+            &tools,
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(after.value(), Ok(&json!(2)));
+}

@@ -27,8 +27,9 @@ use super::{ChildIo, ChildLimits, cache};
 pub struct WasmChild {
     engine: Engine,
     pre: CommandPre<ChildState>,
-    /// Free pool slots, when the engine pools instances.
-    slots: Option<Arc<Semaphore>>,
+    /// Free pool slots, when the engine pools instances, and how many
+    /// there are in all.
+    slots: Option<(Arc<Semaphore>, u32)>,
     ticker: Ticker,
     /// The most linear memory a child can be given, in bytes.
     memory_ceiling: u64,
@@ -97,7 +98,8 @@ impl WasmChild {
             .map_err(WasmError::not_a_child)?;
         let slots = options
             .pooling
-            .map(|pooling| Arc::new(Semaphore::new(pooling.max_children.max(1) as usize)));
+            .map(|pooling| pooling.max_children.max(1))
+            .map(|slots| (Arc::new(Semaphore::new(slots as usize)), slots));
         let ticker = Ticker::start(engine.clone()).map_err(WasmError::Ticker)?;
         Ok(WasmChild {
             engine,
@@ -173,7 +175,7 @@ impl WasmChild {
             let execution = async {
                 slot = match &self.slots {
                     // The semaphore is never closed.
-                    Some(slots) => slots.acquire().await.ok(),
+                    Some((slots, _)) => slots.acquire().await.ok(),
                     None => None,
                 };
                 let _ticking = self.ticker.running();
@@ -204,7 +206,14 @@ impl WasmChild {
         };
         let end = match ended {
             Ok(code) => ChildEnd::Exited { code },
-            Err(Stop::Interrupt(why)) => ChildEnd::Failed(exit::interrupted(why, &limits)),
+            Err(Stop::Interrupt(why)) => match self.slots {
+                Some((_, slots)) if slot.is_none() => ChildEnd::Failed(ChildFailure::NoSlot {
+                    slots,
+                    waited: started.elapsed(),
+                    cancelled: why == Interrupt::Cancelled,
+                }),
+                _ => ChildEnd::Failed(exit::interrupted(why, &limits)),
+            },
             Err(Stop::Instantiate(error)) => {
                 ChildEnd::Failed(match store.data().limiter.refused() {
                     Some(refusal) => exit::memory_limit(refusal, &limits),

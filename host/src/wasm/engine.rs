@@ -64,7 +64,9 @@ impl Default for EngineOptions {
 
 /// A pooling instance allocator: memory, tables and stacks for up to
 /// `max_children` children are reserved once and reused, which makes each
-/// instantiation cheaper. Runs beyond `max_children` wait for a free slot.
+/// instantiation cheaper. Runs beyond `max_children` wait for a free slot,
+/// inside their wall clock: one whose wall clock runs out first ends
+/// `limit`, saying that the program never started.
 ///
 /// A slot is reserved address space, not memory: memory is used only by the
 /// pages a child touches. When a child ends, the pages it dirtied are found

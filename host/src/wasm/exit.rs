@@ -112,6 +112,17 @@ pub enum ChildFailure {
         /// The trap and its cause, as wasmtime reports it.
         message: String,
     },
+    /// The run was stopped (its wall clock, or a cancel) while it waited
+    /// for one of the pooling allocator's slots: the program never started.
+    #[error("the program never started: {}", no_slot(*slots, *waited))]
+    NoSlot {
+        /// The pool's slots ([`Pooling::max_children`](super::Pooling::max_children)).
+        slots: u32,
+        /// How long the run waited for one.
+        waited: Duration,
+        /// Whether a cancel stopped the wait (else its wall clock did).
+        cancelled: bool,
+    },
     /// The child could not be instantiated (for a reason other than the
     /// memory cap), e.g. the pooling allocator's slots are exhausted.
     #[error("the child could not be instantiated: {message}")]
@@ -168,6 +179,18 @@ pub(super) fn memory_limit(refusal: Refusal, limits: &super::ChildLimits) -> Chi
         refusal,
         max_memory: limits.max_memory,
     }
+}
+
+/// What a run that got no pool slot waited on.
+pub(crate) fn no_slot(slots: u32, waited: Duration) -> String {
+    let whom = match slots {
+        1 => "the pool's only slot".to_owned(),
+        n => format!("all {n} of the pool's slots"),
+    };
+    format!(
+        "{whom} stayed in use for the {} ms it waited (`Pooling::max_children`)",
+        waited.as_millis()
+    )
 }
 
 fn cap_text(max_memory: u64) -> String {

@@ -56,6 +56,7 @@ pub use engine::{
 };
 pub use epoch::TICK as EPOCH_TICK;
 pub use error::WasmError;
+pub(crate) use exit::no_slot;
 pub use exit::{ChildEnd, ChildExit, ChildFailure};
 pub use limits::Refusal;
 pub use snapshot::INIT_EXPORT;
