@@ -476,6 +476,48 @@
     Error: "an Error", RegExp: "a RegExp", Promise: "a Promise (not awaited?)",
     ArrayBuffer: "an ArrayBuffer", DataView: "a DataView",
   };
+  // Iterators and generators hold their items until they are walked:
+  // JSON writes every one as `{}` (`map.values()`, `arr.entries()`, a
+  // generator's result).
+  const ITERATORS = { __proto__: null };
+  {
+    const iterators = [new Map().values(), new Set().values(), [].values(), ""[Symbol.iterator](),
+      apply(String.prototype.matchAll, "", [/a/g])];
+    if (typeof Iterator === "function" && typeof Iterator.prototype.map === "function") {
+      apply(arrayPush, iterators, [apply(Iterator.prototype.map, [].values(), [(x) => x])]);
+    }
+    for (const it of iterators) ITERATORS[classId(it)] = "an iterator";
+    ITERATORS[classId((function* () {})())] = "a generator";
+    ITERATORS[classId((async function* () {})())] = "an async generator";
+  }
+  // A class's data behind getters on its prototype (`get total()`): JSON
+  // writes only own fields. The first getter of `o`'s prototype chain (up
+  // to Object.prototype) that no own field of `o` shadows, or undefined;
+  // no getter is run, a Proxy on the chain is not asked. `seen` remembers
+  // each prototype's getters, for a list of many instances of one class.
+  const getOwnPropertyNames = Object.getOwnPropertyNames;
+  const mapGetProto = Map.prototype.get;
+  function hiddenGetter(o, seen) {
+    const first = getPrototypeOf(o);
+    if (first === null || first === ObjectProto || first === ArrayProto) return undefined;
+    let getters = apply(mapGetProto, seen, [first]);
+    if (getters === undefined) {
+      getters = [];
+      for (let p = first, i = 0; p !== null && p !== ObjectProto && i < 16; p = getPrototypeOf(p), i++) {
+        if (kinds[classId(p)] === "Proxy") break;
+        const names = getOwnPropertyNames(p);
+        for (let j = 0; j < names.length && j < 256; j++) {
+          const d = gopd(p, names[j]);
+          if (d !== undefined && d.get !== undefined) apply(arrayPush, getters, [names[j]]);
+        }
+      }
+      apply(mapSet, seen, [first, getters]);
+    }
+    for (let i = 0; i < getters.length; i++) {
+      if (gopd(o, getters[i]) === undefined) return getters[i];
+    }
+    return undefined;
+  }
   function mayHaveToJSON(o) {
     for (let p = o, i = 0; p !== null && i < 64; p = getPrototypeOf(p), i++) {
       // A Proxy on the way is not asked (that would run its traps): it may.
@@ -486,7 +528,7 @@
     return false;
   }
   shared.lossy = function lossy(value) {
-    const work = [value], paths = [""];
+    const work = [value], paths = [""], seen = new MapCtor();
     let looks = 0;
     // Each object queued is looked at; at most MAX_LOSSY_LOOKS properties
     // are listed, so at most that many are queued.
@@ -502,8 +544,17 @@
         if (kind === "Set" && apply(setSize, o, []) === 0) continue;
         return [lost, path];
       }
+      const iterator = ITERATORS[classId(o)];
+      if (iterator !== undefined) return [iterator, path];
       if (kind === "TypedArray" || looks >= MAX_LOSSY_LOOKS) continue;
       const list = isArray(o);
+      if (!list) {
+        const getter = hiddenGetter(o, seen);
+        if (getter !== undefined) {
+          const name = isIdentifier(getter) ? getter : stringify(getter);
+          return ["an object whose `" + name + "` is a getter", path];
+        }
+      }
       const names = list ? undefined : objectKeys(o);
       const n = list ? o.length : names.length;
       for (let i = 0; i < n && looks < MAX_LOSSY_LOOKS; i++, looks++) {

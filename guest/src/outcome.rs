@@ -187,8 +187,9 @@ impl<'js> Judge<'_, 'js> {
         self.session.write_console(
             format!(
                 "warn: {what}, which JSON does not carry in full (an Error's message, a Map's or \
-                 Set's entries, a Promise's value): return plain data (error.message, \
-                 Object.fromEntries(map), [...set], the awaited value)\n"
+                 Set's entries, an iterator's items, a getter's value, a Promise's value): return \
+                 plain data (error.message, Object.fromEntries(map), [...set], [...iterator], \
+                 {{ total: o.total }}, the awaited value)\n"
             )
             .as_bytes(),
         );

@@ -313,8 +313,9 @@ fn rejections_handled_later_are_not_warned_about_past_the_kept_ones() {
 #[test]
 fn a_returned_value_that_json_empties_is_warned_of() {
     const TAIL: &str = ", which JSON does not carry in full (an Error's message, a Map's or Set's \
-                        entries, a Promise's value): return plain data (error.message, \
-                        Object.fromEntries(map), [...set], the awaited value)\n";
+                        entries, an iterator's items, a getter's value, a Promise's value): \
+                        return plain data (error.message, Object.fromEntries(map), [...set], \
+                        [...iterator], { total: o.total }, the awaited value)\n";
     for (program, value, warned) in [
         (
             "try { null.x } catch (e) { return { ok: false, error: e } }",
@@ -335,6 +336,29 @@ fn a_returned_value_that_json_empties_is_warned_of() {
             "return [[], [new Set([1])], new Error('first')];",
             "[[],[{}],{}]",
             "warn: the returned value holds an Error at [2]",
+        ),
+        // Iterators and generators, and a class whose data is behind
+        // getters (private fields, as modern classes keep it).
+        (
+            "return { ids: new Map([[1, 'a']]).keys() };",
+            r#"{"ids":{}}"#,
+            "warn: the returned value holds an iterator at .ids",
+        ),
+        (
+            "return [[1, 2].entries()];",
+            "[{}]",
+            "warn: the returned value holds an iterator at [0]",
+        ),
+        (
+            "function* rows() { yield 1; }\nreturn rows();",
+            "{}",
+            "warn: the program returned a generator",
+        ),
+        (
+            "class Cart { #items = [1, 2]; get total() { return this.#items.length; } }\n\
+             return { carts: [new Cart(), new Cart()] };",
+            r#"{"carts":[{},{}]}"#,
+            "warn: the returned value holds an object whose `total` is a getter at .carts[0]",
         ),
     ] {
         let run = run_alone(program);
@@ -359,6 +383,8 @@ fn a_returned_value_that_json_empties_is_warned_of() {
         "return { none: new Map(), empty: new Set() };",
         "return { get boom() { throw new Error('ran') }, ok: 1 };",
         "return new Proxy({}, { ownKeys() { throw new Error('trap') } });",
+        "class Row { total = 3; get total() { return 0; } }\nreturn [new Row(), {}];",
+        "class Row { n = 1; double() { return 2; } }\nreturn [new Row(), {}];",
         "return { a: Object.create(new Proxy({}, { getOwnPropertyDescriptor() { console.log('trap ran') } })) };",
     ] {
         let run = run_alone(program);
