@@ -367,6 +367,27 @@ fn deadline_ms<'js>(ctx: &Ctx<'js>, options: Option<&Value<'js>>) -> rquickjs::R
             "host.call: options must be an object",
         ));
     };
+    // An option the call does not know would be ignored, and a program
+    // that meant `{ timeout: 5000 }` as a deadline would wait without one.
+    for key in options.keys::<rquickjs::String>() {
+        let key = key?.to_string()?;
+        if key != "deadlineMs" && key != "signal" {
+            let meant = match key.to_ascii_lowercase().as_str() {
+                "timeout" | "timeoutms" | "deadline" | "deadline_ms" | "ms" => {
+                    " (a deadline is `deadlineMs`, in milliseconds)"
+                }
+                "abortsignal" | "abort" => " (a signal is `signal`, an AbortSignal)",
+                _ => "",
+            };
+            return Err(Exception::throw_type(
+                ctx,
+                &format!(
+                    "host.call: unknown option {}{meant}; the options are deadlineMs and signal",
+                    quoted(&key)
+                ),
+            ));
+        }
+    }
     let deadline: Value = options.get("deadlineMs")?;
     if deadline.is_undefined() {
         return Ok(0);
@@ -380,6 +401,15 @@ fn deadline_ms<'js>(ctx: &Ctx<'js>, options: Option<&Value<'js>>) -> rquickjs::R
             ctx,
             "host.call: deadlineMs must be a finite, non-negative number of milliseconds",
         )),
+    }
+}
+
+/// `key` as a program would write it, cut short when long.
+fn quoted(key: &str) -> String {
+    const SHOWN: usize = 64;
+    match key.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{:?}...", &key[..cut]),
+        None => format!("{key:?}"),
     }
 }
 

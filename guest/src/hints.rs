@@ -347,6 +347,30 @@ pub(crate) fn missing_global(name: &str) -> Option<&'static str> {
     })
 }
 
+/// What QuickJS's words for using null, undefined or a plain object as
+/// what they are not mean in the program's terms (Node names the
+/// destructuring and the value; QuickJS says neither), for a `TypeError`
+/// headline.
+pub(crate) fn not_an_object(headline: &str) -> Option<&'static str> {
+    let rest = headline.strip_prefix("TypeError: ")?;
+    Some(match rest {
+        "Cannot convert undefined or null to object" => {
+            "a destructuring such as `const { a } = value`, or `Object.keys(value)`, \
+             of a value that is null or undefined"
+        }
+        "cannot read property 'Symbol.iterator' of null"
+        | "cannot read property 'Symbol.iterator' of undefined" => {
+            "a `for...of`, a spread `...value` or an array destructuring \
+             `const [a] = value` of a value that is null or undefined"
+        }
+        "value is not iterable" => {
+            "a `for...of`, a spread or an array destructuring of a value that is not \
+             iterable: for a plain object, use Object.entries(value)"
+        }
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

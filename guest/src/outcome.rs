@@ -322,6 +322,9 @@ impl<'js> Judge<'_, 'js> {
         {
             headline = format!("{headline} ({why})");
         }
+        if let Some(why) = hints::not_an_object(&headline) {
+            headline = format!("{headline} ({why})");
+        }
         let place = located
             .map(|at| format!(" at {}", at.position()))
             .unwrap_or_default();

@@ -273,6 +273,24 @@ async fn a_missing_global_a_model_reaches_for_says_what_to_use_instead() {
     ] {
         assert_failed(&run(program).await, FailureKind::Invalid, why);
     }
+    // Null, undefined or a plain object where an object or an iterable
+    // was due: QuickJS names neither the destructuring nor the value.
+    for (program, why) in [
+        (
+            "const { rows } = await Promise.resolve(null);\n1",
+            "TypeError: Cannot convert undefined or null to object (a destructuring such as `const { a } = value`, or `Object.keys(value)`, of a value that is null or undefined)",
+        ),
+        (
+            "for (const row of undefined) {}",
+            "TypeError: cannot read property 'Symbol.iterator' of undefined (a `for...of`, a spread `...value` or an array destructuring `const [a] = value` of a value that is null or undefined) at line 1, column 19",
+        ),
+        (
+            "for (const [k, v] of { a: 1 }) {}",
+            "TypeError: value is not iterable (a `for...of`, a spread or an array destructuring of a value that is not iterable: for a plain object, use Object.entries(value))",
+        ),
+    ] {
+        assert_failed(&run(program).await, FailureKind::Invalid, why);
+    }
     // Any other name is only not defined.
     let outcome = run("foo + 1").await;
     assert_eq!(

@@ -125,14 +125,16 @@ fn host_call_rejects_bad_arguments_without_sending() {
     let program = r#"
         const out = [];
         for (const [name, opts] of [[42, undefined], ['t', { deadlineMs: -1 }], ['t', { deadlineMs: 'soon' }],
-                                    ['t', { deadlineMs: Infinity }], ['t', 5]]) {
+                                    ['t', { deadlineMs: Infinity }], ['t', 5], ['t', { timeout: 5000 }],
+                                    ['t', { deadlineMs: 10, retries: 3 }]]) {
             try { await host.call(name, 'x', opts); } catch (e) { out.push(e.name); }
         }
+        try { await host.call('t', 'x', { timeout: 5000 }); } catch (e) { out.push(e.message); }
         return out;"#;
     let run = run(program, &[("t", "")], Tools::new().echo("t"));
     assert_eq!(
         run.value(),
-        r#"["TypeError","RangeError","RangeError","RangeError","TypeError"]"#
+        r#"["TypeError","RangeError","RangeError","RangeError","TypeError","TypeError","TypeError","host.call: unknown option \"timeout\" (a deadline is `deadlineMs`, in milliseconds); the options are deadlineMs and signal"]"#
     );
     assert!(run.tools.sent.is_empty());
 }
