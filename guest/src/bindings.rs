@@ -230,7 +230,8 @@ fn signal_of<'js>(options: Option<&Value<'js>>) -> rquickjs::Result<Option<Value
         return Ok(None);
     };
     let signal: Value = options.get("signal")?;
-    Ok((!signal.is_undefined()).then_some(signal))
+    // `signal: opts.signal ?? null` is no signal, as in `fetch`.
+    Ok((!signal.is_undefined() && !signal.is_null()).then_some(signal))
 }
 
 /// Whether a signature's last parameter is a rest parameter.

@@ -206,9 +206,15 @@ fn set<'js>(ctx: &Ctx<'js>, name: &'static str, repeat: bool) -> rquickjs::Resul
 /// `clearTimeout(id)` or `clearInterval(id)`.
 fn clear<'js>(ctx: &Ctx<'js>, name: &'static str) -> rquickjs::Result<Function<'js>> {
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: Opt<Value<'js>>| {
-        // Anything that is not a timer's id (undefined, a string, 1.5) is
-        // no timer: nothing to clear.
-        if let Some(id) = id.0.and_then(|id| id.as_number())
+        // An id as text (a key of an object of timers) is the number, as
+        // in browsers; anything else that is not a timer's id (undefined,
+        // 1.5) is no timer: nothing to clear.
+        let id = id.0.and_then(|id| match id.is_string() {
+            // QuickJS's own ToNumber of the text (no float parser of ours).
+            true => id.get::<Coerced<f64>>().ok().map(|n| n.0),
+            false => id.as_number(),
+        });
+        if let Some(id) = id
             && id >= 1.0
             && id.fract() == 0.0
             && id <= u64::MAX as f64

@@ -14,6 +14,8 @@
   const arraySplice = Array.prototype.splice;
   const MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set;
   const mapDelete = Map.prototype.delete;
+  // `#field in v` throws "invalid 'in' operand" for a primitive.
+  const isObject = (v) => v !== null && (typeof v === "object" || typeof v === "function");
   const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, "size").get;
 
   function define(target, name, value) {
@@ -76,7 +78,7 @@
     }
     static _done(event) { event.#current = null; }
     static _stopped(event) { return event.#stopped; }
-    static _is(event) { return #type in event; }
+    static _is(event) { return isObject(event) && #type in event; }
   }
   const { _dispatching, _done, _stopped, _is } = Event;
   delete Event._dispatching; delete Event._done; delete Event._stopped; delete Event._is;
@@ -258,7 +260,7 @@
       for (const source of sources) apply(arrayPush, source.#dependents, [s]);
       return s;
     }
-    static _is(s) { return #aborted in s; }
+    static _is(s) { return isObject(s) && #aborted in s; }
     static _aborted(s) { return s.#aborted; }
     static _onAbort(s, f) { apply(arrayPush, s.#inner, [f]); }
     // A work list, not recursion: `any` of an `any` of ... thousands deep

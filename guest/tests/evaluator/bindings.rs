@@ -120,6 +120,26 @@ fn a_fractional_deadline_is_rounded_up() {
     assert_eq!(run.tools.sent[0].deadline_ms, 1);
 }
 
+/// `signal: null` is no signal (as in `fetch`, where code passes
+/// `opts.signal ?? null`); a primitive signal, or one in `AbortSignal.any`,
+/// is named, not QuickJS's "invalid 'in' operand".
+#[test]
+fn a_null_signal_is_none_and_a_primitive_one_is_named() {
+    let program = r#"
+        const out = [await host.call('t', 'sent', { signal: null })];
+        for (const f of [() => host.call('t', 'x', { signal: 'nope' }), () => AbortSignal.any([1]),
+                         () => new EventTarget().dispatchEvent(1)]) {
+            try { await f(); out.push('no error'); } catch (e) { out.push(e.message); }
+        }
+        return out;"#;
+    let run = run(program, &[("t", "")], Tools::new().echo("t"));
+    assert_eq!(
+        run.value(),
+        r#"["sent","host.call: options.signal must be an AbortSignal","AbortSignal.any: every member must be an AbortSignal","EventTarget.dispatchEvent: the argument is not an Event"]"#
+    );
+    assert_eq!(run.tools.sent.len(), 1);
+}
+
 #[test]
 fn host_call_rejects_bad_arguments_without_sending() {
     let program = r#"

@@ -51,6 +51,16 @@ fn clear_timeout_prevents_the_callback() {
     assert_eq!(run.value(), "false");
 }
 
+/// Timers kept by id as an object's keys are cleared through the keys,
+/// which are strings: as in browsers, the text is the id.
+#[test]
+fn an_id_as_text_clears_its_timer() {
+    let run = run_alone(
+        "const pending = {}, fired = [];          for (const name of ['a', 'b']) pending[setTimeout(() => fired.push(name), 10)] = name;          for (const id of Object.keys(pending)) clearTimeout(id);          const iv = setInterval(() => fired.push('iv'), 5); clearInterval(` ${iv} `);          await new Promise(r => setTimeout(r, 40));          return fired;",
+    );
+    assert_eq!(run.value(), "[]");
+}
+
 #[test]
 fn an_interval_fires_until_it_is_cleared_from_its_own_callback() {
     let run = run_alone(
