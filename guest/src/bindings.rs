@@ -384,7 +384,7 @@ fn deadline_ms<'js>(ctx: &Ctx<'js>, options: Option<&Value<'js>>) -> rquickjs::R
                 ctx,
                 &format!(
                     "host.call: unknown option {}{meant}; the options are deadlineMs and signal",
-                    quoted(&key)
+                    crate::outcome::quoted(&key)
                 ),
             ));
         }
@@ -402,15 +402,6 @@ fn deadline_ms<'js>(ctx: &Ctx<'js>, options: Option<&Value<'js>>) -> rquickjs::R
             ctx,
             "host.call: deadlineMs must be a finite, non-negative number of milliseconds",
         )),
-    }
-}
-
-/// `key` as a program would write it, cut short when long.
-fn quoted(key: &str) -> String {
-    const SHOWN: usize = 64;
-    match key.char_indices().nth(SHOWN) {
-        Some((cut, _)) => format!("{:?}...", &key[..cut]),
-        None => format!("{key:?}"),
     }
 }
 

@@ -101,7 +101,7 @@ fn shorten(error: String) -> String {
 }
 
 /// `text` in double quotes, with the quotes and backslashes in it escaped.
-fn quoted(text: &str) -> String {
+pub(crate) fn quoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     for c in text.chars() {

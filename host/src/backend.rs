@@ -84,6 +84,17 @@ impl Backend {
         }
     }
 
+    /// Whether the child runs inside the execution's own task (the wasm
+    /// child, its `exit` future), so that it can write no faster than the
+    /// Server reads: then the channels between them spend none of tokio's
+    /// cooperative budget (the wasm `exit` future below, and the Starter and
+    /// Server in `Sandbox::execute`). A child process floods a pipe at no
+    /// cost to itself: there the budget is what makes its reader give the
+    /// thread up.
+    pub fn child_in_task(&self) -> bool {
+        matches!(self, Backend::Wasm(_))
+    }
+
     /// Refuses `budget` before start if it asks for an item this backend
     /// cannot hold, or for more of one than it can.
     pub fn check(&self, budget: &Budget) -> Result<(), SandboxError> {
@@ -140,9 +151,9 @@ impl Backend {
                 let child = child.clone();
                 // Not spawned: the child runs inside the execution's own
                 // task, next to the Starter and the Server, so that handing a
-                // frame across costs no wake-up of another thread. Its
-                // channels spend none of tokio's cooperative budget (see
-                // `Sandbox::execute`); it yields at every epoch tick.
+                // frame across costs no wake-up of another thread. It spends
+                // none of tokio's cooperative budget (`child_in_task`); it
+                // yields at every epoch tick.
                 let exit = async move { child.run(io, limits, &stop).await.end };
                 let exit = tokio::task::coop::unconstrained(exit);
                 Ok(Spawned {

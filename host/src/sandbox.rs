@@ -438,18 +438,15 @@ impl Sandbox {
         // Stops the child and the server: on cancel, and once we have our answer.
         let stop = cancel.child_token();
         let child = self.backend.spawn(console.clone(), &budget, stop.clone())?;
-        // A wasm child runs inside this task (its `exit` future), so it can
-        // write no faster than the Server reads: the channels between them
-        // and the Starter spend none of tokio's cooperative budget. With it
-        // the task yielded every few dozen calls, and on a multi-threaded
+        // A child in this task spends none of tokio's cooperative budget,
+        // nor do the Server's reads and writes or the Starter: with it the
+        // task yielded every few dozen calls, and on a multi-threaded
         // runtime each yield woke another worker to steal it (round trip
         // 9.1 -> 7.4 µs on two workers without). The handlers, the
         // embedder's code, still spend it, as any task's code does: one
         // whose every await is ready yields, and its timeout and the wall
-        // clock can fire. A child process floods a pipe at no cost to
-        // itself: there the budget is what makes its reader give the thread
-        // up.
-        let in_task = matches!(self.backend, Backend::Wasm(_));
+        // clock can fire.
+        let in_task = self.backend.child_in_task();
 
         let server = Server::new(
             ServerOptions {

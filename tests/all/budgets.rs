@@ -457,8 +457,9 @@ async fn calls_never_sent_are_told_apart_from_calls_cancelled() {
 
 /// A run that waits for a pool slot waits inside its wall clock; if that
 /// runs out first, its words say the program never started (they said the
-/// program "was computing or waiting on a timer"), and a cancel during the
-/// wait is a cancel.
+/// program "was computing or waiting on a timer"). A cancel made as a run
+/// starts (before or during its wait: which, the test cannot see) ends it
+/// cancelled, and the slot is free again after the holder ends.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_that_waits_out_its_wall_clock_for_a_pool_slot_says_it_never_started() {
     use std::sync::Arc;
