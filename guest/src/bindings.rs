@@ -115,6 +115,9 @@ fn binding_function<'js>(
     Function::new(
         ctx.clone(),
         move |ctx: Ctx<'js>, values: Rest<Value<'js>>| {
+            if let Some(why) = unread_argument(&binding, &values.0) {
+                return rejected(&ctx, type_error(&ctx, &why));
+            }
             let args = match &binding.parameters {
                 Some(parameters) => {
                     args_from_parameters(&ctx, &binding.name, parameters, binding.rest, &values.0)
@@ -126,6 +129,72 @@ fn binding_function<'js>(
     )?
     .with_name(name)?
     .with_length(arity)
+}
+
+/// Why an argument past a binding's own would be lost, if one would: a
+/// binding reads its parameters (one args value without a signature) and
+/// nothing after them, so `search("q", { limit: 5 })` or
+/// `fetch_doc(id, { signal })` would run without what the program passed.
+/// What array callbacks pass is left alone, so that `ids.map(fetch_doc)`
+/// works: the index (a number) second and the array third; and so is
+/// `undefined` or `null`, and anything given to a binding that declares
+/// no parameter at all (`.then(ping)`).
+fn unread_argument(binding: &Binding, values: &[Value<'_>]) -> Option<String> {
+    let taken = match &binding.parameters {
+        Some(_) if binding.rest => return None,
+        Some(parameters) => parameters.len(),
+        None => 1,
+    };
+    if taken == 0 {
+        return None;
+    }
+    let (position, value) = values.iter().enumerate().skip(taken).find(|(i, v)| {
+        !(v.is_undefined()
+            || v.is_null()
+            || (*i == 1 && v.is_number())
+            || (*i == 2 && v.is_array()))
+    })?;
+    let takes = match &binding.parameters {
+        Some(parameters) if parameters.len() == 1 => format!("one argument, {}", parameters[0]),
+        Some(parameters) => format!("{} arguments, {}", parameters.len(), parameters.join(", ")),
+        None => "one argument, its args".to_owned(),
+    };
+    let options = value.as_object().is_some_and(|o| {
+        o.contains_key("signal").unwrap_or(false) || o.contains_key("deadlineMs").unwrap_or(false)
+    });
+    let instead = if options {
+        format!(
+            "; call options go through host.call({}, args, {{ signal, deadlineMs }})",
+            crate::outcome::quoted(&binding.name)
+        )
+    } else if binding.parameters.is_none() {
+        "; put everything the tool needs in that one value".to_owned()
+    } else {
+        String::new()
+    };
+    let kind = crate::intrinsics::Intrinsics::type_name(value);
+    let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    Some(format!(
+        "{} takes {takes}; its {} argument, {article} {kind}, would be read by nothing{instead}",
+        binding.name,
+        ordinal(position + 1),
+    ))
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, ... `11th`, `21st`.
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 /// `host.call(name, args, {deadlineMs})`.

@@ -52,6 +52,9 @@
   const URLProto = URL.prototype, SearchParamsProto = URLSearchParams.prototype;
   const urlHref = gopd(URL.prototype, "href").get, searchParamsForEach = URLSearchParams.prototype.forEach;
   const ErrorProto = Error.prototype, ObjectProto = Object.prototype, ArrayProto = Array.prototype;
+  // QuickJS's own reader of an error's stack (an accessor on the
+  // prototype), taken before any program could replace it.
+  const stackOf = gopd(ErrorProto, "stack")?.get;
 
   // How deep objects are shown, and how much of each (Node's defaults).
   const DEPTH = 2, DIR_DEPTH = 64, ARRAY_ITEMS = 100, STRING_CHARS = 10000, MAX_LOOKS = 10000;
@@ -395,9 +398,11 @@
     put(out, any ? " ]" : "]");
   }
 
-  // `Name: message`, then its own properties and its cause, as Node
-  // shows them after the stack. `fieldsOnly`: the properties alone, past
-  // what a headline already says (name, message, cause), for the Result.
+  // `Name: message`, then its own properties and its cause, then (for an
+  // error logged itself, not one inside a value) its stack, as Node shows
+  // an error: where it was made is what `catch (e) { console.error(e) }`
+  // is for. `fieldsOnly`: the properties alone, past what a headline
+  // already says (name, message, cause), for the Result.
   function error(out, e, depth, state, fieldsOnly = false) {
     const name = dataOrInherited(e, "name");
     const message = dataOrInherited(e, "message");
@@ -423,6 +428,18 @@
       if (any) put(out, " }");
     } finally {
       state.seen.length--;
+    }
+    if (depth === 0 && !fieldsOnly) {
+      // An own stack as data, else QuickJS's: no getter of the program's runs.
+      const d = gopd(e, "stack");
+      let stack = d !== undefined && "value" in d ? d.value : undefined;
+      if (d === undefined && typeof stackOf === "function") {
+        try { stack = apply(stackOf, e, []); } catch { stack = undefined; }
+      }
+      if (typeof stack !== "string") stack = "";
+      while (stack.length > 0 && (stack[stack.length - 1] === "\n" || stack[stack.length - 1] === " "))
+        stack = apply(strSlice, stack, [0, -1]);
+      if (stack !== "") put(out, "\n" + stack);
     }
   }
   function dataOrInherited(o, k) {

@@ -87,12 +87,12 @@ impl<'js> Intrinsics<'js> {
         })
     }
 
-    /// Hands the run's timers (defined after [`capture`](Intrinsics::capture),
-    /// before the program) to `AbortSignal.timeout`.
+    /// Hands the timers to `AbortSignal.timeout`: a `setTimeout` of its
+    /// own (its timers are not the program's), and the global
+    /// `clearTimeout`.
     pub(crate) fn adopt_timers(&self, ctx: &Ctx<'js>) -> rquickjs::Result<()> {
-        let globals = ctx.globals();
-        let set_timeout: Value = globals.get("setTimeout")?;
-        let clear_timeout: Value = globals.get("clearTimeout")?;
+        let set_timeout = crate::timers::own_set_timeout(ctx)?;
+        let clear_timeout: Value = ctx.globals().get("clearTimeout")?;
         let adopt: Function = self.web.get("adoptTimers")?;
         adopt.call((set_timeout, clear_timeout))
     }

@@ -366,13 +366,25 @@ fn warn_left_behind<'js>(
             .as_bytes(),
         );
     }
-    let timers = session.with_timers(|timers| timers.pending()).unwrap_or(0);
-    if timers > 0 {
+    let timers = session
+        .with_timers(|timers| timers.pending())
+        .unwrap_or_default();
+    if timers.never_run > 0 {
         session.write_console(
             format!(
                 "warn: the program ended with {} pending, never run (await what a timer \
                  settles to have it run)\n",
-                plural(timers, "timer")
+                plural(timers.never_run, "timer")
+            )
+            .as_bytes(),
+        );
+    }
+    if timers.intervals_run > 0 {
+        session.write_console(
+            format!(
+                "warn: the program ended with {} still set, stopped with it (clearInterval \
+                 one when it is done)\n",
+                plural(timers.intervals_run, "interval")
             )
             .as_bytes(),
         );

@@ -9,7 +9,10 @@
 //! * a pending timer keeps the program alive: the loop waits for it as it
 //!   waits for a call;
 //! * timers still pending when the program's promise settles are dropped:
-//!   the Result goes at once, and the console says how many never ran;
+//!   the Result goes at once, and the console says how many never ran and
+//!   how many intervals that ran were left set; the timer of an
+//!   `AbortSignal.timeout` is the web surface's own, not the program's, and
+//!   is dropped without a word (as Node does not wait for it);
 //! * delays are milliseconds; NaN, negative or missing is 0; one above
 //!   [`MAX_DELAY_MS`] (Infinity too) is 1 ms, as in Node (which warns that
 //!   it overflowed), rather than a wait no wall clock outlasts; an
@@ -47,12 +50,26 @@ struct Timer<'js> {
     args: Vec<Value<'js>>,
     /// The repeat delay of an interval; `None` for a timeout.
     every: Option<Duration>,
+    /// An interval that has fired at least once.
+    fired: bool,
+    /// Set by the web surface for itself (`AbortSignal.timeout`), not by
+    /// the program: not counted when the program ends with it pending.
+    own: bool,
     /// Where it stands in the due order.
     slot: Slot,
 }
 
 /// A place in the due order: the instant, then the order of scheduling.
 type Slot = (Instant, u64);
+
+/// The program's timers pending when it ended ([`Timers::pending`]).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Pending {
+    /// Timeouts and intervals that never fired.
+    pub(crate) never_run: usize,
+    /// Intervals that fired and were never cleared.
+    pub(crate) intervals_run: usize,
+}
 
 /// A callback the event loop is to call now.
 #[derive(Debug)]
@@ -82,6 +99,7 @@ impl<'js> Timers<'js> {
         callback: Function<'js>,
         args: Vec<Value<'js>>,
         repeat: bool,
+        own: bool,
     ) -> u64 {
         self.last_id += 1;
         let id = self.last_id;
@@ -93,6 +111,8 @@ impl<'js> Timers<'js> {
                 callback,
                 args,
                 every: repeat.then_some(delay),
+                fired: false,
+                own,
                 slot,
             },
         );
@@ -116,9 +136,18 @@ impl<'js> Timers<'js> {
         }
     }
 
-    /// How many timers are pending (an interval counts until cleared).
-    pub(crate) fn pending(&self) -> usize {
-        self.timers.len()
+    /// The program's timers still pending: how many never ran, and how
+    /// many are intervals that ran and were not cleared.
+    pub(crate) fn pending(&self) -> Pending {
+        let mut pending = Pending::default();
+        for timer in self.timers.values().filter(|t| !t.own) {
+            if timer.fired {
+                pending.intervals_run += 1;
+            } else {
+                pending.never_run += 1;
+            }
+        }
+        pending
     }
 
     /// When the next timer is due; `None` when none is pending.
@@ -146,6 +175,7 @@ impl<'js> Timers<'js> {
         self.order.insert(next, id);
         let timer = self.timers.get_mut(&id)?;
         timer.slot = next;
+        timer.fired = true;
         Some(Due {
             callback: timer.callback.clone(),
             args: timer.args.clone(),
@@ -157,7 +187,7 @@ impl<'js> Timers<'js> {
 pub(crate) fn install(ctx: &Ctx<'_>) -> rquickjs::Result<()> {
     let globals = ctx.globals();
     for (name, repeat) in [("setTimeout", false), ("setInterval", true)] {
-        let function = set(ctx, name, repeat)?;
+        let function = set(ctx, name, repeat, false)?;
         globals.prop(name, Property::from(function).writable().configurable())?;
     }
     for name in ["clearTimeout", "clearInterval"] {
@@ -167,8 +197,19 @@ pub(crate) fn install(ctx: &Ctx<'_>) -> rquickjs::Result<()> {
     Ok(())
 }
 
+/// The web surface's own `setTimeout` (`AbortSignal.timeout`'s): its
+/// timers are not the program's to be told of when it ends.
+pub(crate) fn own_set_timeout<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
+    set(ctx, "setTimeout", false, true)
+}
+
 /// `setTimeout(callback, delay, ...args)` or `setInterval(...)`.
-fn set<'js>(ctx: &Ctx<'js>, name: &'static str, repeat: bool) -> rquickjs::Result<Function<'js>> {
+fn set<'js>(
+    ctx: &Ctx<'js>,
+    name: &'static str,
+    repeat: bool,
+    own: bool,
+) -> rquickjs::Result<Function<'js>> {
     Function::new(
         ctx.clone(),
         move |ctx: Ctx<'js>,
@@ -192,7 +233,7 @@ fn set<'js>(ctx: &Ctx<'js>, name: &'static str, repeat: bool) -> rquickjs::Resul
             };
             let id = Session::current(&ctx)
                 .and_then(|session| {
-                    session.with_timers(|timers| timers.add(delay, callback, args.0, repeat))
+                    session.with_timers(|timers| timers.add(delay, callback, args.0, repeat, own))
                 })
                 .ok_or_else(|| Exception::throw_internal(&ctx, "the execution has ended"))?;
             // Ids stay far below 2^53, so the number is exact.

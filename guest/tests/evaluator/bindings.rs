@@ -16,11 +16,11 @@ fn signature_parameters_become_the_args_object() {
 }
 
 #[test]
-fn a_missing_argument_is_left_out_extra_ones_are_ignored_and_a_rest_parameter_takes_the_rest() {
-    // Extra arguments are ignored, as a JavaScript function ignores them:
-    // `ids.map(get_logs)` passes each id with its index and the array.
+fn a_missing_argument_is_left_out_what_map_passes_is_ignored_and_a_rest_parameter_takes_the_rest() {
+    // `ids.map(get_logs)` passes each id with its index and the array: the
+    // array goes unread (other extra arguments are refused, below).
     let run = run(
-        "await get_logs('db1'); await get_logs('db2', 5, 'extra'); await get_logs(undefined, 1);\n\
+        "await get_logs('db1'); await get_logs('db2', 5); await get_logs(undefined, 1);\n\
          await Promise.all(['db3'].map(get_logs)); await many(1, 2, 3); await many(1);",
         &[
             ("get_logs", "get_logs(host, count)"),
@@ -138,6 +138,39 @@ fn a_null_signal_is_none_and_a_primitive_one_is_named() {
         r#"["sent","host.call: options.signal must be an AbortSignal","AbortSignal.any: every member must be an AbortSignal","EventTarget.dispatchEvent: the argument is not an Event"]"#
     );
     assert_eq!(run.tools.sent.len(), 1);
+}
+
+/// An argument past a binding's own is refused, not dropped: the call
+/// would run without it (`fetch_doc(id, { signal })` with no signal,
+/// `search("q", { limit: 5 })` with no limit). What `map` and `forEach`
+/// pass after the value (the index, the array), `undefined` and `null`
+/// still go unread, so `ids.map(t)` works.
+#[test]
+fn an_argument_past_a_bindings_own_is_refused_not_dropped() {
+    let program = r#"
+        const out = [];
+        const controller = new AbortController();
+        for (const f of [() => t('a', { signal: controller.signal }), () => t('b', { limit: 5 }),
+                         () => t('c', 'en'), () => pair('d', 1, { deadlineMs: 5 }),
+                         () => pair('e', 2, undefined, true)]) {
+            try { await f(); out.push('sent'); } catch (e) { out.push(e.name + ': ' + e.message); }
+        }
+        out.push(await Promise.all(['x', 'y'].map(t)));
+        out.push(await Promise.all(['z'].map(one)));
+        out.push(await t('w', undefined, null));
+        out.push(await pair('v', 3, null));
+        return out;"#;
+    let run = run(
+        program,
+        &[("t", ""), ("pair", "pair(key, n)"), ("one", "one(key)")],
+        Tools::new().echo("t").echo("pair").echo("one"),
+    );
+    assert_eq!(
+        run.value(),
+        r#"["TypeError: t takes one argument, its args; its 2nd argument, an object, would be read by nothing; call options go through host.call(\"t\", args, { signal, deadlineMs })","TypeError: t takes one argument, its args; its 2nd argument, an object, would be read by nothing; put everything the tool needs in that one value","TypeError: t takes one argument, its args; its 2nd argument, a string, would be read by nothing; put everything the tool needs in that one value","TypeError: pair takes 2 arguments, key, n; its 3rd argument, an object, would be read by nothing; call options go through host.call(\"pair\", args, { signal, deadlineMs })","TypeError: pair takes 2 arguments, key, n; its 4th argument, a boolean, would be read by nothing",["x","y"],[{"key":"z"}],"w",{"key":"v","n":3}]"#
+    );
+    // Only the calls the program could make were sent.
+    assert_eq!(run.tools.sent.len(), 5);
 }
 
 #[test]

@@ -24,7 +24,7 @@ fn values_are_shown_as_a_reader_expects() {
     let run = run_alone(program);
     assert_eq!(
         run.console,
-        "s 42 1.5 true null undefined 7n Symbol(tag) { a: [ 1, 'x' ] } [ 1, 2 ] [Function: named] [Function (anonymous)] TypeError: bad\n"
+        "s 42 1.5 true null undefined 7n Symbol(tag) { a: [ 1, 'x' ] } [ 1, 2 ] [Function: named] [Function (anonymous)] TypeError: bad\\n    at <anonymous> (<program>:4:41)\n"
     );
 }
 
@@ -88,7 +88,7 @@ fn values_read_as_node_shows_them() {
          Promise { <rejected> [Error: gone] }\n\
          { a: { b: { c: [Object] } } } 1970-01-01T00:00:00.000Z /x/g Uint8Array(2) [ 1, 2 ]\n\
          [ 98, 99, 100, 101 ] 102\n\
-         Error: lookup failed { [cause]: [TypeError: no host], code: 'E1' }\n\
+         Error: lookup failed { [cause]: [TypeError: no host], code: 'E1' }\\n    at <anonymous> (<program>:10:59)\n\
          cart has 3 items (4%), {\"a\":1} [ 1 ] rest\n\
          'quoted'\n"
     );
@@ -431,5 +431,33 @@ fn what_a_failed_program_left_behind_is_warned_about() {
         run.console,
         "warn: a promise was rejected and nothing handled it: ToolError from fail (not_found): \
          gone\n"
+    );
+}
+
+/// An error logged by itself shows where it was made, as Node shows its
+/// stack (it showed only `TypeError: bad id 3`, which left a program's
+/// `catch (e) { console.error(e) }` with no place to look): one line, its
+/// breaks escaped as every console line's are. An error inside a value
+/// stays a headline; the stack is read by QuickJS's own getter, never one
+/// the program put in its place.
+#[test]
+fn an_error_logged_shows_its_stack_on_its_line() {
+    let run = run_alone(
+        "async function load(id) { throw new TypeError('bad id ' + id); }\n\
+         function outer() { return load(3); }\n\
+         try { await outer(); } catch (e) { console.error(e); console.log({ e }); }\n\
+         const own = new Error('own'); own.stack = 'made up';\n\
+         console.log(own);\n\
+         Object.defineProperty(Error.prototype, 'stack', { get() { throw new Error('ran'); } });\n\
+         console.log(new RangeError('still'));\n\
+         return 1;",
+    );
+    assert_eq!(run.value(), "1");
+    assert_eq!(
+        run.console,
+        "error: TypeError: bad id 3\\n    at load (<program>:1:59)\\n    at outer (<program>:2:27)\\n    at <anonymous> (<program>:3:13)\n\
+         { e: [TypeError: bad id 3] }\n\
+         Error: own\\nmade up\n\
+         RangeError: still\\n    at <anonymous> (<program>:7:17)\n"
     );
 }

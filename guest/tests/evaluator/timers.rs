@@ -140,6 +140,40 @@ fn timers_still_pending_when_the_program_settles_are_dropped_and_said_so() {
     );
 }
 
+/// The warning tells an interval that ran from a timer that never did
+/// (it said "never run" of both), and leaves out the timer of an
+/// `AbortSignal.timeout` the program made for a call that answered: that
+/// timer is the web surface's, and the idiom the docs teach.
+#[test]
+fn an_interval_that_ran_is_told_apart_and_a_signal_timeout_is_not_the_programs() {
+    let ended = run(
+        "const signal = AbortSignal.timeout(60000);\n\
+         const answer = await host.call('t', 'x', { signal });\n\
+         let ticks = 0; setInterval(() => { ticks += 1; }, 1);\n\
+         await new Promise((r) => setTimeout(r, 20));\n\
+         setTimeout(() => {}, 60000);\n\
+         return [answer, ticks > 0];",
+        &[("t", "")],
+        Tools::new().echo("t"),
+    );
+    assert_eq!(ended.value(), r#"["x",true]"#);
+    assert_eq!(
+        ended.console,
+        "warn: the program ended with 1 timer pending, never run (await what a timer settles \
+         to have it run)\n\
+         warn: the program ended with 1 interval still set, stopped with it (clearInterval one \
+         when it is done)\n"
+    );
+    // With only the signal's timer left, nothing is said.
+    let quiet = run(
+        "return await host.call('t', 'y', { signal: AbortSignal.timeout(60000) });",
+        &[("t", "")],
+        Tools::new().echo("t"),
+    );
+    assert_eq!(quiet.value(), r#""y""#);
+    assert_eq!(quiet.console, "");
+}
+
 /// Delays past 2^31 - 1 ms (Infinity too) fire after 1 ms, as in Node,
 /// rather than waiting for the wall clock; an interval repeats at least
 /// 1 ms apart, as in Node (`setInterval(f, 0)` ran 46,000 times in 0.2 s).
