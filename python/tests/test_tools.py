@@ -324,15 +324,22 @@ def test_a_derived_signature_leaves_out_what_the_host_chose(sandbox):
             first_has_a_default,
         ]
     )
-    for program in [
-        "return await delete_file('/etc/x', false)",
-        "return await host.call('delete_file', {path: '/etc/x', dry_run: false})",
+    value = sandbox.run(
+        "return await host.call('delete_file', {path: '/etc/x', dry_run: false})", tools=tools
+    ).value
+    assert value["dry_run"] is True, value
+    # An argument past the signature is refused (it was dropped unseen),
+    # so the program hears that its `false` is not taken.
+    for program, tool in [
+        ("return await delete_file('/etc/x', false)", "delete_file"),
+        ("return await read('passwd', '/etc')", "read"),
     ]:
-        value = sandbox.run(program, tools=tools).value
-        assert value["dry_run"] is True, value
-    assert sandbox.run("return await read('passwd', '/etc')", tools=tools).value == (
-        "/srv/public/passwd"
-    )
+        outcome = sandbox.run(program, tools=tools)
+        assert not outcome.ok, outcome.value
+        assert f"TypeError: {tool} takes one argument, path; its 2nd argument" in outcome.message, (
+            outcome.message
+        )
+    assert sandbox.run("return await read('passwd')", tools=tools).value == "/srv/public/passwd"
     assert sandbox.run("return await first_has_a_default('hello')", tools=tools).value == "hello"
     declarations = tools.typescript()
     assert "declare function delete_file(path: unknown)" in declarations, declarations
