@@ -1,6 +1,6 @@
-//! `wasmwire-sequential [--threads 1|2] [--runs N] [PROGRAM]`: runs PROGRAM
-//! (default `return 1`) N times (default 3,000), one execution after
-//! another, after 200 untimed ones, and prints the median and minimum wall
+//! `wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [PROGRAM]`:
+//! runs PROGRAM (default `return 1`) N times (default 3,000), one execution
+//! after another, after W untimed ones (default 200), and prints the median and minimum wall
 //! time of one execution, and the process's CPU time and minor page faults
 //! per execution. `--threads 1` (the default) drives it on a current-thread
 //! tokio runtime, `--threads 2` on a multi-threaded one with two workers
@@ -32,14 +32,16 @@ fn usage() -> (f64, i64) {
 fn main() -> anyhow::Result<()> {
     let mut threads = 1;
     let mut runs = 3000usize;
+    let mut warmup = 200usize;
     let mut program = "return 1".to_owned();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--threads" => threads = args.next().context("--threads N")?.parse()?,
             "--runs" => runs = args.next().context("--runs N")?.parse()?,
+            "--warmup" => warmup = args.next().context("--warmup W")?.parse()?,
             "--help" | "-h" => {
-                println!("wasmwire-sequential [--threads 1|2] [--runs N] [PROGRAM]");
+                println!("wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [PROGRAM]");
                 return Ok(());
             }
             _ => program = arg,
@@ -56,10 +58,15 @@ fn main() -> anyhow::Result<()> {
             .enable_all()
             .build()?,
     };
-    runtime.block_on(async move { tokio::spawn(sequential(program, runs, threads)).await? })
+    runtime.block_on(async move { tokio::spawn(sequential(program, runs, warmup, threads)).await? })
 }
 
-async fn sequential(program: String, runs: usize, threads: usize) -> anyhow::Result<()> {
+async fn sequential(
+    program: String,
+    runs: usize,
+    warmup: usize,
+    threads: usize,
+) -> anyhow::Result<()> {
     let sandbox = Sandbox::new(SandboxOptions::default())?;
     let mut tools = Tools::new();
     tools.register(Tool::new("echo", |call: wire::Call| async move {
@@ -67,7 +74,7 @@ async fn sequential(program: String, runs: usize, threads: usize) -> anyhow::Res
     }))?;
     let execution = Execution::new(program);
     let run = || sandbox.run(&execution, &tools, CancellationToken::new());
-    for _ in 0..200 {
+    for _ in 0..warmup {
         run().await?;
     }
     let (cpu, faults) = usage();
