@@ -159,9 +159,14 @@ fn unread_argument(binding: &Binding, values: &[Value<'_>]) -> Option<String> {
         Some(parameters) => format!("{} arguments, {}", parameters.len(), parameters.join(", ")),
         None => "one argument, its args".to_owned(),
     };
-    let options = value.as_object().is_some_and(|o| {
-        o.contains_key("signal").unwrap_or(false) || o.contains_key("deadlineMs").unwrap_or(false)
-    });
+    // A Proxy is not asked (its `has` trap is the program's code).
+    // SAFETY: JS_IsProxy only reads the value's class.
+    let proxy = unsafe { rquickjs::qjs::JS_IsProxy(value.as_raw()) };
+    let options = !proxy
+        && value.as_object().is_some_and(|o| {
+            o.contains_key("signal").unwrap_or(false)
+                || o.contains_key("deadlineMs").unwrap_or(false)
+        });
     let instead = if options {
         format!(
             "; call options go through host.call({}, args, {{ signal, deadlineMs }})",
