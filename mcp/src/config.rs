@@ -42,13 +42,24 @@ pub struct Config {
     /// Which upstream tools become bindings.
     #[serde(default)]
     pub tools: ToolFilter,
-    /// Executions run at once; more wait their turn ([`DEFAULT_MAX_RUNNING`]).
+    /// Executions run at once, and answers a client may leave unread; more
+    /// wait their turn ([`DEFAULT_MAX_RUNNING`]).
     pub max_running: Option<usize>,
 }
 
 /// Executions `wasmwire mcp` runs at once unless the config says: what a
 /// client can make the server hold is this many times the memory cap
 /// (1 GiB at the default 64 MiB), not the pool's thousand slots.
+///
+/// It bounds too the answers a client has not read: a `run_javascript`
+/// call holds one of its client's `max_running` places (the stdio
+/// client's; each streamable-HTTP session's) from before it starts until
+/// its answer has left the process (written to stdout; on HTTP, written
+/// out on its connection), or, cancelled, until it ends. So a client that
+/// sends many calls and reads nothing makes the server hold at most this
+/// many answers (each a line of at most 16 MiB), its other calls waiting
+/// unstarted, each holding only its request. `describe_tools` answers
+/// have as many places of their own.
 pub const DEFAULT_MAX_RUNNING: usize = 16;
 
 /// One upstream server: a command spoken to on stdio, or a streamable-HTTP URL.
@@ -157,7 +168,8 @@ pub struct Limits {
     pub budget: Budget,
     /// Longest one upstream call may take, if the config says.
     pub call_timeout: Option<Duration>,
-    /// Executions run at once (at least 1); more wait their turn.
+    /// Executions run at once (at least 1), and answers a client may leave
+    /// unread ([`DEFAULT_MAX_RUNNING`]); more wait their turn.
     pub max_running: usize,
 }
 

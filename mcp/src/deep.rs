@@ -30,14 +30,16 @@ use std::future::Future;
 use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::{AsyncRwTransport, DEFAULT_MAX_LINE_LENGTH as MAX_LINE_LENGTH};
+use rmcp::{RoleClient, RoleServer};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
+
+use crate::held::{Answers, Counted};
 
 /// Below this depth serde_json reads any line (its limit is 128 levels,
 /// counted as it enters each array or object): no line under it is parsed
@@ -346,16 +348,30 @@ fn string_start(bytes: &[u8], close: usize) -> Option<usize> {
     }
 }
 
-/// The server's stdio for rmcp: what it reads and what it writes, and the
-/// task that copies its lines to stdout. The task ends once rmcp has
-/// dropped its end and every line is out: await it before exiting.
-pub(crate) fn stdio() -> ((DuplexStream, DuplexStream), JoinHandle<()>) {
+/// rmcp's transport on stdio: what it reads and writes goes through the
+/// filter, and an answer's place ([`crate::held`]) is given back once the
+/// answer's last byte is written to stdout.
+pub(crate) type ServerStdio =
+    Answers<AsyncRwTransport<RoleServer, DuplexStream, Counted<DuplexStream>>>;
+
+/// The server's stdio for rmcp, and the task that copies its lines to
+/// stdout. The task ends once rmcp has dropped its end and every line is
+/// out: await it before exiting.
+pub(crate) fn stdio() -> (ServerStdio, JoinHandle<()>) {
     let (rmcp_reads, to_rmcp) = tokio::io::duplex(PIPE);
     let (from_rmcp, rmcp_writes) = tokio::io::duplex(PIPE);
+    let rmcp_writes = Counted::new(rmcp_writes);
+    let written = rmcp_writes.count();
+    let (left, out) = watch::channel(0);
     let (answers, answered) = mpsc::unbounded_channel();
     tokio::spawn(requests(tokio::io::stdin(), to_rmcp, answers));
-    let out = tokio::spawn(answers_out(from_rmcp, tokio::io::stdout(), answered));
-    ((rmcp_reads, rmcp_writes), out)
+    let out_task = tokio::spawn(answers_out(from_rmcp, tokio::io::stdout(), answered, left));
+    let transport = Answers::new(
+        AsyncRwTransport::new_server(rmcp_reads, rmcp_writes),
+        written,
+        out,
+    );
+    (transport, out_task)
 }
 
 /// Copies the client's lines to rmcp, but for a request too deep to read,
@@ -470,14 +486,17 @@ async fn filter_lines(
 }
 
 /// Writes rmcp's lines and the filter's answers to `to`, an answer only
-/// between two of rmcp's lines. rmcp's bytes go out as they come.
+/// between two of rmcp's lines. rmcp's bytes go out as they come; `left`
+/// counts those written (a line's last ones once flushed).
 async fn answers_out(
     from: impl AsyncRead + Unpin,
     mut to: impl AsyncWrite + Unpin,
     mut answers: mpsc::UnboundedReceiver<Vec<u8>>,
+    left: watch::Sender<u64>,
 ) {
     let mut from = BufReader::new(from);
     let mut mid_line = false;
+    let mut out = 0u64;
     let mut answering = true;
     loop {
         tokio::select! {
@@ -494,6 +513,8 @@ async fn answers_out(
                 if written.is_err() || (!mid_line && to.flush().await.is_err()) {
                     return;
                 }
+                out += take as u64;
+                left.send_replace(out);
             }
             answer = answers.recv(), if answering && !mid_line => match answer {
                 Some(answer) => {
@@ -648,7 +669,9 @@ mod tests {
         // rmcp's own output and the answer come out as whole lines.
         let rmcp_said = "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\n";
         let mut out = Vec::new();
-        answers_out(rmcp_said.as_bytes(), &mut out, answered).await;
+        let (left, written) = watch::channel(0);
+        answers_out(rmcp_said.as_bytes(), &mut out, answered, left).await;
+        assert_eq!(*written.borrow(), rmcp_said.len() as u64);
         let lines = json_lines(&out);
         assert_eq!(lines.len(), 2, "{lines:?}");
         let refused = lines.iter().find(|l| l["id"] == 3).expect("answered");

@@ -14,7 +14,8 @@
 //!   value rule) and how an upstream failure becomes a failure class (the
 //!   error rule);
 //! - [`server`]: the `run_javascript` and `describe_tools` tools, with
-//!   cancellation and console lines as progress notifications;
+//!   cancellation and console lines as progress notifications, and at most
+//!   `max_running` answers held for a client that does not read them;
 //! - [`serve`](mod@serve): serving on stdio or on streamable HTTP;
 //! - [`cli`]: `wasmwire mcp`'s arguments and run, for the CLI to call.
 //!
@@ -28,6 +29,7 @@
 pub mod cli;
 pub mod config;
 mod deep;
+mod held;
 pub mod naming;
 pub mod serve;
 pub mod server;

@@ -1,10 +1,12 @@
 //! Building the server from a config ([`build`]) and serving it on stdio
 //! or streamable HTTP ([`serve`]).
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hyper::body::Incoming;
 use rmcp::ServiceExt;
 use rmcp::model::Tool as McpTool;
 use rmcp::transport::StreamableHttpService;
@@ -17,6 +19,7 @@ use wasmwire::{
 
 use crate::Error;
 use crate::config::Config;
+use crate::held::{Counted, HeldBody, Slot};
 use crate::naming;
 use crate::server::{Binding, CodeMode, MAX_VALUE_DEPTH};
 use crate::upstream::Upstream;
@@ -256,7 +259,8 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
     config.allowed_hosts.push(bound.ip().to_string());
     let stop = config.cancellation_token.clone();
     let service = StreamableHttpService::new(
-        move || Ok(code.clone()),
+        // A session is a client: places of its own for unread answers.
+        move || Ok(code.for_client()),
         Arc::new(LocalSessionManager::default()),
         config,
     );
@@ -265,19 +269,39 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
         tokio::select! {
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
-                let service = hyper_util::service::TowerToHyperService::new(service.clone());
-                tokio::spawn(async move {
-                    let io = hyper_util::rt::TokioIo::new(stream);
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(io, service)
-                        .await;
-                });
+                tokio::spawn(serve_connection(stream, service.clone()));
             }
             _ = stop_signal() => break,
         }
     }
     stop.cancel();
     Ok(())
+}
+
+/// Serves one HTTP connection. Each request carries a [`Slot`] for the
+/// places of the answer it carries, given back once its response has left
+/// on the connection ([`crate::held`]).
+async fn serve_connection(
+    stream: tokio::net::TcpStream,
+    service: StreamableHttpService<CodeMode, LocalSessionManager>,
+) {
+    let stream = Counted::new(stream);
+    let count = stream.count();
+    let service = hyper_util::service::TowerToHyperService::new(service);
+    let held = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+        let slot = Slot::default();
+        request.extensions_mut().insert(slot.clone());
+        let answered = hyper::service::Service::call(&service, request);
+        let count = count.clone();
+        async move {
+            let response = answered.await?;
+            Ok::<_, Infallible>(response.map(|body| HeldBody::new(body, slot, count)))
+        }
+    });
+    let io = hyper_util::rt::TokioIo::new(stream);
+    let _ = hyper::server::conn::http1::Builder::new()
+        .serve_connection(io, held)
+        .await;
 }
 
 /// SIGINT or SIGTERM (never, when the handlers cannot be installed).

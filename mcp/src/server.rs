@@ -22,10 +22,12 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
+use tokio::sync::Semaphore;
 use wasmwire::source::Language;
 use wasmwire::{Budget, Execution, FailureKind, Sandbox, SandboxOptions, Tools};
 
 use crate::config::Limits;
+use crate::held::Hold;
 use crate::upstream::Upstream;
 
 /// One upstream tool as the program knows it.
@@ -39,12 +41,34 @@ pub struct Binding {
     pub tool: String,
 }
 
-/// The MCP server: cheap to clone (the streamable-HTTP transport makes one
-/// per session); every clone shares the sandbox, the tools and the
-/// upstream connections.
+/// The MCP server: cheap to clone; every clone shares the sandbox, the
+/// tools, the upstream connections and the places of running executions,
+/// and its client's places for unread answers (each streamable-HTTP
+/// session gets places of its own).
 #[derive(Debug, Clone)]
 pub struct CodeMode {
     inner: Arc<Inner>,
+    unread: Arc<Unread>,
+}
+
+/// The places of one client's answers not yet out ([`crate::held`]):
+/// [`Limits::max_running`] for run_javascript's answers, as many for
+/// describe_tools's (which may be long too), so that a client that does
+/// not read makes the server hold at most that many answers, its later
+/// calls waiting, before they start, for one to be read.
+#[derive(Debug)]
+struct Unread {
+    runs: Arc<Semaphore>,
+    descriptions: Arc<Semaphore>,
+}
+
+impl Unread {
+    fn new(limits: &Limits) -> Arc<Self> {
+        Arc::new(Unread {
+            runs: Arc::new(Semaphore::new(limits.max_running)),
+            descriptions: Arc::new(Semaphore::new(limits.max_running)),
+        })
+    }
 }
 
 #[derive(Debug)]
@@ -54,8 +78,9 @@ struct Inner {
     bindings: Vec<Binding>,
     upstreams: Vec<Arc<Upstream>>,
     limits: Limits,
-    /// A permit per execution running ([`Limits::max_running`]).
-    running: tokio::sync::Semaphore,
+    /// A place per execution running ([`Limits::max_running`]), of any
+    /// client.
+    running: Semaphore,
     /// run_javascript and describe_tools, as listed.
     listed: Vec<McpTool>,
 }
@@ -76,15 +101,25 @@ impl CodeMode {
             describe_tools_tool(),
         ];
         CodeMode {
+            unread: Unread::new(&limits),
             inner: Arc::new(Inner {
                 sandbox,
                 tools,
                 bindings,
                 upstreams,
-                running: tokio::sync::Semaphore::new(limits.max_running),
+                running: Semaphore::new(limits.max_running),
                 limits,
                 listed,
             }),
+        }
+    }
+
+    /// The same server for another client: places of its own for its
+    /// unread answers.
+    pub(crate) fn for_client(&self) -> Self {
+        CodeMode {
+            inner: self.inner.clone(),
+            unread: Unread::new(&self.inner.limits),
         }
     }
 
@@ -110,8 +145,16 @@ impl CodeMode {
             Ok(request) => request,
             Err(why) => return refused(&why),
         };
-        // Past `max_running`, a run waits its turn (in order) before its
-        // wall clock starts; the client may cancel it meanwhile.
+        // A run takes one of its client's places for unread answers, held
+        // until its answer is out (`held`), and past `max_running` of them
+        // waits for an answer to be read; then, past `max_running`
+        // executions of any client, it waits its turn (in order). Both
+        // before its wall clock starts; the client may cancel it meanwhile.
+        let place = tokio::select! {
+            place = self.unread.runs.clone().acquire_owned() => place,
+            () = context.ct.cancelled() => return refused("cancelled while waiting for an answer to be read"),
+        };
+        let _held = place.map(|place| Hold::new(place, context));
         let _running = tokio::select! {
             permit = self.inner.running.acquire() => permit,
             () = context.ct.cancelled() => return refused("cancelled while waiting for a run to end"),
@@ -534,7 +577,17 @@ impl ServerHandler for CodeMode {
         let args = request.arguments.unwrap_or_default();
         let result = match request.name.as_ref() {
             "run_javascript" => self.run_javascript(args, &context).await,
-            "describe_tools" => self.describe_tools(args),
+            "describe_tools" => {
+                // Its answer may be long (every declaration): held as a run's.
+                let place = tokio::select! {
+                    place = self.unread.descriptions.clone().acquire_owned() => place,
+                    () = context.ct.cancelled() => return Ok(CallToolResponse::Complete(
+                        refused("cancelled while waiting for an answer to be read"),
+                    )),
+                };
+                let _held = place.map(|place| Hold::new(place, &context));
+                self.describe_tools(args)
+            }
             other => {
                 return Err(ErrorData::invalid_params(
                     format!(

@@ -9,11 +9,15 @@ for a fact (a file an upstream tool writes, a line on stderr), with a
 deadline that only turns a hang into a failure.
 """
 
+import concurrent.futures
+import http.client
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -507,3 +511,270 @@ def test_a_tools_call_whose_params_do_not_fit_is_answered_invalid_params(tmp_pat
     assert "no/such/method" in answers[5]["error"]["message"], answers[5]
     # A request that fits, after them, still runs.
     assert answers[6]["result"]["structuredContent"]["value"] == 2, answers[6]
+
+
+class Watched:
+    """`wasmwire mcp` as a process whose memory, CPU time and stderr a test
+    reads; its stderr goes to tmp_path/stderr."""
+
+    def __init__(self, tmp_path, args, **popen):
+        self.stderr = tmp_path / "stderr"
+        with open(self.stderr, "w") as errlog:
+            self.process = subprocess.Popen([str(WASMWIRE), "mcp", *args], stderr=errlog, **popen)
+
+    def status(self, key):
+        """A /proc/PID/status figure, in kB."""
+        with open(f"/proc/{self.process.pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+        raise KeyError(key)
+
+    def cpu_ticks(self):
+        with open(f"/proc/{self.process.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime
+
+    def ended(self):
+        """How many executions the server has logged as ended."""
+        return self.stderr.read_text().count("run_javascript ended")
+
+    def wait_ended(self, runs):
+        """Waits until the server has logged `runs` executions as ended."""
+        deadline = time.monotonic() + HANG
+        while self.ended() < runs:
+            assert time.monotonic() < deadline and self.process.poll() is None, f"{runs} runs did not end"
+            time.sleep(0.02)
+
+    def settle(self, all_runs):
+        """Waits until the server does nothing more, or has ended `all_runs`
+        runs: its CPU time and the runs it logged as ended unchanged, and
+        its RSS not risen, across 20 reads 50 ms apart. (That nothing more
+        happens is no fact to wait for; a server stalled a second while it
+        has work can only make a test of the old behaviour pass, so it is
+        called once what must happen has.)"""
+        deadline = time.monotonic() + HANG
+        seen, still = None, 0
+        while still < 20 and self.ended() < all_runs:
+            assert time.monotonic() < deadline, "the server did not settle"
+            now = (self.cpu_ticks(), self.ended())
+            rss = self.status("VmRSS")
+            if seen is not None and now == seen[:2] and rss <= seen[2]:
+                still += 1
+            else:
+                seen, still = (*now, rss), 0
+            time.sleep(0.05)
+
+    def close(self):
+        self.process.kill()
+        self.process.wait(timeout=HANG)
+
+
+class RawServer(Watched):
+    """`wasmwire mcp` on stdio, spoken to line by line: the SDK's client
+    reads every answer as it comes, and these tests must not."""
+
+    def __init__(self, tmp_path, config):
+        super().__init__(tmp_path, ["--config", str(config)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.pending = bytearray()
+
+    def send(self, message):
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def read(self):
+        """The next line the server wrote, as JSON (a deadline turns a hang into a failure)."""
+        deadline = time.monotonic() + HANG
+        fd = self.process.stdout.fileno()
+        while (end := self.pending.find(b"\n")) < 0:
+            ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
+            assert ready, f"no line from the server in {HANG} s"
+            chunk = os.read(fd, 1 << 20)
+            assert chunk, "the server closed its stdout"
+            self.pending += chunk
+        line = bytes(self.pending[:end])
+        del self.pending[:end + 1]
+        return json.loads(line)
+
+    def initialize(self):
+        self.send(INITIALIZE)
+        assert self.read()["id"] == "init"
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def run(self, id, code):
+        self.send(run_request(id, code))
+
+    def close(self):
+        self.process.stdin.close()
+        super().close()
+        self.process.stdout.close()
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "raw", "version": "1"}}}
+
+
+def run_request(id, code):
+    return {"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "run_javascript", "arguments": {"code": code}}}
+
+
+# 40 runs whose programs each return 4 MB (an answer of 8 MB: the value
+# goes as structured content and as text), 2 at a time.
+MAX_RUNNING, COUNT, SIZE = 2, 40, 4_000_000
+
+
+def big(i=None):
+    return f'return "x".repeat({SIZE})' + ("" if i is None else f" + {i}")
+
+
+def check_held(server, base):
+    """The server, sent COUNT big runs and read nothing, settled holding at
+    most MAX_RUNNING answers."""
+    server.wait_ended(1 + MAX_RUNNING)
+    server.settle(1 + COUNT)
+    peak, ended = server.status("VmHWM"), server.ended() - 1
+    # An answer is the value twice and its line of JSON: 3 x SIZE while it
+    # is written; the runs and the answers are at most MAX_RUNNING of each,
+    # and the base had one of each.
+    bound = base + (2 * MAX_RUNNING + 1) * 3 * SIZE // 1024
+    print(f"base {base} kB, peak {peak} kB with {ended} runs ended, bound {bound} kB")
+    assert ended == MAX_RUNNING, f"{ended} runs ended while nothing was read (peak {peak} kB)"
+    assert peak <= bound, f"peak {peak} kB, over base {base} kB + the answers' {bound - base} kB"
+
+
+def check_answers(answers):
+    """Every answer arrived, once, under its id, with its own value."""
+    seen = {}
+    for answer in answers:
+        assert answer["id"] not in seen, f"{answer['id']} answered twice"
+        seen[answer["id"]] = answer["result"]["structuredContent"]["value"]
+    assert sorted(seen) == list(range(COUNT))
+    for i, value in seen.items():
+        assert value == "x" * SIZE + str(i), (i, len(value), value[-4:])
+
+
+def test_a_client_that_does_not_read_makes_the_server_hold_at_most_max_running_answers(tmp_path):
+    # An execution's place (max_running) was given back when it ended, not
+    # when its answer had been written: a client that sent 100 programs
+    # returning 8 MB each and read nothing drove the server to 1.7 GB, every
+    # finished answer queued in it. Now a run starts only once an answer is
+    # out, so the server holds at most max_running answers.
+    server = RawServer(tmp_path, write_config(tmp_path, {}, max_running=MAX_RUNNING))
+    try:
+        server.initialize()
+        # The base: the peak after one such run, its answer read.
+        server.run("one", big())
+        assert len(server.read()["result"]["structuredContent"]["value"]) == SIZE
+        base = server.status("VmHWM")
+        for i in range(COUNT):
+            server.run(i, big(i))
+        check_held(server, base)
+        check_answers(server.read() for _ in range(COUNT))
+    finally:
+        server.close()
+
+
+def sse_answer(response):
+    """The JSON-RPC answer among a response's server-sent events."""
+    body = response.read().decode()
+    events = [json.loads(line[5:]) for line in body.splitlines() if line.startswith("data:") and line[5:].strip()]
+    answers = [e for e in events if "result" in e or "error" in e]
+    assert len(answers) == 1, body[:300]
+    return answers[0]
+
+
+def test_over_streamable_http_too_a_client_that_does_not_read_makes_the_server_hold_at_most_max_running_answers(
+        tmp_path):
+    # Each call on its own connection, none read: every answer was queued
+    # for its connection (394 MB for these 40). What the kernel takes of an
+    # answer a client does not read is its connection's send buffer (4 MiB
+    # at most by default), so an answer of 8 MB stays mostly in the server.
+    with open("/proc/sys/net/ipv4/tcp_wmem") as f:
+        send_buffer = int(f.read().split()[2])
+    if send_buffer >= 2 * SIZE:
+        pytest.skip(f"the kernel's send buffers (tcp_wmem, up to {send_buffer} bytes) take a whole answer")
+    config = write_config(tmp_path, {}, max_running=MAX_RUNNING)
+    server = Watched(tmp_path, ["--config", str(config), "--listen", "127.0.0.1:0"])
+    connections = []
+    try:
+        def listening():
+            return "listening on http://" in server.stderr.read_text()
+
+        deadline = time.monotonic() + HANG
+        while not listening():
+            assert time.monotonic() < deadline and server.process.poll() is None, server.stderr.read_text()
+            time.sleep(0.02)
+        address = server.stderr.read_text().split("listening on http://")[1].split("/")[0]
+        host, port = address.rsplit(":", 1)
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+        def post(message, session):
+            connection = http.client.HTTPConnection(host, int(port), timeout=HANG)
+            connection.request("POST", "/mcp", json.dumps(message), {**headers, **session})
+            return connection
+
+        response = post(INITIALIZE, {}).getresponse()
+        session = {"mcp-session-id": response.getheader("mcp-session-id"), "mcp-protocol-version": "2025-06-18"}
+        assert sse_answer(response)["id"] == "init"
+        post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session).getresponse().read()
+        base_call = post(run_request("one", big()), session)
+        assert len(sse_answer(base_call.getresponse())["result"]["structuredContent"]["value"]) == SIZE
+        base = server.status("VmHWM")
+        for i in range(COUNT):
+            connection = http.client.HTTPConnection(host, int(port), timeout=HANG)
+            connection.request("POST", "/mcp", json.dumps(run_request(i, big(i))), {**headers, **session})
+            connections.append(connection)
+        check_held(server, base)
+        # Read all at once: a run waits for any of its session's answers
+        # to be read, not for the one its connection would give next.
+        with concurrent.futures.ThreadPoolExecutor(COUNT) as readers:
+            check_answers(readers.map(lambda connection: sse_answer(connection.getresponse()), connections))
+    finally:
+        for connection in connections:
+            connection.close()
+        server.close()
+
+
+def test_calls_cancelled_or_failed_while_answers_are_not_read_give_their_places_back(tmp_path):
+    # One place: a place not given back would leave every later call waiting.
+    server = RawServer(tmp_path, write_config(tmp_path, {}, max_running=1))
+
+    def cancel(id):
+        server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}})
+
+    try:
+        server.initialize()
+        server.run(0, big())  # its answer fills what stdout takes, and waits
+        server.wait_ended(1)
+        server.run(1, "return 1")  # waits for the place
+        server.run(2, "return 2")  # waits too
+        server.settle(3)
+        assert server.ended() == 1, "a run started while an answer waited to be read"
+        # Cancelled while waiting: no answer. Cancelled once its answer is
+        # under way (it has, by now): the answer goes out whole, its place
+        # with it; were it not yet under way, it would go unanswered.
+        cancel(1)
+        cancel(0)
+        server.run(3, "throw new Error('boom')")  # an error result holds a place too
+        server.send({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                     "params": {"name": "nope", "arguments": {}}})  # a protocol error holds none
+        answers = {}
+        while not {2, 3, 4} <= answers.keys():
+            answer = server.read()
+            assert answer["id"] not in answers, answer
+            answers[answer["id"]] = answer
+        assert answers.keys() <= {0, 2, 3, 4}, sorted(answers)
+        if 0 in answers:
+            assert answers[0]["result"]["structuredContent"]["value"] == "x" * SIZE
+        assert answers[2]["result"]["structuredContent"]["value"] == 2
+        assert answers[3]["result"]["isError"] is True
+        assert "boom" in answers[3]["result"]["structuredContent"]["error"]
+        assert answers[4]["error"]["code"] == -32602
+        # Every place came back: the next call runs.
+        server.run(5, "return 5")
+        answer = server.read()
+        assert answer["id"] == 5 and answer["result"]["structuredContent"]["value"] == 5, answer
+    finally:
+        server.close()
