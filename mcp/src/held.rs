@@ -223,6 +223,16 @@ impl<S> Counted<S> {
     pub(crate) fn count(&self) -> watch::Receiver<Count> {
         self.count.subscribe()
     }
+
+    /// Counts what a write wrote, waking no one (a flush does).
+    fn wrote(&self, polled: &Poll<std::io::Result<usize>>) {
+        if let Poll::Ready(Ok(n)) = polled {
+            self.count.send_if_modified(|count| {
+                count.written += *n as u64;
+                false
+            });
+        }
+    }
 }
 
 impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
@@ -232,12 +242,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
         let polled = Pin::new(&mut self.inner).poll_write(cx, buf);
-        if let Poll::Ready(Ok(n)) = polled {
-            self.count.send_if_modified(|count| {
-                count.written += n as u64;
-                false
-            });
-        }
+        self.wrote(&polled);
         polled
     }
 
@@ -247,12 +252,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
         let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
-        if let Poll::Ready(Ok(n)) = polled {
-            self.count.send_if_modified(|count| {
-                count.written += n as u64;
-                false
-            });
-        }
+        self.wrote(&polled);
         polled
     }
 
