@@ -94,6 +94,45 @@ fn too_deep(line: &[u8]) -> Option<Deep> {
     }
 }
 
+/// What rmcp reads as no JSON-RPC 2.0 request and answers "Invalid
+/// request" under no id, which no client can match to its call, so that
+/// the call would wait for ever: a batch (MCP has had none since
+/// 2025-06-18) and a request whose `jsonrpc` is not "2.0". Each request in
+/// such a line, by its id (raw JSON text), and the line's fault.
+/// `None` for any other line; a line holding `"2.0"` is passed unread.
+fn not_json_rpc_2(line: &[u8]) -> Option<(Vec<String>, String)> {
+    let text = std::str::from_utf8(line).ok()?;
+    let text = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+    let batch = text.starts_with('[');
+    if !batch && line.windows(5).any(|w| w == b"\"2.0\"") {
+        return None;
+    }
+    let id_of = |message: &serde_json::Value| {
+        let id = message.get("id")?;
+        (message.get("method").is_some() && (id.is_string() || id.is_number()))
+            .then(|| id.to_string())
+    };
+    match serde_json::from_str::<serde_json::Value>(text).ok()? {
+        serde_json::Value::Array(messages) if batch => Some((
+            messages.iter().filter_map(id_of).collect(),
+            "a JSON-RPC batch is not read here (MCP has had none since 2025-06-18): send each \
+             message on a line of its own"
+                .to_owned(),
+        )),
+        message @ serde_json::Value::Object(_) => {
+            let id = id_of(&message)?;
+            let version = message
+                .get("jsonrpc")
+                .map_or_else(|| "none".to_owned(), ToString::to_string);
+            Some((
+                vec![id],
+                format!("\"jsonrpc\" must be \"2.0\" (got {version})"),
+            ))
+        }
+        _ => None,
+    }
+}
+
 /// Whether `text` is a JSON-RPC id: a string or a number.
 fn is_id(text: &str) -> bool {
     matches!(
@@ -388,6 +427,12 @@ async fn requests(
         from,
         to,
         |line| {
+            if let Some((ids, why)) = not_json_rpc_2(line) {
+                for id in ids {
+                    refuse(error_line(&id, -32600, &why));
+                }
+                return Some(Vec::new());
+            }
             let deep = too_deep(line)?;
             if let (true, Some(id)) = (deep.request, &deep.id) {
                 refuse(request_refused(deep.depth, id));
@@ -594,6 +639,44 @@ impl Transport<RoleClient> for ChildTransport {
 
 #[cfg(test)]
 mod tests {
+    use super::not_json_rpc_2;
+
+    #[test]
+    fn a_batch_or_another_version_is_refused_by_each_requests_id() {
+        let (ids, why) = not_json_rpc_2(
+            br#"[{"jsonrpc":"2.0","id":7,"method":"tools/list"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":"b","method":"ping"},{"id":9,"result":{}}]"#,
+        )
+        .expect("a batch");
+        assert_eq!(ids, ["7", "\"b\""]);
+        assert!(why.contains("batch"), "{why}");
+        let (ids, why) =
+            not_json_rpc_2(br#"{"jsonrpc":"1.0","id":3,"method":"tools/list"}"#).unwrap();
+        assert_eq!(
+            (ids, why.as_str()),
+            (
+                vec!["3".to_owned()],
+                r#""jsonrpc" must be "2.0" (got "1.0")"#
+            )
+        );
+        let (_, why) = not_json_rpc_2(b"{\"id\":4,\"method\":\"x\"}\n").unwrap();
+        assert!(why.ends_with("(got none)"), "{why}");
+        // What rmcp reads, a notification and an answer are left alone.
+        for line in [
+            &br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#[..],
+            br#"{"jsonrpc" : "2.0", "id":1,"method":"tools/list"}"#,
+            br#"{"jsonrpc":"1.0","method":"notifications/x"}"#,
+            br#"{"id":5,"result":{}}"#,
+            b"not json",
+        ] {
+            assert_eq!(
+                not_json_rpc_2(line),
+                None,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+
     use super::*;
 
     fn nested(levels: usize, inner: &str) -> String {

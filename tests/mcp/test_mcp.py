@@ -513,6 +513,37 @@ def test_a_tools_call_whose_params_do_not_fit_is_answered_invalid_params(tmp_pat
     assert answers[6]["result"]["structuredContent"]["value"] == 2, answers[6]
 
 
+def test_a_batch_or_a_request_of_another_jsonrpc_version_is_answered_under_its_ids(tmp_path):
+    # rmcp answers such a line "Invalid request" with no id, which no client
+    # can match to its call: the call waited for ever. Raw lines, since the
+    # SDK's own client cannot send them.
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"mcpServers": {}}))
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+         {"jsonrpc": "2.0", "method": "notifications/initialized"},
+         {"jsonrpc": "2.0", "id": "two", "method": "tools/list"}],
+        {"jsonrpc": "1.0", "id": 3, "method": "tools/list"},
+        {"id": 4, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/list"},
+    ]
+    done = subprocess.run([str(WASMWIRE), "mcp", "--config", str(path)],
+                          input="".join(json.dumps(line) + "\n" for line in lines),
+                          capture_output=True, text=True, timeout=HANG)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    by_id = {a["id"]: a for a in answers if "id" in a}
+    for id, why in [(1, "batch"), ("two", "batch"), (3, 'got "1.0"'), (4, "got none")]:
+        error = by_id[id]["error"]
+        assert error["code"] == -32600 and why in error["message"], by_id[id]
+    # Nothing answered under no id, and what follows is served.
+    assert all("id" in a for a in answers), answers
+    assert [t["name"] for t in by_id[5]["result"]["tools"]] == ["run_javascript", "describe_tools"]
+
+
 class Watched:
     """`wasmwire mcp` as a process whose memory, CPU time and stderr a test
     reads; its stderr goes to tmp_path/stderr."""
