@@ -26,7 +26,9 @@
 //               RSS before) / at_once, in bytes, Node's heap collected
 //               before each reading (the bench asks for one round per
 //               process: memory freed by a round is not always returned to
-//               the system, and the next round would reuse it)
+//               the system, and the next round would reuse it); `pss`, the
+//               same of PSS (/proc/self/smaps_rollup: a page mapped by many
+//               counted once)
 //
 // The tools are host functions, as the host of each peer would write them:
 //   echo(x)        answers x with a promise the host resolves at once (the
@@ -210,17 +212,30 @@ function collect() {
   if (typeof global.gc === "function") global.gc();
 }
 
+/// The process's proportional set size in bytes (Linux; 0 elsewhere).
+function pss() {
+  try {
+    const rollup = require("node:fs").readFileSync("/proc/self/smaps_rollup", "utf8");
+    const line = rollup.split("\n").find((l) => l.startsWith("Pss:"));
+    return line ? parseInt(line.slice(4), 10) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 async function memory(peer, args) {
   const runner = await peer.create(args);
   await warmUp(runner, args, tools("async", newGate()));
   const n = args.at_once;
   const perExecution = [];
+  const pssPerExecution = [];
   for (let round = 0; round < args.rounds; round++) {
     const gate = newGate();
     const toolset = tools("async", gate);
     await sleep(200);
     collect();
     const before = process.memoryUsage.rss();
+    const pssBefore = pss();
     const running = [];
     for (let i = 0; i < n; i++) running.push(runChecked(runner, args.program, args.expected, toolset));
     // An execution that fails before it reaches hold() ends the wait.
@@ -240,12 +255,19 @@ async function memory(peer, args) {
     await sleep(200);
     collect();
     const during = process.memoryUsage.rss();
+    const pssDuring = pss();
     gate.open();
     await watch;
     if (failed) throw failed;
     perExecution.push(Math.max(0, during - before) / n);
+    pssPerExecution.push(Math.max(0, pssDuring - pssBefore) / n);
   }
-  return { median: median(perExecution), at_once: n, rounds: perExecution.length };
+  return {
+    median: median(perExecution),
+    pss: median(pssPerExecution),
+    at_once: n,
+    rounds: perExecution.length,
+  };
 }
 
 async function probe(peer, args) {

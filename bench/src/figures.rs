@@ -250,10 +250,10 @@ pub async fn throughput(contender: &Contender, plan: &Plan, cores: usize) -> any
     Ok(median(&mut rates))
 }
 
-/// Memory: RSS (a fresh bench process and every child process of it) per
-/// execution in flight, with `plan.memory_at_once` executions waiting on a
-/// tool at once. Bytes per execution, the median of `plan.memory_rounds`
-/// rounds.
+/// Memory: resident memory (a fresh bench process and every child process
+/// of it) per execution in flight, with `plan.memory_at_once` executions
+/// waiting on a tool at once, as RSS and as PSS ([`rss::Resident`]). Bytes
+/// per execution, each the median of `plan.memory_rounds` rounds.
 ///
 /// Each round runs in a fresh process (`relaunch`: this binary with
 /// `--memory-round`), as the peers' rounds do: a second round in the same
@@ -262,8 +262,9 @@ pub async fn throughput(contender: &Contender, plan: &Plan, cores: usize) -> any
 /// allocator), not what an execution costs. Measured on 2026-12-01: 0.64
 /// MiB per execution in a first round, 0.01-0.14 MiB in the rounds after
 /// it.
-pub async fn memory(plan: &Plan, relaunch: Vec<String>) -> anyhow::Result<f64> {
-    let mut per_execution = Vec::with_capacity(plan.memory_rounds);
+pub async fn memory(plan: &Plan, relaunch: Vec<String>) -> anyhow::Result<Memory> {
+    let mut rss = Vec::with_capacity(plan.memory_rounds);
+    let mut pss = Vec::with_capacity(plan.memory_rounds);
     for _ in 0..plan.memory_rounds {
         let relaunch = relaunch.clone();
         let output = tokio::task::spawn_blocking(move || {
@@ -280,21 +281,49 @@ pub async fn memory(plan: &Plan, relaunch: Vec<String>) -> anyhow::Result<f64> {
             output.status
         );
         let text = String::from_utf8_lossy(&output.stdout);
-        per_execution.push(
-            text.trim()
-                .parse::<f64>()
-                .with_context(|| format!("a memory round printed {text:?}"))?,
-        );
+        let round = Memory::parse(&text)
+            .with_context(|| format!("a memory round printed {text:?}, not RSS and PSS"))?;
+        rss.push(round.rss);
+        pss.push(round.pss);
     }
-    Ok(median(&mut per_execution))
+    Ok(Memory {
+        rss: median(&mut rss),
+        pss: median(&mut pss),
+    })
+}
+
+/// Bytes per execution in flight, as RSS and as PSS ([`rss::Resident`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Memory {
+    pub rss: f64,
+    pub pss: f64,
+}
+
+impl Memory {
+    /// What [`memory_round`]'s process prints: `RSS PSS`.
+    fn parse(text: &str) -> Option<Memory> {
+        let mut numbers = text.split_whitespace().map(|n| n.parse::<f64>().ok());
+        let (Some(Some(rss)), Some(Some(pss)), None) =
+            (numbers.next(), numbers.next(), numbers.next())
+        else {
+            return None;
+        };
+        Some(Memory { rss, pss })
+    }
+}
+
+impl std::fmt::Display for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.rss, self.pss)
+    }
 }
 
 /// One round of [`memory`], in this process: bytes per execution.
-pub async fn memory_round(contender: &Contender, plan: &Plan) -> anyhow::Result<f64> {
+pub async fn memory_round(contender: &Contender, plan: &Plan) -> anyhow::Result<Memory> {
     let n = plan.memory_at_once;
     let gate = Gate::new();
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let before = rss::tree_bytes();
+    let before = rss::tree();
     let mut tasks = Vec::new();
     let mut threads = Vec::new();
     for _ in 0..n {
@@ -324,7 +353,7 @@ pub async fn memory_round(contender: &Contender, plan: &Plan) -> anyhow::Result<
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let during = rss::tree_bytes();
+    let during = rss::tree();
     gate.open();
     for task in tasks {
         task.await??;
@@ -335,7 +364,11 @@ pub async fn memory_round(contender: &Contender, plan: &Plan) -> anyhow::Result<
             .map_err(|_| anyhow::anyhow!("a floor thread panicked"))?;
         crate::contender::check(Kind::Floor, workload::HELD, &result)?;
     }
-    Ok(during.saturating_sub(before) as f64 / n as f64)
+    let per_execution = |during: u64, before: u64| during.saturating_sub(before) as f64 / n as f64;
+    Ok(Memory {
+        rss: per_execution(during.rss, before.rss),
+        pss: per_execution(during.pss, before.pss),
+    })
 }
 
 /// The CLI, `wasmwire run -` of `return 1` as a whole process: the median

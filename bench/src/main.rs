@@ -60,8 +60,8 @@ struct Args {
     /// Only these figures (for profiling one of them).
     figures: Option<Vec<String>>,
     /// Run one round of the memory figure for the one contender `--only`
-    /// names and print its bytes per execution (how `memory` measures each
-    /// round in a fresh process).
+    /// names and print its bytes per execution, RSS then PSS (how `memory`
+    /// measures each round in a fresh process).
     memory_round: bool,
 }
 
@@ -147,6 +147,8 @@ struct Figures {
     fan_out: Option<f64>,
     throughput: Option<f64>,
     memory: Option<f64>,
+    /// The same as PSS: pages the executions share counted once.
+    memory_pss: Option<f64>,
     memory_at_once: usize,
     fib: Option<f64>,
     json: Option<f64>,
@@ -193,7 +195,9 @@ async fn measure(
     }
     if wanted("memory") {
         let relaunch = args.memory_round_for(contender.kind);
-        f.memory = Some(figures::memory(plan, relaunch).await?);
+        let memory = figures::memory(plan, relaunch).await?;
+        f.memory = Some(memory.rss);
+        f.memory_pss = Some(memory.pss);
     }
     if wanted("compute") {
         f.fib = Some(figures::compute(contender, plan, workload::FIB).await?);
@@ -324,6 +328,11 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
         Unit::MiB,
         &|f| f.memory,
     ));
+    table.push(row(
+        "memory, PSS per in-flight execution (the same executions; a page mapped by many counted once)",
+        Unit::MiB,
+        &|f| f.memory_pss,
+    ));
     table.push(row("compute, fib(27)", Unit::Millis, &|f| f.fib));
     table.push(row(
         "compute, fib(27) relative to the floor",
@@ -367,7 +376,8 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
 }
 
 /// `--memory-round`: one round of the memory figure, after the same
-/// warm-up as every contender gets, printed as bytes per execution.
+/// warm-up as every contender gets, printed as bytes per execution: RSS,
+/// then PSS.
 async fn memory_round(args: &Args, paths: &Paths) -> anyhow::Result<()> {
     let [kind] = args.only.as_deref().unwrap_or_default() else {
         bail!("--memory-round needs --only with one contender");

@@ -118,22 +118,32 @@ impl Peer {
             ..Figures::default()
         };
         // Each figure is a blocking child process: run them off the runtime.
-        let run = |figure: &'static str, args: Vec<(&'static str, Arg)>| {
+        // A figure's answer; None (n/a, the reason on stderr) when the
+        // driver failed or answered without `keys`.
+        let ask = |figure: &'static str, args: Vec<(&'static str, Arg)>, keys: &'static [&str]| {
             let peer = peer.clone();
             async move {
                 let answer = tokio::task::spawn_blocking(move || peer.call(figure, &args))
                     .await
                     .context("a driver thread panicked")
                     .and_then(|answer| answer)
-                    .and_then(|answer| answer.number("median"));
+                    .and_then(|answer| {
+                        keys.iter()
+                            .map(|key| answer.number(key))
+                            .collect::<anyhow::Result<Vec<f64>>>()
+                    });
                 match answer {
-                    Ok(value) => Some(value),
+                    Ok(values) => Some(values),
                     Err(e) => {
                         eprintln!("bench: {name}: {figure} failed, n/a: {e:#}");
                         None
                     }
                 }
             }
+        };
+        let run = |figure: &'static str, args: Vec<(&'static str, Arg)>| {
+            let answer = ask(figure, args, &["median"]);
+            async move { answer.await.map(|values| values[0]) }
         };
         let timed = |program: &'static str, runs: usize, tools: &'static str| {
             run(
@@ -205,8 +215,9 @@ impl Peer {
             // instance's memory, the shared module's grown linear memory),
             // and the next round would reuse it and read as free.
             let mut rounds = Vec::with_capacity(plan.memory_rounds);
+            let mut pss_rounds = Vec::with_capacity(plan.memory_rounds);
             for _ in 0..plan.memory_rounds {
-                let round = run(
+                let round = ask(
                     "memory",
                     vec![
                         ("program", Arg::Text(workload::HELD.into())),
@@ -218,17 +229,24 @@ impl Peer {
                         ("rounds", Arg::Count(1)),
                         ("warm_up", Arg::Count(plan.warm_up)),
                     ],
+                    &["median", "pss"],
                 )
                 .await;
-                match round {
-                    Some(bytes) => rounds.push(bytes),
-                    None => {
+                match round.as_deref() {
+                    Some(&[rss, pss]) => {
+                        rounds.push(rss);
+                        pss_rounds.push(pss);
+                    }
+                    _ => {
                         rounds.clear();
                         break;
                     }
                 }
             }
-            f.memory = (!rounds.is_empty()).then(|| figures::median(&mut rounds));
+            if !rounds.is_empty() {
+                f.memory = Some(figures::median(&mut rounds));
+                f.memory_pss = Some(figures::median(&mut pss_rounds));
+            }
         }
         if wanted("compute") {
             f.fib = timed(workload::FIB, plan.compute, "async").await;

@@ -2,8 +2,21 @@
 
 use std::collections::HashMap;
 
-/// RSS in bytes of this process plus all its descendants, from `/proc`.
-pub fn tree_bytes() -> u64 {
+/// Resident memory of a process tree, in bytes, counted two ways.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Resident {
+    /// `VmRSS`: every page mapped, counted once for each mapping of it. A
+    /// page of a file (a wasm memory image, a shared library) mapped by 500
+    /// pool slots counts 500 times.
+    pub rss: u64,
+    /// `Pss`: each page divided among the mappings that share it, so that
+    /// what the whole tree holds counts once: the memory the machine gives.
+    pub pss: u64,
+}
+
+/// The resident memory of this process plus all its descendants, from
+/// `/proc`.
+pub fn tree() -> Resident {
     let me = std::process::id();
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     if let Ok(entries) = std::fs::read_dir("/proc") {
@@ -16,10 +29,11 @@ pub fn tree_bytes() -> u64 {
             }
         }
     }
-    let mut total = 0;
+    let mut total = Resident::default();
     let mut todo = vec![me];
     while let Some(pid) = todo.pop() {
-        total += rss(pid);
+        total.rss += kib_field(&format!("/proc/{pid}/status"), "VmRSS:");
+        total.pss += kib_field(&format!("/proc/{pid}/smaps_rollup"), "Pss:");
         if let Some(kids) = children.get(&pid) {
             todo.extend(kids);
         }
@@ -35,23 +49,18 @@ fn parent(pid: u32) -> Option<u32> {
     after_name.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// `VmRSS` of `pid` in bytes; 0 when it is gone or has none (a zombie).
-fn rss(pid: u32) -> u64 {
-    status_bytes(&pid.to_string(), "VmRSS:")
-}
-
 /// This process's peak RSS so far (`VmHWM`), in bytes.
 pub fn own_peak() -> u64 {
-    status_bytes("self", "VmHWM:")
+    kib_field("/proc/self/status", "VmHWM:")
 }
 
-/// A `kB` field of `/proc/PROCESS/status`, in bytes; 0 when there is none.
-fn status_bytes(process: &str, field: &str) -> u64 {
-    let Ok(status) = std::fs::read_to_string(format!("/proc/{process}/status")) else {
+/// A `kB` field of a `/proc` file (`status`, `smaps_rollup`), in bytes; 0
+/// when the process is gone or the file has no such field (a zombie).
+fn kib_field(path: &str, field: &str) -> u64 {
+    let Ok(text) = std::fs::read_to_string(path) else {
         return 0;
     };
-    status
-        .lines()
+    text.lines()
         .find_map(|line| line.strip_prefix(field))
         .and_then(|rest| {
             rest.trim()
