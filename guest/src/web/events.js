@@ -24,6 +24,15 @@
   shared.define = define;
   shared.DOMException = DOMExceptionCtor;
 
+  // QuickJS's own said only "not a function" of `queueMicrotask(1)`.
+  define(globalThis, "queueMicrotask", {
+    queueMicrotask(callback) {
+      if (typeof callback !== "function")
+        throw new TypeError("queueMicrotask: the callback must be a function");
+      queue(callback);
+    },
+  }.queueMicrotask);
+
   // Methods and accessors of a class as the built-ins have them.
   function hide(proto, names) {
     for (const name of names) {

@@ -1,6 +1,7 @@
 // TextEncoder and TextDecoder (WHATWG Encoding Standard), UTF-8 only:
 // `fatal`, `ignoreBOM`, `decode(input, {stream})` and `encodeInto`. Other
-// encodings are refused with a RangeError that says so.
+// encodings are refused with a RangeError that says so. Also `atob` and
+// `btoa`'s argument check.
 (function (native, shared) {
   "use strict";
   const { utf8Encode, utf8Decode } = native;
@@ -121,4 +122,22 @@
 
   shared.define(globalThis, "TextEncoder", TextEncoder);
   shared.define(globalThis, "TextDecoder", TextDecoder);
+
+  // atob and btoa are QuickJS's own, which called with nothing worked on
+  // the text "undefined" (`btoa()` answered "dW5kZWZpbmVk"), where browsers
+  // and Node refuse. Method shorthand: named, length 1, not constructors,
+  // as the built-ins are.
+  const decode64 = atob, encode64 = btoa;
+  const base64 = {
+    atob(data) {
+      if (arguments.length === 0) throw new TypeError("atob: 1 argument required, but only 0 present");
+      return decode64(data);
+    },
+    btoa(data) {
+      if (arguments.length === 0) throw new TypeError("btoa: 1 argument required, but only 0 present");
+      return encode64(data);
+    },
+  };
+  shared.define(globalThis, "atob", base64.atob);
+  shared.define(globalThis, "btoa", base64.btoa);
 })

@@ -65,3 +65,41 @@ fn structured_clone_copies_odd_arrays_as_the_standard_says() {
         r#"[1000000001,"far","near",2,100000000,0]"#
     );
 }
+
+/// `atob` and `btoa` called with nothing are refused as in browsers and
+/// Node (QuickJS's own worked on the text "undefined": `btoa()` answered
+/// "dW5kZWZpbmVk"), and `queueMicrotask` of what is no function says what
+/// it wanted (QuickJS's own said only "not a function"). With an argument
+/// each works as before, and each keeps a built-in's name and length.
+#[test]
+fn atob_btoa_and_queue_microtask_refuse_what_they_cannot_use() {
+    let refused = |program: &str| run_alone(program).failure();
+    let (kind, error) = refused("return btoa()");
+    assert_eq!(kind, wire::FailureKind::Invalid);
+    assert!(
+        error.starts_with("TypeError: btoa: 1 argument required, but only 0 present"),
+        "{error}"
+    );
+    let (_, error) = refused("return atob()");
+    assert!(
+        error.starts_with("TypeError: atob: 1 argument required, but only 0 present"),
+        "{error}"
+    );
+    let (_, error) = refused("queueMicrotask(1)");
+    assert!(
+        error.starts_with("TypeError: queueMicrotask: the callback must be a function"),
+        "{error}"
+    );
+    let (_, error) = refused("return atob('@@@')");
+    assert!(error.starts_with("InvalidCharacterError"), "{error}");
+    let run = run_alone(
+        "const order = []; queueMicrotask(() => order.push('micro')); order.push('now');\n\
+         await null;\n\
+         return [btoa('hi'), atob('aGk='), btoa(undefined), order,\n\
+                 [atob, btoa, queueMicrotask].map((f) => [f.name, f.length, 'prototype' in f])];",
+    );
+    assert_eq!(
+        run.value(),
+        r#"["aGk=","hi","dW5kZWZpbmVk",["now","micro"],[["atob",1,false],["btoa",1,false],["queueMicrotask",1,false]]]"#
+    );
+}
