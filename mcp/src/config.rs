@@ -10,7 +10,8 @@
 //!   },
 //!   "budget": { "wall_clock": "10s", "max_memory": "64MiB", "max_calls": 200, "max_bytes": "8MiB" },
 //!   "tools": { "allow": ["files.*", "search.query"], "deny": ["files.delete_file"] },
-//!   "max_running": 16
+//!   "max_running": 16,
+//!   "max_sessions": 64
 //! }
 //! ```
 //!
@@ -45,6 +46,8 @@ pub struct Config {
     /// Executions run at once, and answers a client may leave unread; more
     /// wait their turn ([`DEFAULT_MAX_RUNNING`]).
     pub max_running: Option<usize>,
+    /// Streamable-HTTP sessions open at once ([`DEFAULT_MAX_SESSIONS`]).
+    pub max_sessions: Option<usize>,
 }
 
 /// Executions `wasmwire mcp` runs at once unless the config says: what a
@@ -61,6 +64,15 @@ pub struct Config {
 /// unstarted, each holding only its request. `describe_tools` answers
 /// have as many places of their own.
 pub const DEFAULT_MAX_RUNNING: usize = 16;
+
+/// Streamable-HTTP sessions `wasmwire mcp --listen` keeps open at once
+/// unless the config says. Each is a client with its own `max_running`
+/// places for unread answers, and an idle one costs about 53 KiB until it
+/// is closed (DELETE) or has been idle for 5 minutes (rmcp's keep-alive):
+/// unbounded, one client opening sessions in a loop grew the server by
+/// 1 GiB in 7 s. A new session past this many is refused (HTTP 503) until
+/// one ends.
+pub const DEFAULT_MAX_SESSIONS: usize = 64;
 
 /// One upstream server: a command spoken to on stdio, or a streamable-HTTP URL.
 #[derive(Debug, Clone, Deserialize)]
@@ -171,6 +183,9 @@ pub struct Limits {
     /// Executions run at once (at least 1), and answers a client may leave
     /// unread ([`DEFAULT_MAX_RUNNING`]); more wait their turn.
     pub max_running: usize,
+    /// Streamable-HTTP sessions open at once (at least 1,
+    /// [`DEFAULT_MAX_SESSIONS`]).
+    pub max_sessions: usize,
 }
 
 impl Config {
@@ -251,10 +266,16 @@ impl Config {
             Some(0) => return Err("max_running: 0 would run nothing; at least 1".into()),
             Some(n) => n,
         };
+        let max_sessions = match self.max_sessions {
+            None => DEFAULT_MAX_SESSIONS,
+            Some(0) => return Err("max_sessions: 0 would serve no client; at least 1".into()),
+            Some(n) => n,
+        };
         Ok(Limits {
             budget,
             call_timeout,
             max_running,
+            max_sessions,
         })
     }
 }
@@ -349,6 +370,9 @@ mod tests {
         assert_eq!(config.limits().unwrap().max_running, DEFAULT_MAX_RUNNING);
         let config = Config::parse(r#"{"mcpServers": {}, "max_running": 2}"#).unwrap();
         assert_eq!(config.limits().unwrap().max_running, 2);
+        assert_eq!(config.limits().unwrap().max_sessions, DEFAULT_MAX_SESSIONS);
+        let config = Config::parse(r#"{"mcpServers": {}, "max_sessions": 3}"#).unwrap();
+        assert_eq!(config.limits().unwrap().max_sessions, 3);
     }
 
     #[test]
@@ -379,6 +403,10 @@ mod tests {
             (
                 r#"{"mcpServers": {}, "max_running": 0}"#,
                 "max_running: 0 would run nothing",
+            ),
+            (
+                r#"{"mcpServers": {}, "max_sessions": 0}"#,
+                "max_sessions: 0 would serve no client",
             ),
         ] {
             let err = Config::parse(text).unwrap_err();

@@ -16,7 +16,8 @@
 //! - [`server`]: the `run_javascript` and `describe_tools` tools, with
 //!   cancellation and console lines as progress notifications, and at most
 //!   `max_running` answers held for a client that does not read them;
-//! - [`serve`](mod@serve): serving on stdio or on streamable HTTP;
+//! - [`serve`](mod@serve): serving on stdio or on streamable HTTP, with at
+//!   most `max_sessions` HTTP sessions open;
 //! - [`cli`]: `wasmwire mcp`'s arguments and run, for the CLI to call.
 //!
 //! What it leaves to `wasmwire`: running the program, every limit (wall

@@ -6,6 +6,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use rmcp::ServiceExt;
 use rmcp::model::Tool as McpTool;
@@ -258,10 +261,16 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
     // Loopback names are allowed by default; the address served on too.
     config.allowed_hosts.push(bound.ip().to_string());
     let stop = config.cancellation_token.clone();
+    let sessions = Arc::new(LocalSessionManager::default());
+    let opening = Arc::new(Opening {
+        sessions: sessions.clone(),
+        max: code.limits().max_sessions,
+        lock: tokio::sync::Mutex::new(()),
+    });
     let service = StreamableHttpService::new(
         // A session is a client: places of its own for unread answers.
         move || Ok(code.for_client()),
-        Arc::new(LocalSessionManager::default()),
+        sessions,
         config,
     );
     eprintln!("wasmwire mcp: listening on http://{bound}/mcp");
@@ -269,7 +278,7 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
         tokio::select! {
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
-                tokio::spawn(serve_connection(stream, service.clone()));
+                tokio::spawn(serve_connection(stream, service.clone(), opening.clone()));
             }
             _ = stop_signal() => break,
         }
@@ -278,12 +287,107 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
     Ok(())
 }
 
+/// Where new streamable-HTTP sessions are opened, one at a time, and
+/// refused past [`Limits::max_sessions`](crate::config::Limits) open.
+struct Opening {
+    sessions: Arc<LocalSessionManager>,
+    max: usize,
+    /// Held while a request that may open a session is answered, so that
+    /// the count read before it is still true when rmcp adds the session.
+    lock: tokio::sync::Mutex<()>,
+}
+
+impl Opening {
+    /// Whether `request` may open a session: a POST with no session id
+    /// (rmcp opens one for an `initialize`, and answers anything else
+    /// without one with an error).
+    fn opens(request: &hyper::Request<Incoming>) -> bool {
+        request.method() == hyper::Method::POST && !request.headers().contains_key("mcp-session-id")
+    }
+
+    /// Answers a request that may open a session. Its body is read first,
+    /// with no lock held (a client that sends it slowly holds up only its
+    /// own connection); then, one request at a time, the sessions open are
+    /// counted and the request goes to rmcp, which opens the session before
+    /// it answers, or is refused.
+    async fn answer<S>(&self, request: hyper::Request<Incoming>, service: &S) -> Answered
+    where
+        S: hyper::service::Service<
+                hyper::Request<Full<Bytes>>,
+                Response = hyper::Response<BoxBody<Bytes, Infallible>>,
+                Error = Infallible,
+            >,
+    {
+        let (parts, body) = request.into_parts();
+        let Ok(body) = http_body_util::Limited::new(body, OPENING_BODY)
+            .collect()
+            .await
+        else {
+            return Ok(refused(
+                hyper::StatusCode::PAYLOAD_TOO_LARGE,
+                Value::Null,
+                &format!(
+                    "a request without a session (an initialize) is at most {OPENING_BODY} bytes \
+                     here, and this one was longer or was cut off"
+                ),
+            ));
+        };
+        let body = body.to_bytes();
+        let _one_at_a_time = self.lock.lock().await;
+        if self.sessions.sessions.read().await.len() >= self.max {
+            let id = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|message| message.get("id").cloned())
+                .filter(|id| id.is_string() || id.is_number())
+                .unwrap_or(Value::Null);
+            let why = format!(
+                "this server keeps at most {} streamable-HTTP sessions open (max_sessions); close \
+                 one (DELETE /mcp with its mcp-session-id) or wait for one to be idle for 5 \
+                 minutes",
+                self.max
+            );
+            return Ok(refused(hyper::StatusCode::SERVICE_UNAVAILABLE, id, &why));
+        }
+        service
+            .call(hyper::Request::from_parts(parts, Full::new(body)))
+            .await
+    }
+}
+
+type Answered = Result<hyper::Response<BoxBody<Bytes, Infallible>>, Infallible>;
+
+/// An answer of `status` with a JSON-RPC error under `id` that says `why`.
+fn refused(
+    status: hyper::StatusCode,
+    id: Value,
+    why: &str,
+) -> hyper::Response<BoxBody<Bytes, Infallible>> {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": { "code": -32000, "message": why },
+    });
+    let mut response = hyper::Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// The longest body of a request that may open a session (an
+/// `initialize` is a few hundred bytes).
+const OPENING_BODY: usize = 1 << 20;
+
 /// Serves one HTTP connection. Each request carries a [`Slot`] for the
 /// places of the answer it carries, given back once its response has left
-/// on the connection ([`crate::held`]).
+/// on the connection ([`crate::held`]). A request that may open a session
+/// goes through [`Opening`].
 async fn serve_connection(
     stream: tokio::net::TcpStream,
     service: StreamableHttpService<CodeMode, LocalSessionManager>,
+    opening: Arc<Opening>,
 ) {
     let stream = Counted::new(stream);
     let count = stream.count();
@@ -291,10 +395,15 @@ async fn serve_connection(
     let held = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
         let slot = Slot::default();
         request.extensions_mut().insert(slot.clone());
-        let answered = hyper::service::Service::call(&service, request);
+        let opening = opening.clone();
+        let service = service.clone();
         let count = count.clone();
         async move {
-            let response = answered.await?;
+            let response = if Opening::opens(&request) {
+                opening.answer(request, &service).await?
+            } else {
+                hyper::service::Service::call(&service, request).await?
+            };
             Ok::<_, Infallible>(response.map(|body| HeldBody::new(body, slot, count)))
         }
     });

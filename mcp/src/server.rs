@@ -123,6 +123,11 @@ impl CodeMode {
         }
     }
 
+    /// The ceilings it holds every execution and client to.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.limits
+    }
+
     /// The upstream tools, as bound.
     pub fn bindings(&self) -> &[Binding] {
         &self.inner.bindings
@@ -658,6 +663,7 @@ mod tests {
             },
             call_timeout: None,
             max_running: 1,
+            max_sessions: 1,
         }
     }
 

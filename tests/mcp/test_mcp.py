@@ -18,7 +18,7 @@ import socket
 import subprocess
 import sys
 import time
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
 import anyio
@@ -445,6 +445,66 @@ async def test_streamable_http_both_ways(tmp_path):
             if p is not None:
                 p.terminate()
                 p.wait(timeout=HANG)
+
+
+async def test_over_streamable_http_sessions_past_max_sessions_are_refused_until_one_closes(tmp_path):
+    # Unbounded, a client opening sessions in a loop grew the server by
+    # 1 GiB in 7 s (each idle session held ~53 KiB for 5 minutes).
+    config = write_config(tmp_path, {}, max_sessions=2)
+    server = subprocess.Popen([str(WASMWIRE), "mcp", "--config", str(config), "--listen", "127.0.0.1:0"],
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        with anyio.fail_after(HANG):
+            line = await anyio.to_thread.run_sync(server.stderr.readline)
+        assert "listening on http://127.0.0.1:" in line, line
+        url = line.split("listening on ")[1].strip()
+        address = url.split("//")[1].split("/")[0]
+        host, port = address.rsplit(":", 1)
+
+        def third_initialize():
+            connection = http.client.HTTPConnection(host, int(port), timeout=HANG)
+            try:
+                answers = []
+                # Twice on one connection: a refusal leaves it usable.
+                for id in ("third", 7):
+                    connection.request("POST", "/mcp", json.dumps({**INITIALIZE, "id": id}),
+                                       {"Content-Type": "application/json",
+                                        "Accept": "application/json, text/event-stream"})
+                    response = connection.getresponse()
+                    answers.append((response.status, json.loads(response.read())))
+                return answers
+            finally:
+                connection.close()
+
+        async def open_session(stack):
+            read, write = await stack.enter_async_context(streamable_http_client(url))
+            session = await stack.enter_async_context(ClientSession(read, write))
+            await session.initialize()
+            return session
+
+        # A client that sends an initialize's headers and never its body
+        # holds up no other client's session.
+        stalled = socket.create_connection((host, int(port)), timeout=HANG)
+        stalled.sendall(f"POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n"
+                        "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n".encode())
+        with anyio.fail_after(HANG):
+            async with AsyncExitStack() as kept:
+                await open_session(kept)
+                async with AsyncExitStack() as closed:
+                    await open_session(closed)
+                    for (status, answer), id in zip(await anyio.to_thread.run_sync(third_initialize), ("third", 7)):
+                        assert status == 503, answer
+                        assert answer["id"] == id, answer
+                        assert "at most 2 streamable-HTTP sessions open (max_sessions)" in answer["error"]["message"]
+                # The SDK ends its session (DELETE) as it closes: room again.
+                async with AsyncExitStack() as again:
+                    session = await open_session(again)
+                    result = await session.call_tool("run_javascript", {"code": "return 6 * 7"})
+                    assert result.structured_content["value"] == 42, result
+        stalled.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=HANG)
 
 
 async def test_the_allow_and_deny_lists_choose_the_bound_tools(tmp_path):
