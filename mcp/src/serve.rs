@@ -276,16 +276,25 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
     eprintln!("wasmwire mcp: listening on http://{bound}/mcp");
     loop {
         tokio::select! {
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else { continue };
-                tokio::spawn(serve_connection(stream, service.clone(), opening.clone()));
-            }
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    tokio::spawn(serve_connection(stream, service.clone(), opening.clone()));
+                }
+                // Out of file descriptors (a client holding connections
+                // open past `ulimit -n`) or memory: the listener stays
+                // ready, so accepting again at once spun a core until a
+                // connection closed. The pending connections wait instead.
+                Err(_) => tokio::time::sleep(ACCEPT_BACKOFF).await,
+            },
             _ = stop_signal() => break,
         }
     }
     stop.cancel();
     Ok(())
 }
+
+/// How long the listener rests after a failed accept.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
 /// Where new streamable-HTTP sessions are opened, one at a time, and
 /// refused past [`Limits::max_sessions`](crate::config::Limits) open.

@@ -507,6 +507,53 @@ async def test_over_streamable_http_sessions_past_max_sessions_are_refused_until
         server.wait(timeout=HANG)
 
 
+async def test_over_streamable_http_connections_past_the_file_limit_do_not_spin_the_server(tmp_path):
+    # Past `ulimit -n`, accept fails at once and the listener stays ready:
+    # the server spun a whole core (2.99 s of CPU in 3 s) until a
+    # connection closed.
+    import resource
+
+    config = write_config(tmp_path, {})
+    server = subprocess.Popen([str(WASMWIRE), "mcp", "--config", str(config), "--listen", "127.0.0.1:0"],
+                              stderr=subprocess.PIPE, text=True,
+                              preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)))
+    held = []
+    try:
+        with anyio.fail_after(HANG):
+            line = await anyio.to_thread.run_sync(server.stderr.readline)
+        assert "listening on http://127.0.0.1:" in line, line
+        url = line.split("listening on ")[1].strip()
+        host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+        # More than the server has descriptors for; the rest wait in the
+        # listen backlog.
+        for _ in range(80):
+            held.append(socket.create_connection((host, int(port)), timeout=HANG))
+
+        def cpu_seconds():
+            fields = (Path("/proc") / str(server.pid) / "stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+        await anyio.sleep(0.5)
+        before, started = cpu_seconds(), time.monotonic()
+        await anyio.sleep(2)
+        used, elapsed = cpu_seconds() - before, time.monotonic() - started
+        assert used < elapsed / 4, f"the server used {used:.2f} s of CPU in {elapsed:.2f} s holding connections"
+        for connection in held:
+            connection.close()
+        held.clear()
+        with anyio.fail_after(HANG):
+            async with streamable_http_client(url) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    result = await session.call_tool("run_javascript", {"code": "return 'served'"})
+                    assert result.structured_content["value"] == "served", result
+    finally:
+        for connection in held:
+            connection.close()
+        server.terminate()
+        server.wait(timeout=HANG)
+
+
 async def test_the_allow_and_deny_lists_choose_the_bound_tools(tmp_path):
     config = write_config(tmp_path, tools={"allow": ["test.*"], "deny": ["test.crash", "test.wait_*"]})
     async with connect(tmp_path, config) as session:
