@@ -411,6 +411,22 @@ def free_port():
         return s.getsockname()[1]
 
 
+@asynccontextmanager
+async def listening(config, **popen):
+    """`wasmwire mcp --listen 127.0.0.1:0` with `config`: its URL, once it
+    listens, and its process."""
+    server = subprocess.Popen([str(WASMWIRE), "mcp", "--config", str(config), "--listen", "127.0.0.1:0"],
+                              stderr=subprocess.PIPE, text=True, **popen)
+    try:
+        with anyio.fail_after(HANG):
+            line = await anyio.to_thread.run_sync(server.stderr.readline)
+        assert "listening on http://127.0.0.1:" in line, line
+        yield line.split("listening on ")[1].strip(), server
+    finally:
+        server.terminate()
+        server.wait(timeout=HANG)
+
+
 async def test_streamable_http_both_ways(tmp_path):
     # The upstream over streamable HTTP too.
     port = free_port()
@@ -427,37 +443,24 @@ async def test_streamable_http_both_ways(tmp_path):
 
         await wait_for(accepting, "the upstream HTTP server")
         config = write_config(tmp_path, {"web": {"url": f"http://127.0.0.1:{port}/mcp"}})
-        server = subprocess.Popen([str(WASMWIRE), "mcp", "--config", str(config), "--listen", "127.0.0.1:0"],
-                                  stderr=subprocess.PIPE, text=True)
-        with anyio.fail_after(HANG):
-            line = await anyio.to_thread.run_sync(server.stderr.readline)
-        assert "listening on http://127.0.0.1:" in line, line
-        url = line.split("listening on ")[1].strip()
-        with anyio.fail_after(HANG):
-            async with streamable_http_client(url) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    result = await session.call_tool(
-                        "run_javascript", {"code": "(await Promise.all([1, 2].map(b => web_add({a: 1, b})))).map(r => r.sum)"})
-                    assert result.structured_content["value"] == [2, 3], result
+        async with listening(config) as (url, _):
+            with anyio.fail_after(HANG):
+                async with streamable_http_client(url) as (read, write):
+                    async with ClientSession(read, write) as session:
+                        await session.initialize()
+                        result = await session.call_tool(
+                            "run_javascript",
+                            {"code": "(await Promise.all([1, 2].map(b => web_add({a: 1, b})))).map(r => r.sum)"})
+                        assert result.structured_content["value"] == [2, 3], result
     finally:
-        for p in (server, upstream):
-            if p is not None:
-                p.terminate()
-                p.wait(timeout=HANG)
+        upstream.terminate()
+        upstream.wait(timeout=HANG)
 
 
 async def test_over_streamable_http_sessions_past_max_sessions_are_refused_until_one_closes(tmp_path):
     # Unbounded, a client opening sessions in a loop grew the server by
     # 1 GiB in 7 s (each idle session held ~53 KiB for 5 minutes).
-    config = write_config(tmp_path, {}, max_sessions=2)
-    server = subprocess.Popen([str(WASMWIRE), "mcp", "--config", str(config), "--listen", "127.0.0.1:0"],
-                              stderr=subprocess.PIPE, text=True)
-    try:
-        with anyio.fail_after(HANG):
-            line = await anyio.to_thread.run_sync(server.stderr.readline)
-        assert "listening on http://127.0.0.1:" in line, line
-        url = line.split("listening on ")[1].strip()
+    async with listening(write_config(tmp_path, {}, max_sessions=2)) as (url, _):
         address = url.split("//")[1].split("/")[0]
         host, port = address.rsplit(":", 1)
 
@@ -487,24 +490,24 @@ async def test_over_streamable_http_sessions_past_max_sessions_are_refused_until
         stalled = socket.create_connection((host, int(port)), timeout=HANG)
         stalled.sendall(f"POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n"
                         "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n".encode())
-        with anyio.fail_after(HANG):
-            async with AsyncExitStack() as kept:
-                await open_session(kept)
-                async with AsyncExitStack() as closed:
-                    await open_session(closed)
-                    for (status, answer), id in zip(await anyio.to_thread.run_sync(third_initialize), ("third", 7)):
-                        assert status == 503, answer
-                        assert answer["id"] == id, answer
-                        assert "at most 2 streamable-HTTP sessions open (max_sessions)" in answer["error"]["message"]
-                # The SDK ends its session (DELETE) as it closes: room again.
-                async with AsyncExitStack() as again:
-                    session = await open_session(again)
-                    result = await session.call_tool("run_javascript", {"code": "return 6 * 7"})
-                    assert result.structured_content["value"] == 42, result
-        stalled.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=HANG)
+        try:
+            with anyio.fail_after(HANG):
+                async with AsyncExitStack() as kept:
+                    await open_session(kept)
+                    async with AsyncExitStack() as closed:
+                        await open_session(closed)
+                        refused = await anyio.to_thread.run_sync(third_initialize)
+                        for (status, answer), id in zip(refused, ("third", 7)):
+                            assert status == 503, answer
+                            assert answer["id"] == id, answer
+                            assert "at most 2 streamable-HTTP sessions open (max_sessions)" in answer["error"]["message"]
+                    # The SDK ends its session (DELETE) as it closes: room again.
+                    async with AsyncExitStack() as again:
+                        session = await open_session(again)
+                        result = await session.call_tool("run_javascript", {"code": "return 6 * 7"})
+                        assert result.structured_content["value"] == 42, result
+        finally:
+            stalled.close()
 
 
 async def test_over_streamable_http_connections_past_the_file_limit_do_not_spin_the_server(tmp_path):
@@ -513,45 +516,33 @@ async def test_over_streamable_http_connections_past_the_file_limit_do_not_spin_
     # connection closed.
     import resource
 
-    config = write_config(tmp_path, {})
-    server = subprocess.Popen([str(WASMWIRE), "mcp", "--config", str(config), "--listen", "127.0.0.1:0"],
-                              stderr=subprocess.PIPE, text=True,
-                              preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)))
-    held = []
-    try:
-        with anyio.fail_after(HANG):
-            line = await anyio.to_thread.run_sync(server.stderr.readline)
-        assert "listening on http://127.0.0.1:" in line, line
-        url = line.split("listening on ")[1].strip()
+    def few_files():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+    async with listening(write_config(tmp_path, {}), preexec_fn=few_files) as (url, server):
         host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
         # More than the server has descriptors for; the rest wait in the
         # listen backlog.
-        for _ in range(80):
-            held.append(socket.create_connection((host, int(port)), timeout=HANG))
+        held = [socket.create_connection((host, int(port)), timeout=HANG) for _ in range(80)]
+        try:
+            def cpu_seconds():
+                fields = (Path("/proc") / str(server.pid) / "stat").read_text().rsplit(")", 1)[1].split()
+                return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-        def cpu_seconds():
-            fields = (Path("/proc") / str(server.pid) / "stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-        await anyio.sleep(0.5)
-        before, started = cpu_seconds(), time.monotonic()
-        await anyio.sleep(2)
-        used, elapsed = cpu_seconds() - before, time.monotonic() - started
-        assert used < elapsed / 4, f"the server used {used:.2f} s of CPU in {elapsed:.2f} s holding connections"
-        for connection in held:
-            connection.close()
-        held.clear()
+            await anyio.sleep(0.5)
+            before, started = cpu_seconds(), time.monotonic()
+            await anyio.sleep(2)
+            used, elapsed = cpu_seconds() - before, time.monotonic() - started
+            assert used < elapsed / 4, f"the server used {used:.2f} s of CPU in {elapsed:.2f} s holding connections"
+        finally:
+            for connection in held:
+                connection.close()
         with anyio.fail_after(HANG):
             async with streamable_http_client(url) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     result = await session.call_tool("run_javascript", {"code": "return 'served'"})
                     assert result.structured_content["value"] == "served", result
-    finally:
-        for connection in held:
-            connection.close()
-        server.terminate()
-        server.wait(timeout=HANG)
 
 
 async def test_the_allow_and_deny_lists_choose_the_bound_tools(tmp_path):
@@ -584,18 +575,24 @@ def test_a_bad_config_is_refused_with_the_reason(tmp_path):
         assert why in done.stderr, (config, done.stderr)
 
 
+def raw_answers(tmp_path, lines):
+    """What `wasmwire mcp` (no upstream servers) answers to `lines`, each
+    sent as a line of JSON after an initialize, in order."""
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"mcpServers": {}}))
+    lines = [{**INITIALIZE, "id": 0}, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *lines]
+    done = subprocess.run([str(WASMWIRE), "mcp", "--config", str(path)],
+                          input="".join(json.dumps(line) + "\n" for line in lines),
+                          capture_output=True, text=True, timeout=HANG)
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
 def test_a_tools_call_whose_params_do_not_fit_is_answered_invalid_params(tmp_path):
     # rmcp reads a `tools/call` without a string `name`, or with `arguments`
     # that are no object, as a request of its own and answered it "method
     # not found" (-32601, message "tools/call"): a client looked for the
     # wrong mistake. Raw lines, since the SDK's own client cannot send them.
-    path = tmp_path / "empty.json"
-    path.write_text(json.dumps({"mcpServers": {}}))
-    lines = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    answers = raw_answers(tmp_path, [
         {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": 5}},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call"},
@@ -604,11 +601,8 @@ def test_a_tools_call_whose_params_do_not_fit_is_answered_invalid_params(tmp_pat
         {"jsonrpc": "2.0", "id": 5, "method": "no/such/method"},
         {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
          "params": {"name": "run_javascript", "arguments": {"code": "1 + 1"}}},
-    ]
-    done = subprocess.run([str(WASMWIRE), "mcp", "--config", str(path)],
-                          input="".join(json.dumps(line) + "\n" for line in lines),
-                          capture_output=True, text=True, timeout=HANG)
-    answers = {a["id"]: a for a in map(json.loads, done.stdout.splitlines()) if "id" in a}
+    ])
+    answers = {a["id"]: a for a in answers if "id" in a}
     for id, why in [(1, "missing field `name`"), (2, "expected a string"), (3, "no params"),
                     (4, "expected a map")]:
         error = answers[id]["error"]
@@ -624,24 +618,14 @@ def test_a_batch_or_a_request_of_another_jsonrpc_version_is_answered_under_its_i
     # rmcp answers such a line "Invalid request" with no id, which no client
     # can match to its call: the call waited for ever. Raw lines, since the
     # SDK's own client cannot send them.
-    path = tmp_path / "empty.json"
-    path.write_text(json.dumps({"mcpServers": {}}))
-    lines = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    answers = raw_answers(tmp_path, [
         [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
          {"jsonrpc": "2.0", "method": "notifications/initialized"},
          {"jsonrpc": "2.0", "id": "two", "method": "tools/list"}],
         {"jsonrpc": "1.0", "id": 3, "method": "tools/list"},
         {"id": 4, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 5, "method": "tools/list"},
-    ]
-    done = subprocess.run([str(WASMWIRE), "mcp", "--config", str(path)],
-                          input="".join(json.dumps(line) + "\n" for line in lines),
-                          capture_output=True, text=True, timeout=HANG)
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    ])
     by_id = {a["id"]: a for a in answers if "id" in a}
     for id, why in [(1, "batch"), ("two", "batch"), (3, 'got "1.0"'), (4, "got none")]:
         error = by_id[id]["error"]
