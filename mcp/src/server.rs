@@ -69,7 +69,21 @@ impl Unread {
             descriptions: Arc::new(Semaphore::new(limits.max_running)),
         })
     }
+
+    /// One of `places` for the answer to `context`'s request, held until
+    /// the answer is out ([`Hold`]); `None` if the client cancelled the
+    /// request while it waited for one. (The semaphores are never closed;
+    /// were one, its calls would be refused, never run unheld.)
+    async fn place(places: &Arc<Semaphore>, context: &RequestContext<RoleServer>) -> Option<Hold> {
+        tokio::select! {
+            place = places.clone().acquire_owned() => place.ok().map(|place| Hold::new(place, context)),
+            () = context.ct.cancelled() => None,
+        }
+    }
 }
+
+/// The answer to a call cancelled while it waited for a place.
+const UNREAD_CANCELLED: &str = "cancelled while waiting for an answer to be read";
 
 #[derive(Debug)]
 struct Inner {
@@ -155,11 +169,9 @@ impl CodeMode {
         // waits for an answer to be read; then, past `max_running`
         // executions of any client, it waits its turn (in order). Both
         // before its wall clock starts; the client may cancel it meanwhile.
-        let place = tokio::select! {
-            place = self.unread.runs.clone().acquire_owned() => place,
-            () = context.ct.cancelled() => return refused("cancelled while waiting for an answer to be read"),
+        let Some(_held) = Unread::place(&self.unread.runs, context).await else {
+            return refused(UNREAD_CANCELLED);
         };
-        let _held = place.map(|place| Hold::new(place, context));
         let _running = tokio::select! {
             permit = self.inner.running.acquire() => permit,
             () = context.ct.cancelled() => return refused("cancelled while waiting for a run to end"),
@@ -584,14 +596,10 @@ impl ServerHandler for CodeMode {
             "run_javascript" => self.run_javascript(args, &context).await,
             "describe_tools" => {
                 // Its answer may be long (every declaration): held as a run's.
-                let place = tokio::select! {
-                    place = self.unread.descriptions.clone().acquire_owned() => place,
-                    () = context.ct.cancelled() => return Ok(CallToolResponse::Complete(
-                        refused("cancelled while waiting for an answer to be read"),
-                    )),
-                };
-                let _held = place.map(|place| Hold::new(place, &context));
-                self.describe_tools(args)
+                match Unread::place(&self.unread.descriptions, &context).await {
+                    Some(_held) => self.describe_tools(args),
+                    None => refused(UNREAD_CANCELLED),
+                }
             }
             other => {
                 return Err(ErrorData::invalid_params(
