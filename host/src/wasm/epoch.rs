@@ -18,10 +18,13 @@ use wasmtime::Engine;
 /// executor thread between yields.
 pub const TICK: Duration = Duration::from_millis(5);
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Shared {
     state: Mutex<State>,
+    /// Signalled when a child starts and when the ticker is dropped.
     wake: Condvar,
+    /// How often the epoch advances: [`TICK`], but for tests.
+    tick: Duration,
 }
 
 #[derive(Debug, Default)]
@@ -33,6 +36,9 @@ struct State {
     /// Epochs advanced so far (for tests: that an idle ticker is idle).
     #[cfg(test)]
     ticks: u64,
+    /// Set once the thread has begun a tick's pause (for tests).
+    #[cfg(test)]
+    pausing: bool,
 }
 
 impl Shared {
@@ -51,12 +57,20 @@ pub struct Ticker {
 impl Ticker {
     /// Starts a ticker thread for `engine`.
     pub fn start(engine: Engine) -> std::io::Result<Self> {
-        let shared = Arc::new(Shared::default());
+        Self::start_with(engine, TICK)
+    }
+
+    fn start_with(engine: Engine, tick: Duration) -> std::io::Result<Self> {
+        let shared = Arc::new(Shared {
+            state: Mutex::default(),
+            wake: Condvar::new(),
+            tick,
+        });
         let thread = std::thread::Builder::new()
             .name("wasmwire-epoch".into())
             .spawn({
                 let shared = Arc::clone(&shared);
-                move || tick(&engine, &shared)
+                move || run(&engine, &shared)
             })?;
         Ok(Ticker {
             shared,
@@ -74,21 +88,32 @@ impl Ticker {
     }
 }
 
-fn tick(engine: &Engine, shared: &Shared) {
+fn run(engine: &Engine, shared: &Shared) {
     loop {
         {
-            let mut state = shared.lock();
-            while state.running == 0 && !state.stop {
-                state = shared
-                    .wake
-                    .wait(state)
-                    .unwrap_or_else(PoisonError::into_inner);
+            let state = shared.lock();
+            #[allow(unused_mut)]
+            let mut state = shared
+                .wake
+                .wait_while(state, |s| s.running == 0 && !s.stop)
+                .unwrap_or_else(PoisonError::into_inner);
+            #[cfg(test)]
+            {
+                state.pausing = true;
             }
+            // The tick's pause is a wait on the same condition, not a
+            // sleep, so that dropping the ticker ends it at once: a sleep
+            // made every drop (the CLI's exit, a Sandbox dropped on an
+            // async executor's thread) wait out the tick under way, up to
+            // 5 ms.
+            let (state, _) = shared
+                .wake
+                .wait_timeout_while(state, shared.tick, |s| !s.stop)
+                .unwrap_or_else(PoisonError::into_inner);
             if state.stop {
                 return;
             }
         }
-        std::thread::sleep(TICK);
         engine.increment_epoch();
         #[cfg(test)]
         {
@@ -129,6 +154,17 @@ mod tests {
 
     fn ticker() -> Ticker {
         Ticker::start(Engine::default()).expect("a thread")
+    }
+
+    /// Runs `f` on a thread of its own; false if it has not returned
+    /// within `within`.
+    fn returns_within(within: Duration, f: impl FnOnce() + Send + 'static) -> bool {
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            f();
+            let _ = done.send(());
+        });
+        finished.recv_timeout(within).is_ok()
     }
 
     fn ticks(ticker: &Ticker) -> u64 {
@@ -198,5 +234,26 @@ mod tests {
         drop(ticker);
         // The thread held the other reference; joined, it holds none.
         assert_eq!(Arc::strong_count(&shared), 1);
+    }
+
+    #[test]
+    fn dropping_it_mid_tick_does_not_wait_out_the_tick() {
+        // A tick of an hour: a drop that waited for it would not return in
+        // the ten seconds allowed.
+        let ticker =
+            Ticker::start_with(Engine::default(), Duration::from_secs(3600)).expect("a thread");
+        let running = ticker.running();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !ticker.shared.lock().pausing {
+            assert!(Instant::now() < deadline, "the ticker never began a tick");
+            std::thread::yield_now();
+        }
+        assert!(
+            returns_within(Duration::from_secs(10), move || {
+                drop(running);
+                drop(ticker);
+            }),
+            "dropping the ticker waited out its tick"
+        );
     }
 }
