@@ -398,6 +398,11 @@ pub async fn cli(kind: Kind, paths: &Paths, plan: &Plan) -> anyhow::Result<Optio
         Kind::Floor | Kind::QjsRuntime | Kind::QjsModule | Kind::IsolatedVm => return Ok(None),
     }
     args.push("-".into());
+    if kind == Kind::Wasm
+        && let Some(note) = crate::layout::order_note(&paths.cli)
+    {
+        eprintln!("bench: {note}");
+    }
     let cli = paths.cli.clone();
     let runs = plan.cli;
     let figure = tokio::task::spawn_blocking(move || -> anyhow::Result<Cli> {

@@ -36,6 +36,7 @@
 mod contender;
 mod figures;
 mod floor;
+mod layout;
 mod peers;
 mod rss;
 mod table;
