@@ -91,16 +91,16 @@ impl Ticker {
 fn run(engine: &Engine, shared: &Shared) {
     loop {
         {
-            let state = shared.lock();
-            #[allow(unused_mut)]
-            let mut state = shared
+            let state = shared
                 .wake
-                .wait_while(state, |s| s.running == 0 && !s.stop)
+                .wait_while(shared.lock(), |s| s.running == 0 && !s.stop)
                 .unwrap_or_else(PoisonError::into_inner);
             #[cfg(test)]
-            {
+            let state = {
+                let mut state = state;
                 state.pausing = true;
-            }
+                state
+            };
             // The tick's pause is a wait on the same condition, not a
             // sleep, so that dropping the ticker ends it at once: a sleep
             // made every drop (the CLI's exit, a Sandbox dropped on an
