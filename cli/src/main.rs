@@ -74,7 +74,13 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
         let _ = lines.send(line.to_string());
     });
 
+    // One execution, polled on this thread by `block_on`; the workers
+    // serve the signal handlers and the tools' process output, for which
+    // two are ample. The default, a worker per core, started as many
+    // threads as the host has cores, and read the cgroup files to count
+    // them.
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()
         .context("starting the async runtime")?;
