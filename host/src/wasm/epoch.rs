@@ -80,8 +80,15 @@ impl Ticker {
 
     /// Keeps the ticker going until the returned guard is dropped.
     pub fn running(&self) -> Running {
-        self.shared.lock().running += 1;
-        self.shared.wake.notify_one();
+        let mut state = self.shared.lock();
+        state.running += 1;
+        // Only the first child wakes the thread: it waits for one only
+        // while none runs. Woken on every start, it left each tick's pause
+        // early and waited again, a thread switch per execution.
+        if state.running == 1 {
+            self.shared.wake.notify_one();
+        }
+        drop(state);
         Running {
             shared: Arc::clone(&self.shared),
         }
