@@ -280,6 +280,10 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
                 Ok((stream, _)) => {
                     tokio::spawn(serve_connection(stream, service.clone(), opening.clone()));
                 }
+                // One connection's own failure (reset or aborted before it
+                // was taken): the next is taken at once, so that a client
+                // sending such connections cannot slow the others.
+                Err(e) if lost_connection(&e) => {}
                 // Out of file descriptors (a client holding connections
                 // open past `ulimit -n`) or memory: the listener stays
                 // ready, so accepting again at once spun a core until a
@@ -293,8 +297,22 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
     Ok(())
 }
 
-/// How long the listener rests after a failed accept.
+/// How long the listener rests after an accept that failed for want of a
+/// resource.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
+/// Whether a failed accept failed for its connection alone, not for the
+/// listener's want of a resource.
+fn lost_connection(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        e.kind(),
+        ErrorKind::ConnectionAborted
+            | ErrorKind::ConnectionReset
+            | ErrorKind::ConnectionRefused
+            | ErrorKind::Interrupted
+    )
+}
 
 /// Where new streamable-HTTP sessions are opened, one at a time, and
 /// refused past [`Limits::max_sessions`](crate::config::Limits) open.
@@ -434,5 +452,24 @@ async fn stop_signal() {
     tokio::select! {
         _ = int.recv() => {}
         _ = term.recv() => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_want_of_resources_makes_the_listener_rest() {
+        use std::io::{Error, ErrorKind};
+        assert!(lost_connection(&Error::from(ErrorKind::ConnectionAborted)));
+        assert!(lost_connection(&Error::from(ErrorKind::ConnectionReset)));
+        // EMFILE, ENFILE, ENOBUFS, ENOMEM on Linux.
+        for errno in [24, 23, 105, 12] {
+            assert!(
+                !lost_connection(&Error::from_raw_os_error(errno)),
+                "{errno}"
+            );
+        }
     }
 }
