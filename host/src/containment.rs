@@ -897,6 +897,25 @@ mod tests {
         assert_eq!(seen, Some(false));
     }
 
+    #[test]
+    fn a_process_that_started_none_is_childless() {
+        // This process has other tests' children at any moment: the probe
+        // runs in a test process of its own, which starts none.
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "containment::tests::childless_probe"])
+            .args(["--ignored", "--nocapture", "--test-threads=1"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(stdout.contains("childless=Some(true)"), "{stdout}");
+    }
+
+    #[test]
+    #[ignore = "run in a process of its own by a_process_that_started_none_is_childless"]
+    fn childless_probe() {
+        println!("childless={:?}", childless());
+    }
+
     #[tokio::test]
     async fn a_containment_kills_a_tree_that_left_its_group_and_session() {
         kills_a_setsid_grandchild(Containment::new(Limits::default()).unwrap()).await;
