@@ -31,6 +31,9 @@ struct Shared {
 struct State {
     /// Children running now.
     running: usize,
+    /// Set while the thread waits for a child to start (none runs), the
+    /// only wait a start has to end.
+    parked: bool,
     /// Set when the ticker is dropped.
     stop: bool,
     /// Epochs advanced so far (for tests: that an idle ticker is idle).
@@ -39,6 +42,9 @@ struct State {
     /// Set once the thread has begun a tick's pause (for tests).
     #[cfg(test)]
     pausing: bool,
+    /// Times a start woke the thread (for tests).
+    #[cfg(test)]
+    woken: u64,
 }
 
 impl Shared {
@@ -82,10 +88,17 @@ impl Ticker {
     pub fn running(&self) -> Running {
         let mut state = self.shared.lock();
         state.running += 1;
-        // Only the first child wakes the thread: it waits for one only
-        // while none runs. Woken on every start, it left each tick's pause
-        // early and waited again, a thread switch per execution.
-        if state.running == 1 {
+        // Only a thread parked for want of a child is woken. One in a
+        // tick's pause ticks at its end anyway; woken there, it would only
+        // wait again. Executions one after another each take `running`
+        // from 0 to 1, so waking on that (as before) cost a futex call and
+        // a thread switch per execution while the ticker was not parked.
+        if state.parked {
+            state.parked = false;
+            #[cfg(test)]
+            {
+                state.woken += 1;
+            }
             self.shared.wake.notify_one();
         }
         drop(state);
@@ -98,16 +111,17 @@ impl Ticker {
 fn run(engine: &Engine, shared: &Shared) {
     loop {
         {
-            let state = shared
+            let mut state = shared.lock();
+            state.parked = state.running == 0 && !state.stop;
+            let mut state = shared
                 .wake
-                .wait_while(shared.lock(), |s| s.running == 0 && !s.stop)
+                .wait_while(state, |s| s.running == 0 && !s.stop)
                 .unwrap_or_else(PoisonError::into_inner);
+            state.parked = false;
             #[cfg(test)]
-            let state = {
-                let mut state = state;
+            {
                 state.pausing = true;
-                state
-            };
+            }
             // The tick's pause is a wait on the same condition, not a
             // sleep, so that dropping the ticker ends it at once: a sleep
             // made every drop (the CLI's exit, a Sandbox dropped on an
@@ -229,6 +243,52 @@ mod tests {
             after,
             "the ticker went on after the last child"
         );
+    }
+
+    /// Waits (at most 10 s) until `ticker`'s thread is parked, waiting
+    /// for a child.
+    fn wait_until_parked(ticker: &Ticker) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !ticker.shared.lock().parked {
+            assert!(Instant::now() < deadline, "the ticker never parked");
+            std::thread::yield_now();
+        }
+    }
+
+    #[test]
+    fn a_start_wakes_the_thread_only_when_it_is_parked() {
+        // A tick of an hour: once woken, the thread is in the tick's pause
+        // for the rest of the test.
+        let ticker =
+            Ticker::start_with(Engine::default(), Duration::from_secs(3600)).expect("a thread");
+        wait_until_parked(&ticker);
+        let first = ticker.running();
+        assert_eq!(ticker.shared.lock().woken, 1, "the first start woke it");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !ticker.shared.lock().pausing {
+            assert!(Instant::now() < deadline, "the ticker never began a tick");
+            std::thread::yield_now();
+        }
+        // Executions one after another: each takes `running` from 0 to 1
+        // while the thread pauses, and none may wake it.
+        drop(first);
+        for _ in 0..100 {
+            drop(ticker.running());
+        }
+        assert_eq!(ticker.shared.lock().woken, 1, "a start woke it mid-tick");
+    }
+
+    #[test]
+    fn a_thread_parked_again_is_woken_by_the_next_start() {
+        let ticker = ticker();
+        for _ in 0..3 {
+            wait_until_parked(&ticker);
+            let before = ticks(&ticker);
+            let running = ticker.running();
+            wait_for_ticks(&ticker, before + 1);
+            drop(running);
+        }
+        assert_eq!(ticker.shared.lock().woken, 3);
     }
 
     #[test]
