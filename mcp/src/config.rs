@@ -11,7 +11,9 @@
 //!   "budget": { "wall_clock": "10s", "max_memory": "64MiB", "max_calls": 200, "max_bytes": "8MiB" },
 //!   "tools": { "allow": ["files.*", "search.query"], "deny": ["files.delete_file"] },
 //!   "max_running": 16,
-//!   "max_sessions": 64
+//!   "max_sessions": 64,
+//!   "max_connections": 512,
+//!   "header_timeout": "30s"
 //! }
 //! ```
 //!
@@ -48,6 +50,11 @@ pub struct Config {
     pub max_running: Option<usize>,
     /// Streamable-HTTP sessions open at once ([`DEFAULT_MAX_SESSIONS`]).
     pub max_sessions: Option<usize>,
+    /// HTTP connections open at once ([`DEFAULT_MAX_CONNECTIONS`]).
+    pub max_connections: Option<usize>,
+    /// How long an HTTP client has to send a request's headers, and an
+    /// `initialize`'s body ([`DEFAULT_HEADER_TIMEOUT`]; `0`: for ever).
+    pub header_timeout: Option<Amount>,
 }
 
 /// Executions `wasmwire mcp` runs at once unless the config says: what a
@@ -73,6 +80,22 @@ pub const DEFAULT_MAX_RUNNING: usize = 16;
 /// 1 GiB in 7 s. A new session past this many is refused (HTTP 503) until
 /// one ends.
 pub const DEFAULT_MAX_SESSIONS: usize = 64;
+
+/// HTTP connections `wasmwire mcp --listen` holds open at once unless the
+/// config says; more wait in the listen backlog until one closes. Each
+/// costs a file descriptor and about 16 KiB: unbounded, a client opening
+/// connections that never finish a request held 10,000 descriptors and
+/// 157 MiB. 512 is eight for each of the default 64 sessions (a stream of
+/// its own and calls in flight), and leaves room under a file limit of
+/// 1,024 for the tools' own processes.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
+/// How long an HTTP client has to send a request's headers (counted from
+/// the first read of them, so an idle kept-alive connection is closed after
+/// this long too), and an `initialize`'s body: hyper's own default for the
+/// headers. Without it a connection that never finished its request was
+/// held for ever.
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One upstream server: a command spoken to on stdio, or a streamable-HTTP URL.
 #[derive(Debug, Clone, Deserialize)]
@@ -186,6 +209,12 @@ pub struct Limits {
     /// Streamable-HTTP sessions open at once (at least 1,
     /// [`DEFAULT_MAX_SESSIONS`]).
     pub max_sessions: usize,
+    /// HTTP connections open at once (at least 1,
+    /// [`DEFAULT_MAX_CONNECTIONS`]).
+    pub max_connections: usize,
+    /// How long a client has to send a request's headers and an
+    /// `initialize`'s body; `None`: for ever ([`DEFAULT_HEADER_TIMEOUT`]).
+    pub header_timeout: Option<Duration>,
 }
 
 impl Config {
@@ -271,11 +300,23 @@ impl Config {
             Some(0) => return Err("max_sessions: 0 would serve no client; at least 1".into()),
             Some(n) => n,
         };
+        let max_connections = match self.max_connections {
+            None => DEFAULT_MAX_CONNECTIONS,
+            Some(0) => return Err("max_connections: 0 would serve no client; at least 1".into()),
+            Some(n) => n,
+        };
+        let header_timeout = match &self.header_timeout {
+            None => Some(DEFAULT_HEADER_TIMEOUT),
+            Some(a) => Some(duration(a).map_err(|e| format!("header_timeout: {e}"))?)
+                .filter(|d| !d.is_zero()),
+        };
         Ok(Limits {
             budget,
             call_timeout,
             max_running,
             max_sessions,
+            max_connections,
+            header_timeout,
         })
     }
 }
@@ -376,6 +417,29 @@ mod tests {
     }
 
     #[test]
+    fn the_http_limits_have_defaults_and_take_their_units() {
+        let limits = Config::parse(r#"{"mcpServers": {}}"#)
+            .unwrap()
+            .limits()
+            .unwrap();
+        assert_eq!(limits.max_connections, DEFAULT_MAX_CONNECTIONS);
+        assert_eq!(limits.header_timeout, Some(DEFAULT_HEADER_TIMEOUT));
+        let limits = Config::parse(
+            r#"{"mcpServers": {}, "max_connections": 8, "header_timeout": "1500ms"}"#,
+        )
+        .unwrap()
+        .limits()
+        .unwrap();
+        assert_eq!(limits.max_connections, 8);
+        assert_eq!(limits.header_timeout, Some(Duration::from_millis(1500)));
+        let limits = Config::parse(r#"{"mcpServers": {}, "header_timeout": 0}"#)
+            .unwrap()
+            .limits()
+            .unwrap();
+        assert_eq!(limits.header_timeout, None);
+    }
+
+    #[test]
     fn bad_configs_say_what_is_wrong() {
         for (text, why) in [
             (r#"{"mcpServers": {"a": {"cmd": "x"}}}"#, "each server is"),
@@ -407,6 +471,14 @@ mod tests {
             (
                 r#"{"mcpServers": {}, "max_sessions": 0}"#,
                 "max_sessions: 0 would serve no client",
+            ),
+            (
+                r#"{"mcpServers": {}, "max_connections": 0}"#,
+                "max_connections: 0 would serve no client",
+            ),
+            (
+                r#"{"mcpServers": {}, "header_timeout": "soon"}"#,
+                "header_timeout",
             ),
         ] {
             let err = Config::parse(text).unwrap_err();

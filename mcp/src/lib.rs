@@ -17,7 +17,8 @@
 //!   cancellation and console lines as progress notifications, and at most
 //!   `max_running` answers held for a client that does not read them;
 //! - [`serve`](mod@serve): serving on stdio or on streamable HTTP, with at
-//!   most `max_sessions` HTTP sessions open;
+//!   most `max_sessions` HTTP sessions and `max_connections` connections
+//!   open, and a request's headers due within `header_timeout`;
 //! - [`cli`]: `wasmwire mcp`'s arguments and run, for the CLI to call.
 //!
 //! What it leaves to `wasmwire`: running the program, every limit (wall

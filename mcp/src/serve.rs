@@ -262,10 +262,12 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
     config.allowed_hosts.push(bound.ip().to_string());
     let stop = config.cancellation_token.clone();
     let sessions = Arc::new(LocalSessionManager::default());
+    let limits = *code.limits();
     let opening = Arc::new(Opening {
         sessions: sessions.clone(),
-        max: code.limits().max_sessions,
+        max: limits.max_sessions,
         lock: tokio::sync::Mutex::new(()),
+        body_timeout: limits.header_timeout,
     });
     let service = StreamableHttpService::new(
         // A session is a client: places of its own for unread answers.
@@ -273,12 +275,45 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
         sessions,
         config,
     );
+    // A place per connection, taken before it is accepted: past
+    // `max_connections` open, more wait in the listen backlog, holding no
+    // descriptor and no memory of this process.
+    let places = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let mut full_said = false;
+    let stopped = stop_signal();
+    tokio::pin!(stopped);
     eprintln!("wasmwire mcp: listening on http://{bound}/mcp");
     loop {
+        let place = match places.clone().try_acquire_owned() {
+            Ok(place) => place,
+            Err(_) => {
+                if !full_said {
+                    full_said = true;
+                    eprintln!(
+                        "wasmwire mcp: {} connections open (max_connections); more wait until \
+                         one closes",
+                        limits.max_connections
+                    );
+                }
+                tokio::select! {
+                    place = places.clone().acquire_owned() => match place {
+                        Ok(place) => place,
+                        Err(_) => break,
+                    },
+                    _ = &mut stopped => break,
+                }
+            }
+        };
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    tokio::spawn(serve_connection(stream, service.clone(), opening.clone()));
+                    let connection = Connection {
+                        service: service.clone(),
+                        opening: opening.clone(),
+                        header_timeout: limits.header_timeout,
+                        _place: place,
+                    };
+                    tokio::spawn(connection.serve(stream));
                 }
                 // One connection's own failure (reset or aborted before it
                 // was taken): the next is taken at once, so that a client
@@ -290,7 +325,7 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
                 // connection closed. The pending connections wait instead.
                 Err(_) => tokio::time::sleep(ACCEPT_BACKOFF).await,
             },
-            _ = stop_signal() => break,
+            _ = &mut stopped => break,
         }
     }
     stop.cancel();
@@ -322,6 +357,8 @@ struct Opening {
     /// Held while a request that may open a session is answered, so that
     /// the count read before it is still true when rmcp adds the session.
     lock: tokio::sync::Mutex<()>,
+    /// How long such a request's body may take to arrive.
+    body_timeout: Option<Duration>,
 }
 
 impl Opening {
@@ -346,10 +383,24 @@ impl Opening {
             >,
     {
         let (parts, body) = request.into_parts();
-        let Ok(body) = http_body_util::Limited::new(body, OPENING_BODY)
-            .collect()
-            .await
-        else {
+        let collect = http_body_util::Limited::new(body, OPENING_BODY).collect();
+        let collected = match self.body_timeout {
+            Some(within) => match tokio::time::timeout(within, collect).await {
+                Ok(collected) => collected,
+                Err(_) => {
+                    return Ok(refused(
+                        hyper::StatusCode::REQUEST_TIMEOUT,
+                        Value::Null,
+                        &format!(
+                            "the body of a request without a session (an initialize) did not \
+                             arrive within {within:?} (header_timeout)"
+                        ),
+                    ));
+                }
+            },
+            None => collect.await,
+        };
+        let Ok(body) = collected else {
             return Ok(refused(
                 hyper::StatusCode::PAYLOAD_TOO_LARGE,
                 Value::Null,
@@ -407,37 +458,55 @@ fn refused(
 /// `initialize` is a few hundred bytes).
 const OPENING_BODY: usize = 1 << 20;
 
-/// Serves one HTTP connection. Each request carries a [`Slot`] for the
-/// places of the answer it carries, given back once its response has left
-/// on the connection ([`crate::held`]). A request that may open a session
-/// goes through [`Opening`].
-async fn serve_connection(
-    stream: tokio::net::TcpStream,
+/// One accepted HTTP connection and what serving it needs.
+struct Connection {
     service: StreamableHttpService<CodeMode, LocalSessionManager>,
     opening: Arc<Opening>,
-) {
-    let stream = Counted::new(stream);
-    let count = stream.count();
-    let service = hyper_util::service::TowerToHyperService::new(service);
-    let held = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
-        let slot = Slot::default();
-        request.extensions_mut().insert(slot.clone());
-        let opening = opening.clone();
-        let service = service.clone();
-        let count = count.clone();
-        async move {
-            let response = if Opening::opens(&request) {
-                opening.answer(request, &service).await?
-            } else {
-                hyper::service::Service::call(&service, request).await?
-            };
-            Ok::<_, Infallible>(response.map(|body| HeldBody::new(body, slot, count)))
-        }
-    });
-    let io = hyper_util::rt::TokioIo::new(stream);
-    let _ = hyper::server::conn::http1::Builder::new()
-        .serve_connection(io, held)
-        .await;
+    /// How long the client has to send a request's headers.
+    header_timeout: Option<Duration>,
+    /// Its place among `max_connections`, given back when it is dropped.
+    _place: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl Connection {
+    /// Serves the connection. Each request carries a [`Slot`] for the
+    /// places of the answer it carries, given back once its response has
+    /// left on the connection ([`crate::held`]). A request that may open a
+    /// session goes through [`Opening`]. A client that does not send a
+    /// request's headers within the header timeout (an idle kept-alive
+    /// connection included) is disconnected.
+    async fn serve(self, stream: tokio::net::TcpStream) {
+        let Connection {
+            service,
+            opening,
+            header_timeout,
+            _place,
+        } = self;
+        let stream = Counted::new(stream);
+        let count = stream.count();
+        let service = hyper_util::service::TowerToHyperService::new(service);
+        let held = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+            let slot = Slot::default();
+            request.extensions_mut().insert(slot.clone());
+            let opening = opening.clone();
+            let service = service.clone();
+            let count = count.clone();
+            async move {
+                let response = if Opening::opens(&request) {
+                    opening.answer(request, &service).await?
+                } else {
+                    hyper::service::Service::call(&service, request).await?
+                };
+                Ok::<_, Infallible>(response.map(|body| HeldBody::new(body, slot, count)))
+            }
+        });
+        let io = hyper_util::rt::TokioIo::new(stream);
+        let _ = hyper::server::conn::http1::Builder::new()
+            .timer(hyper_util::rt::TokioTimer::new())
+            .header_read_timeout(header_timeout)
+            .serve_connection(io, held)
+            .await;
+    }
 }
 
 /// SIGINT or SIGTERM (never, when the handlers cannot be installed).

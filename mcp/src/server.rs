@@ -672,6 +672,8 @@ mod tests {
             call_timeout: None,
             max_running: 1,
             max_sessions: 1,
+            max_connections: 1,
+            header_timeout: None,
         }
     }
 

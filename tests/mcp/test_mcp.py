@@ -545,6 +545,73 @@ async def test_over_streamable_http_connections_past_the_file_limit_do_not_spin_
                     assert result.structured_content["value"] == "served", result
 
 
+async def test_over_streamable_http_connections_are_bounded_and_unfinished_requests_cut_off(tmp_path):
+    # With no bound and no header timeout, 10,000 connections that sent
+    # half a request's headers held 10,000 descriptors and 157 MiB for ever.
+    config = write_config(tmp_path, {}, max_connections=4, header_timeout="1s")
+    async with listening(config) as (url, server):
+        address = url.split("//")[1].split("/")[0]
+        host, port = address.rsplit(":", 1)
+
+        def open_files():
+            return len(os.listdir(f"/proc/{server.pid}/fd"))
+
+        def cut_off_all(connections):
+            """Waits until the server has closed each of `connections`,
+            reading what it sends; the most descriptors it held meanwhile,
+            and the bytes each connection got."""
+            got = {c: b"" for c in connections}
+            open_now, most = set(connections), open_files()
+            deadline = time.monotonic() + HANG
+            while open_now:
+                assert time.monotonic() < deadline, f"{len(open_now)} connections never cut off"
+                readable, _, _ = select.select(list(open_now), [], [], 0.02)
+                for c in readable:
+                    try:
+                        data = c.recv(65536)
+                    except ConnectionResetError:
+                        data = b""
+                    got[c] += data
+                    if not data:
+                        open_now.discard(c)
+                most = max(most, open_files())
+            return most, got
+
+        before = open_files()
+        # More than max_connections, each half a request's headers: four
+        # are taken, the rest wait in the listen backlog until the first
+        # are cut off.
+        stalled = [socket.create_connection((host, int(port)), timeout=HANG) for _ in range(10)]
+        try:
+            for c in stalled:
+                c.sendall(f"POST /mcp HTTP/1.1\r\nHost: {address}\r\n".encode())
+            most, _ = await anyio.to_thread.run_sync(cut_off_all, stalled)
+            assert most - before <= 4, f"{most - before} connections held at once past max_connections 4"
+        finally:
+            for c in stalled:
+                c.close()
+
+        # An initialize whose body never comes is answered 408 in time.
+        slow = socket.create_connection((host, int(port)), timeout=HANG)
+        try:
+            slow.sendall(f"POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n"
+                         "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n".encode())
+            slow.sendall(b'{"jsonrpc": "2.0"')
+            reader = slow.makefile("rb")
+            status = reader.readline()
+            assert status.startswith(b"HTTP/1.1 408"), status
+        finally:
+            slow.close()
+
+        # The places came back: a client is served.
+        with anyio.fail_after(HANG):
+            async with streamable_http_client(url) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    result = await session.call_tool("run_javascript", {"code": "return 'served'"})
+                    assert result.structured_content["value"] == "served", result
+
+
 async def test_the_allow_and_deny_lists_choose_the_bound_tools(tmp_path):
     config = write_config(tmp_path, tools={"allow": ["test.*"], "deny": ["test.crash", "test.wait_*"]})
     async with connect(tmp_path, config) as session:
