@@ -190,7 +190,7 @@ fn fire_one<'js>(
     match called {
         Ok(()) => None,
         Err(e) => {
-            if let Some(backtrace) = throw_site::take(ctx) {
+            if let Some(backtrace) = throw_site::take(ctx).and_then(throw_site::text) {
                 session.set_thrown_at(backtrace);
             }
             Some(Settled::Rejected(tool_error::caught(ctx, e)))
@@ -202,8 +202,9 @@ fn fire_one<'js>(
 /// the first throw since, and keeps it if the program's promise is now
 /// rejected (see `throw_site`).
 pub(crate) fn note_throw<'js>(ctx: &Ctx<'js>, session: &Session<'js>, promise: &Promise<'js>) {
-    if let Some(backtrace) = throw_site::take(ctx)
-        && matches!(promise.state(), PromiseState::Rejected)
+    let taken = throw_site::take(ctx);
+    if matches!(promise.state(), PromiseState::Rejected)
+        && let Some(backtrace) = taken.and_then(throw_site::text)
     {
         session.set_thrown_at(backtrace);
     }

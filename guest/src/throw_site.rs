@@ -19,8 +19,11 @@ use rquickjs::{Ctx, Value};
 
 /// Takes QuickJS's backtrace of the first exception thrown since the last
 /// `catch` (or since the last take), and clears it so that the next throw
-/// gets one of its own.
-pub(crate) fn take(ctx: &Ctx<'_>) -> Option<String> {
+/// gets one of its own. Left a JS string: the event loop takes one after
+/// every job, and every tool call's site leaves one (its stack capture is
+/// a throw's as far as QuickJS is concerned), while the text is wanted
+/// only when the program was rejected ([`text`]).
+pub(crate) fn take<'js>(ctx: &Ctx<'js>) -> Option<rquickjs::String<'js>> {
     let mut raw = rquickjs::qjs::JS_UNDEFINED;
     // SAFETY: command 2 (ErrorBackTrace) takes a live context and a pointer
     // to one JSValue; it moves the context's backtrace (a string, null or
@@ -30,5 +33,10 @@ pub(crate) fn take(ctx: &Ctx<'_>) -> Option<String> {
         rquickjs::qjs::js_std_cmd(2, ctx.as_raw().as_ptr(), &mut raw as *mut _);
         Value::from_raw(ctx.clone(), raw)
     };
-    value.as_string().and_then(|s| s.to_string().ok())
+    value.into_string()
+}
+
+/// A backtrace [`take`]n, as text (`None` if it is not well-formed).
+pub(crate) fn text(backtrace: rquickjs::String<'_>) -> Option<String> {
+    backtrace.to_string().ok()
 }
