@@ -112,11 +112,16 @@ fn run(engine: &Engine, shared: &Shared) {
     loop {
         {
             let mut state = shared.lock();
-            state.parked = state.running == 0 && !state.stop;
-            let mut state = shared
-                .wake
-                .wait_while(state, |s| s.running == 0 && !s.stop)
-                .unwrap_or_else(PoisonError::into_inner);
+            while state.running == 0 && !state.stop {
+                // Set again before every wait: a start clears it as it
+                // wakes the thread, and the child it counted may have
+                // ended before the thread looked, leaving none running.
+                state.parked = true;
+                state = shared
+                    .wake
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
             state.parked = false;
             #[cfg(test)]
             {
@@ -276,6 +281,22 @@ mod tests {
             drop(ticker.running());
         }
         assert_eq!(ticker.shared.lock().woken, 1, "a start woke it mid-tick");
+    }
+
+    #[test]
+    fn a_child_that_ends_before_the_thread_wakes_leaves_it_parked_for_the_next() {
+        let ticker = ticker();
+        // Each start wakes the parked thread and ends at once, before the
+        // thread looks (nearly always): the thread must park again, not
+        // wait unparked where no later start wakes it.
+        for _ in 0..100 {
+            wait_until_parked(&ticker);
+            drop(ticker.running());
+        }
+        wait_until_parked(&ticker);
+        let before = ticks(&ticker);
+        let _running = ticker.running();
+        wait_for_ticks(&ticker, before + 1);
     }
 
     #[test]
