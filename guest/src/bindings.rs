@@ -33,6 +33,7 @@ use wire::StartBinding;
 
 use crate::calls::Call;
 use crate::session::Session;
+use crate::throw_site;
 use crate::tool_error;
 
 /// One binding, checked and ready to install.
@@ -265,7 +266,7 @@ fn call<'js>(
             Err(e) => return rejected(ctx, tool_error::caught(ctx, e)),
         }
     }
-    let site = intrinsics.call_site()?;
+    let site = throw_site::unnoted(ctx, session, || intrinsics.call_site())?;
     let (promise, resolve, reject) = ctx.promise()?;
     let call = Call {
         tool,

@@ -175,7 +175,7 @@ fn fire_one<'js>(
     let due = session
         .with_timers(|timers| timers.take_due(now))
         .flatten()?;
-    throw_site::take(ctx);
+    throw_site::take(ctx, session);
     let called = due.callback.call::<_, ()>((Rest(due.args),));
     if guard.tripped() {
         return Some(Settled::Stopped);
@@ -190,7 +190,7 @@ fn fire_one<'js>(
     match called {
         Ok(()) => None,
         Err(e) => {
-            if let Some(backtrace) = throw_site::take(ctx).and_then(throw_site::text) {
+            if let Some(backtrace) = throw_site::take(ctx, session).text() {
                 session.set_thrown_at(backtrace);
             }
             Some(Settled::Rejected(tool_error::caught(ctx, e)))
@@ -202,9 +202,9 @@ fn fire_one<'js>(
 /// the first throw since, and keeps it if the program's promise is now
 /// rejected (see `throw_site`).
 pub(crate) fn note_throw<'js>(ctx: &Ctx<'js>, session: &Session<'js>, promise: &Promise<'js>) {
-    let taken = throw_site::take(ctx);
+    let taken = throw_site::take(ctx, session);
     if matches!(promise.state(), PromiseState::Rejected)
-        && let Some(backtrace) = taken.and_then(throw_site::text)
+        && let Some(backtrace) = taken.text()
     {
         session.set_thrown_at(backtrace);
     }

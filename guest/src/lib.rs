@@ -445,7 +445,7 @@ fn run_program<'js, T: Transport + ?Sized>(
         );
     };
     // Whatever set-up threw is no throw of the program's.
-    throw_site::take(ctx);
+    throw_site::take(ctx, session);
     let returned = match function.call::<_, rquickjs::Value>(()) {
         Ok(returned) => returned,
         Err(e) => return judge.error(ctx, e),

@@ -24,6 +24,9 @@ struct State<'js> {
     /// The backtrace of the throw that rejected the program, if it was
     /// caught at the time (see `throw_site`).
     thrown_at: Option<String>,
+    /// A backtrace a call site took out of QuickJS's place for it, to come
+    /// first when the job's throw is noted (see `throw_site::unnoted`).
+    set_aside: Option<String>,
     /// Promises rejected with no handler yet, with their reasons (at most
     /// [`MAX_UNHANDLED`]), and how many more there were.
     unhandled: Vec<(Value<'js>, Value<'js>)>,
@@ -87,6 +90,7 @@ impl<'js> Session<'js> {
                 calls: Calls::default(),
                 timers: Timers::default(),
                 thrown_at: None,
+                set_aside: None,
                 unhandled: Vec::new(),
                 unhandled_more: 0,
                 console,
@@ -134,6 +138,22 @@ impl<'js> Session<'js> {
         {
             state.thrown_at.get_or_insert(backtrace);
         }
+    }
+
+    /// Sets aside a backtrace taken out of QuickJS's place for it (the
+    /// first one set aside since the last take wins).
+    pub(crate) fn set_aside_backtrace(&self, backtrace: String) {
+        if let Ok(mut state) = self.state.try_borrow_mut()
+            && let Some(state) = state.as_mut()
+        {
+            state.set_aside.get_or_insert(backtrace);
+        }
+    }
+
+    /// Takes the backtrace set aside, if any.
+    pub(crate) fn take_set_aside_backtrace(&self) -> Option<String> {
+        let mut state = self.state.try_borrow_mut().ok()?;
+        state.as_mut().and_then(|s| s.set_aside.take())
     }
 
     /// Notes a promise rejected with no handler (`handled` false), or one

@@ -14,16 +14,68 @@
 //! (`(async () => { throw 1 })(); throw "boom";`). A value thrown in one
 //! job and passed on by an `await` in another is placed at that `await`,
 //! where it entered the program's body.
+//!
+//! QuickJS keeps in that same place the stack of the first `Error` *made*
+//! since, thrown or not, and every tool call makes one for its site: so a
+//! call made before a `throw "boom"` in the same job took the throw's
+//! place. A call site is therefore made [`unnoted`]. A backtrace already
+//! waiting when a call is made (an earlier throw of the job that escaped
+//! into a promise) is set aside in the session and still comes first.
+//! One case reads differently from QuickJS's own rule: such an escaped
+//! throw, then a call, then a `catch` clause, then the uncaught throw is
+//! placed at the escaped throw (QuickJS's `catch` would have cleared it,
+//! and the copy set aside cannot be).
 
 use rquickjs::{Ctx, Value};
 
-/// Takes QuickJS's backtrace of the first exception thrown since the last
-/// `catch` (or since the last take), and clears it so that the next throw
-/// gets one of its own. Left a JS string: the event loop takes one after
-/// every job, and every tool call's site leaves one (its stack capture is
-/// a throw's as far as QuickJS is concerned), while the text is wanted
-/// only when the program was rejected ([`text`]).
-pub(crate) fn take<'js>(ctx: &Ctx<'js>) -> Option<rquickjs::String<'js>> {
+use crate::session::Session;
+
+/// A backtrace [`take`]n: one set aside by a call site, else QuickJS's own,
+/// left a JS string until its text is wanted.
+pub(crate) struct Taken<'js> {
+    set_aside: Option<String>,
+    pending: Option<rquickjs::String<'js>>,
+}
+
+impl Taken<'_> {
+    /// The backtrace as text (`None` if there is none, or it is not
+    /// well-formed).
+    pub(crate) fn text(self) -> Option<String> {
+        self.set_aside
+            .or_else(|| self.pending.and_then(|s| s.to_string().ok()))
+    }
+}
+
+/// Takes the backtrace of the first throw since the last take (or
+/// `catch`), and clears it so that the next throw gets one of its own.
+/// The event loop takes one after every job; its text is made only when
+/// the program was rejected.
+pub(crate) fn take<'js>(ctx: &Ctx<'js>, session: &Session<'js>) -> Taken<'js> {
+    Taken {
+        set_aside: session.take_set_aside_backtrace(),
+        pending: take_pending(ctx),
+    }
+}
+
+/// Runs `capture`, which makes an `Error` (and with it a stack), so that
+/// its stack is not taken for where the job's next throw was.
+pub(crate) fn unnoted<'js, R>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    capture: impl FnOnce() -> R,
+) -> R {
+    let waiting = take_pending(ctx);
+    let made = capture();
+    drop(take_pending(ctx));
+    if let Some(text) = waiting.and_then(|s| s.to_string().ok()) {
+        session.set_aside_backtrace(text);
+    }
+    made
+}
+
+/// Takes QuickJS's own backtrace of the first exception thrown (or error
+/// made) since the last `catch` or take, leaving none.
+fn take_pending<'js>(ctx: &Ctx<'js>) -> Option<rquickjs::String<'js>> {
     let mut raw = rquickjs::qjs::JS_UNDEFINED;
     // SAFETY: command 2 (ErrorBackTrace) takes a live context and a pointer
     // to one JSValue; it moves the context's backtrace (a string, null or
@@ -34,9 +86,4 @@ pub(crate) fn take<'js>(ctx: &Ctx<'js>) -> Option<rquickjs::String<'js>> {
         Value::from_raw(ctx.clone(), raw)
     };
     value.into_string()
-}
-
-/// A backtrace [`take`]n, as text (`None` if it is not well-formed).
-pub(crate) fn text(backtrace: rquickjs::String<'_>) -> Option<String> {
-    backtrace.to_string().ok()
 }

@@ -63,6 +63,25 @@ async fn a_thrown_string_says_where_it_was_thrown() {
 }
 
 #[tokio::test]
+async fn a_thrown_string_is_placed_at_its_throw_not_at_a_call_made_before_it() {
+    // Each call's site captures a stack, and QuickJS keeps the first stack
+    // made since the last `catch` as where a non-Error was thrown: a call
+    // made earlier in the same job took the throw's place.
+    let error = invalid("const p = echo(1);\nthrow \"boom\";").await;
+    assert_eq!(error, "uncaught exception: \"boom\" at line 2, column 7");
+    // In a later job too, and with a call made after an earlier throw that
+    // escaped into a promise (the first throw of the job is still the one
+    // kept, as before).
+    let error = invalid("await null;\nconst p = echo(1);\nthrow \"boom\";").await;
+    assert_eq!(error, "uncaught exception: \"boom\" at line 3, column 7");
+    let error = invalid(
+        "await null;\n(async () => { throw 1 })().catch(() => {});\nconst p = echo(1);\nthrow \"boom\";",
+    )
+    .await;
+    assert_eq!(error, "uncaught exception: \"boom\" at line 2, column 22");
+}
+
+#[tokio::test]
 async fn a_failed_call_is_placed_at_the_line_that_made_it() {
     // The ToolError is born at the call: its stack is the program's frames
     // when it called, not the event loop's when the answer came.
