@@ -6,6 +6,10 @@
 (function (native, shared) {
   "use strict";
   const DOMExceptionCtor = DOMException;
+  // An abort's reason, made on the program's behalf and not thrown: made
+  // so that its stack does not stand for where the job's next throw was.
+  const unnoted = native.unnoted;
+  const unthrown = (message, name) => unnoted(() => new DOMExceptionCtor(message, name));
   const { defineProperty, freeze } = Object;
   const apply = Reflect.apply;
   const queue = queueMicrotask;
@@ -244,7 +248,7 @@
     static abort(reason) {
       const s = new AbortSignal(internal);
       s.#aborted = true;
-      s.#reason = reason === undefined ? new DOMExceptionCtor("signal is aborted without reason", "AbortError") : reason;
+      s.#reason = reason === undefined ? unthrown("signal is aborted without reason", "AbortError") : reason;
       return s;
     }
     static timeout(ms) {
@@ -253,7 +257,7 @@
         throw new TypeError("AbortSignal.timeout: the delay must be a non-negative number of milliseconds");
       if (setTimer === null) throw new TypeError("AbortSignal.timeout: no timers in this context");
       const s = new AbortSignal(internal);
-      setTimer(() => abortSignal(s, new DOMExceptionCtor("signal timed out", "TimeoutError")), ms);
+      setTimer(() => abortSignal(s, unthrown("signal timed out", "TimeoutError")), ms);
       return s;
     }
     static any(signals) {
@@ -301,7 +305,7 @@
     get signal() { return this.#signal; }
     abort(reason) {
       abortSignal(this.#signal, reason === undefined
-        ? new DOMExceptionCtor("signal is aborted without reason", "AbortError") : reason);
+        ? unthrown("signal is aborted without reason", "AbortError") : reason);
     }
   }
   hide(AbortController.prototype, ["signal", "abort"]);

@@ -22,6 +22,7 @@ pub(super) fn object<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     native.set("classId", Function::new(ctx.clone(), class_id)?)?;
     native.set("arrayKeys", Function::new(ctx.clone(), array_keys)?)?;
     native.set("sinceStart", Function::new(ctx.clone(), since_start)?)?;
+    native.set("unnoted", Function::new(ctx.clone(), unnoted)?)?;
     Ok(native)
 }
 
@@ -220,6 +221,16 @@ fn since_start(ctx: Ctx<'_>) -> f64 {
     crate::session::Session::current(&ctx)
         .and_then(|session| session.elapsed_ms())
         .unwrap_or(0.0)
+}
+
+/// Calls `make`, which makes an error the program did not throw (an
+/// abort's reason), so that its stack is not taken for where the job's
+/// next throw was (`throw_site::unnoted`).
+fn unnoted<'js>(ctx: Ctx<'js>, make: Function<'js>) -> rquickjs::Result<Value<'js>> {
+    match crate::session::Session::current(&ctx) {
+        Some(session) => crate::throw_site::unnoted(&ctx, &session, || make.call(())),
+        None => make.call(()),
+    }
 }
 
 /// QuickJS's class id of a value (0 for a primitive): what it really is,
