@@ -80,8 +80,7 @@ async fn a_thrown_string_is_placed_at_its_throw_not_at_a_call_made_before_it() {
     .await;
     assert_eq!(error, "uncaught exception: \"boom\" at line 2, column 22");
     // The web surface's errors made and not thrown (an abort's reason).
-    let error =
-        invalid("const c = new AbortController();\nc.abort();\nthrow \"boom\";").await;
+    let error = invalid("const c = new AbortController();\nc.abort();\nthrow \"boom\";").await;
     assert_eq!(error, "uncaught exception: \"boom\" at line 3, column 7");
     let error = invalid("AbortSignal.abort();\nthrow \"boom\";").await;
     assert_eq!(error, "uncaught exception: \"boom\" at line 2, column 7");
