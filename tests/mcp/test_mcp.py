@@ -510,6 +510,16 @@ async def test_over_streamable_http_sessions_past_max_sessions_are_refused_until
             stalled.close()
 
 
+async def assert_served(url):
+    """An SDK client over streamable HTTP at `url` is served a run."""
+    with anyio.fail_after(HANG):
+        async with streamable_http_client(url) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                result = await session.call_tool("run_javascript", {"code": "return 'served'"})
+                assert result.structured_content["value"] == "served", result
+
+
 async def test_over_streamable_http_connections_past_the_file_limit_do_not_spin_the_server(tmp_path):
     # Past `ulimit -n`, accept fails at once and the listener stays ready:
     # the server spun a whole core (2.99 s of CPU in 3 s) until a
@@ -537,12 +547,7 @@ async def test_over_streamable_http_connections_past_the_file_limit_do_not_spin_
         finally:
             for connection in held:
                 connection.close()
-        with anyio.fail_after(HANG):
-            async with streamable_http_client(url) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    result = await session.call_tool("run_javascript", {"code": "return 'served'"})
-                    assert result.structured_content["value"] == "served", result
+        await assert_served(url)
 
 
 async def test_over_streamable_http_connections_are_bounded_and_unfinished_requests_cut_off(tmp_path):
@@ -604,12 +609,7 @@ async def test_over_streamable_http_connections_are_bounded_and_unfinished_reque
             slow.close()
 
         # The places came back: a client is served.
-        with anyio.fail_after(HANG):
-            async with streamable_http_client(url) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    result = await session.call_tool("run_javascript", {"code": "return 'served'"})
-                    assert result.structured_content["value"] == "served", result
+        await assert_served(url)
 
 
 async def test_the_allow_and_deny_lists_choose_the_bound_tools(tmp_path):
