@@ -267,7 +267,7 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
         sessions: sessions.clone(),
         max: limits.max_sessions,
         lock: tokio::sync::Mutex::new(()),
-        body_timeout: limits.header_timeout,
+        header_timeout: limits.header_timeout,
     });
     let service = StreamableHttpService::new(
         // A session is a client: places of its own for unread answers.
@@ -307,13 +307,7 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    let connection = Connection {
-                        service: service.clone(),
-                        opening: opening.clone(),
-                        header_timeout: limits.header_timeout,
-                        _place: place,
-                    };
-                    tokio::spawn(connection.serve(stream));
+                    tokio::spawn(serve_connection(stream, service.clone(), opening.clone(), place));
                 }
                 // One connection's own failure (reset or aborted before it
                 // was taken): the next is taken at once, so that a client
@@ -357,8 +351,9 @@ struct Opening {
     /// Held while a request that may open a session is answered, so that
     /// the count read before it is still true when rmcp adds the session.
     lock: tokio::sync::Mutex<()>,
-    /// How long such a request's body may take to arrive.
-    body_timeout: Option<Duration>,
+    /// How long a client has to send a request's headers, and a request
+    /// that may open a session its body (`header_timeout`).
+    header_timeout: Option<Duration>,
 }
 
 impl Opening {
@@ -384,7 +379,7 @@ impl Opening {
     {
         let (parts, body) = request.into_parts();
         let collect = http_body_util::Limited::new(body, OPENING_BODY).collect();
-        let collected = match self.body_timeout {
+        let collected = match self.header_timeout {
             Some(within) => match tokio::time::timeout(within, collect).await {
                 Ok(collected) => collected,
                 Err(_) => {
@@ -458,55 +453,44 @@ fn refused(
 /// `initialize` is a few hundred bytes).
 const OPENING_BODY: usize = 1 << 20;
 
-/// One accepted HTTP connection and what serving it needs.
-struct Connection {
+/// Serves one HTTP connection, holding its place among `max_connections`
+/// until it ends. Each request carries a [`Slot`] for the places of the
+/// answer it carries, given back once its response has left on the
+/// connection ([`crate::held`]). A request that may open a session goes
+/// through [`Opening`]. A client that does not send a request's headers
+/// within the header timeout (an idle kept-alive connection included) is
+/// disconnected.
+async fn serve_connection(
+    stream: tokio::net::TcpStream,
     service: StreamableHttpService<CodeMode, LocalSessionManager>,
     opening: Arc<Opening>,
-    /// How long the client has to send a request's headers.
-    header_timeout: Option<Duration>,
-    /// Its place among `max_connections`, given back when it is dropped.
     _place: tokio::sync::OwnedSemaphorePermit,
-}
-
-impl Connection {
-    /// Serves the connection. Each request carries a [`Slot`] for the
-    /// places of the answer it carries, given back once its response has
-    /// left on the connection ([`crate::held`]). A request that may open a
-    /// session goes through [`Opening`]. A client that does not send a
-    /// request's headers within the header timeout (an idle kept-alive
-    /// connection included) is disconnected.
-    async fn serve(self, stream: tokio::net::TcpStream) {
-        let Connection {
-            service,
-            opening,
-            header_timeout,
-            _place,
-        } = self;
-        let stream = Counted::new(stream);
-        let count = stream.count();
-        let service = hyper_util::service::TowerToHyperService::new(service);
-        let held = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
-            let slot = Slot::default();
-            request.extensions_mut().insert(slot.clone());
-            let opening = opening.clone();
-            let service = service.clone();
-            let count = count.clone();
-            async move {
-                let response = if Opening::opens(&request) {
-                    opening.answer(request, &service).await?
-                } else {
-                    hyper::service::Service::call(&service, request).await?
-                };
-                Ok::<_, Infallible>(response.map(|body| HeldBody::new(body, slot, count)))
-            }
-        });
-        let io = hyper_util::rt::TokioIo::new(stream);
-        let _ = hyper::server::conn::http1::Builder::new()
-            .timer(hyper_util::rt::TokioTimer::new())
-            .header_read_timeout(header_timeout)
-            .serve_connection(io, held)
-            .await;
-    }
+) {
+    let header_timeout = opening.header_timeout;
+    let stream = Counted::new(stream);
+    let count = stream.count();
+    let service = hyper_util::service::TowerToHyperService::new(service);
+    let held = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+        let slot = Slot::default();
+        request.extensions_mut().insert(slot.clone());
+        let opening = opening.clone();
+        let service = service.clone();
+        let count = count.clone();
+        async move {
+            let response = if Opening::opens(&request) {
+                opening.answer(request, &service).await?
+            } else {
+                hyper::service::Service::call(&service, request).await?
+            };
+            Ok::<_, Infallible>(response.map(|body| HeldBody::new(body, slot, count)))
+        }
+    });
+    let io = hyper_util::rt::TokioIo::new(stream);
+    let _ = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .serve_connection(io, held)
+        .await;
 }
 
 /// SIGINT or SIGTERM (never, when the handlers cannot be installed).
