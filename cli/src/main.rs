@@ -172,10 +172,16 @@ fn print(outcome: &wasmwire::Outcome, output: Output) -> anyhow::Result<u8> {
             outcome.result.calls, outcome.result.bytes
         ));
     }
-    let line = match (output, outcome.value()) {
-        (Output::Result, _) => Some(output::result_line(&outcome.result)),
-        (Output::Value, Ok(value)) => Some(output::value_line(value)),
-        (Output::Value, Err(failure)) => {
+    // The value is printed as the text it came as, never read into a tree:
+    // a tree can take fifty times its text's memory.
+    let value = match output {
+        Output::Result => None,
+        Output::Value => Some(outcome.value_json()),
+    };
+    let line = match &value {
+        None => Some(output::result_line(&outcome.result)),
+        Some(Ok(value)) => Some(Ok(output::value_line(value))),
+        Some(Err(failure)) => {
             diagnostics.push(format!("wasmwire: {failure}"));
             None
         }
@@ -199,8 +205,8 @@ fn print(outcome: &wasmwire::Outcome, output: Output) -> anyhow::Result<u8> {
     }
     // With `--output value`, a Result whose value cannot be read (it nests
     // deeper than the parent reads) is no success: nothing went to stdout.
-    let value_failed = match (output, outcome.value()) {
-        (Output::Value, Err(failure)) => Some(failure.is_protocol_violation()),
+    let value_failed = match value {
+        Some(Err(failure)) => Some(failure.is_protocol_violation()),
         _ => None,
     };
     Ok(match value_failed {

@@ -12,9 +12,12 @@ pub fn result_line(result: &wire::Result) -> serde_json::Result<String> {
     Ok(one_line(serde_json::to_string(result)?))
 }
 
-/// A program's value as one line of JSON, escaped as [`result_line`] is.
-pub fn value_line(value: &serde_json::Value) -> serde_json::Result<String> {
-    Ok(one_line(serde_json::to_string(value)?))
+/// A program's value (its JSON text) as one line, escaped as
+/// [`result_line`] is. A line break in JSON text can only be whitespace
+/// (one in a string is escaped), so a child that wrote its value over
+/// several lines gets spaces in their place.
+pub fn value_line(json: &str) -> String {
+    one_line(json.replace(['\n', '\r'], " "))
 }
 
 fn one_line(json: String) -> String {
@@ -43,5 +46,14 @@ mod tests {
         assert!(!line.contains(['\u{2028}', '\u{2029}', '\u{85}']), "{line}");
         let back: wire::Result = serde_json::from_str(&line).expect("still JSON");
         assert_eq!(back, result);
+    }
+
+    #[test]
+    fn a_value_written_over_several_lines_is_one_line_and_means_the_same() {
+        let json = "{\n  \"a\": [1,\r\n 2],\n  \"b\": \"x\\ny\u{2028}\"\n}";
+        let line = value_line(json);
+        assert_eq!(line.lines().count(), 1, "{line:?}");
+        let read = |text: &str| serde_json::from_str::<serde_json::Value>(text).expect("JSON");
+        assert_eq!(read(&line), read(json));
     }
 }

@@ -535,6 +535,55 @@ fn assert_parent_peak(shape: &str, peak_kib: u64) {
 }
 
 #[test]
+fn the_parent_stays_bounded_when_a_value_or_args_are_made_of_small_objects() {
+    // 15 MB of `[{"":0},...]` read as a tree took over 600 MiB: the CLI
+    // read every value into one to print the Result, and a tool's params
+    // schema read the args into one to check them.
+    let value = "return new Array(1400000).fill({'': 0})";
+    for output in ["result", "value"] {
+        let (code, stdout, stderr, peak) = run_measuring_peak(
+            &["run", "--max-memory", "256MiB", "--output", output, "-"],
+            value,
+        );
+        assert_eq!((code, stdout.lines().count()), (0, 1), "{stderr}");
+        assert!(stdout.len() > 9_000_000, "{}", stdout.len());
+        assert_parent_peak(
+            &format!("a value of small objects (--output {output})"),
+            peak,
+        );
+    }
+    let manifest = temp_path("small-objects.json");
+    std::fs::write(
+        &manifest,
+        r#"{"tools": [{"name": "put", "params": {"type": "object"}, "command": "wc -c"}]}"#,
+    )
+    .unwrap();
+    let (code, stdout, stderr, peak) = run_measuring_peak(
+        &[
+            "run",
+            "--tools",
+            manifest.to_str().unwrap(),
+            "--max-memory",
+            "256MiB",
+            "-",
+        ],
+        "try { return await put({items: new Array(1400000).fill({'': 0})}) }\n\
+         catch (e) { return [e.kind, e.message] }",
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let result: Value = serde_json::from_str(stdout.trim_end()).unwrap();
+    let value: Value = serde_json::from_str(result["value"].as_str().unwrap()).unwrap();
+    assert_eq!(value[0], json!("limit"), "{value}");
+    let message = value[1].as_str().unwrap();
+    assert!(
+        message.contains("the args cannot be checked against its params schema")
+            && message.contains("would take about"),
+        "{message}"
+    );
+    assert_parent_peak("args of small objects for a params schema", peak);
+}
+
+#[test]
 fn the_parent_stays_bounded_when_64_calls_each_get_12_mib() {
     let program = "const r = await Promise.allSettled(Array.from({length: 64}, () => big()));
                    return r.filter(x => x.status === 'fulfilled').length;";

@@ -19,6 +19,7 @@
 //! ```
 
 use serde::de::DeserializeOwned;
+use wire::{Held, Holdings, OverHoldings};
 
 /// The deepest nesting of arrays and objects [`from_str`] reads. A
 /// JavaScript program's value nests a few thousand levels at most before
@@ -49,6 +50,81 @@ pub enum ReadError {
 /// without recursing, for a reader with a limit of its own.
 pub fn depth(text: &str) -> usize {
     wire::json::survey(text).depth
+}
+
+/// About how many bytes of memory reading `text` as a
+/// `serde_json::Value` takes at its peak, counted from the text without
+/// reading it: every value's place in its array or object (with the room
+/// a growing `Vec` leaves), every object's index, every string's bytes.
+/// An upper bound for JSON, never more than a few times what the tree
+/// really takes (`host/tests/tree_bytes.rs` measures both). A tree can take
+/// fifty times its text (`[{"":0},{"":0},...]`), so a parent reads what a
+/// child sent into one only when this fits what it may hold for the child.
+pub fn tree_bytes(text: &str) -> usize {
+    estimate(&wire::json::survey(text))
+}
+
+/// Holds, against `holdings`, the memory reading `text` as a tree takes
+/// ([`tree_bytes`]), before it is read: a handler that reads a call's args
+/// into a tree keeps this while it holds the tree, so that what a child
+/// sends cannot make its parent hold more than the cap, however it is
+/// shaped.
+pub fn hold_tree(holdings: &Holdings, text: &str) -> Result<Held, TreeTooLarge> {
+    let tree = tree_bytes(text);
+    holdings.try_hold(tree).map_err(|over| TreeTooLarge {
+        text: text.len(),
+        tree,
+        over,
+    })
+}
+
+/// JSON whose tree would not fit in what the parent holds for the child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "its {text} bytes of JSON would take about {tree} bytes of the parent's memory read as a tree, \
+     and the parent holds {} of its {} bytes for this execution",
+    over.used,
+    over.cap
+)]
+pub struct TreeTooLarge {
+    /// Bytes of the text.
+    pub text: usize,
+    /// [`tree_bytes`] of it.
+    pub tree: usize,
+    /// The hold that would have gone over the cap.
+    pub over: OverHoldings,
+}
+
+fn estimate(survey: &wire::json::Survey) -> usize {
+    const ALLOCATION: usize = 16;
+    // No args at all.
+    if survey.values == 0 {
+        return 0;
+    }
+    let slot = std::mem::size_of::<serde_json::Value>();
+    // A member's place: its hash and key beside its value's slot, and its
+    // entry in the index.
+    let member = std::mem::size_of::<(u64, String)>() + 2 * std::mem::size_of::<usize>() + 1;
+    // A growing `Vec` holds up to twice its length, and three times while
+    // it moves.
+    let places = survey
+        .values
+        .saturating_mul(slot)
+        .saturating_add(survey.members.saturating_mul(member))
+        .saturating_mul(3);
+    let strings = survey
+        .strings
+        .saturating_mul(ALLOCATION)
+        // A string with an escape is decoded into a scratch buffer that
+        // grows as a `Vec` does, then copied out.
+        .saturating_add(survey.string_bytes.saturating_mul(2));
+    // A `Vec`'s first allocation has room for four: a one-element array
+    // takes a fourth slot past the three above.
+    let containers = survey.containers.saturating_mul(4 * ALLOCATION + slot);
+    places
+        .saturating_add(strings)
+        .saturating_add(containers)
+        .saturating_add(slot)
 }
 
 /// Reads `text` as a `T`: lone surrogates as U+FFFD, up to [`MAX_DEPTH`]

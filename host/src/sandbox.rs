@@ -1,5 +1,6 @@
 //! [`Sandbox`]: built once, runs many executions, each ending in one Result.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -173,8 +174,39 @@ impl Outcome {
 
     /// What the program returned (`null` for nothing or `undefined`), or
     /// why it has no value: the Result read once, on the first call.
+    ///
+    /// The value is read into a tree, which can take fifty times the
+    /// memory of its text (`[{"":0},{"":0},...]`: a 16 MiB value, about a
+    /// GiB). A parent that only passes the value on reads
+    /// [`Outcome::value_json`] instead; [`json::tree_bytes`] says what the
+    /// tree would take before it is built.
     pub fn value(&self) -> Result<&serde_json::Value, &ExecutionError> {
         self.ended.get_or_init(|| ended(&self.result)).as_ref()
+    }
+
+    /// [`Outcome::value`] as JSON text, read without building a tree: the
+    /// same value and the same failures, with each lone surrogate escape
+    /// (`"\ud83d"`, which no Rust string holds) written `\ufffd`.
+    pub fn value_json(&self) -> Result<Cow<'_, str>, ExecutionError> {
+        let result = &self.result;
+        if !result.ok {
+            return Err(failure(result));
+        }
+        if result.value.is_empty() {
+            return Ok(Cow::Borrowed("null"));
+        }
+        let survey = wire::json::survey(&result.value);
+        if survey.depth > json::MAX_DEPTH {
+            return Err(unreadable(json::ReadError::TooDeep {
+                depth: survey.depth,
+                max: json::MAX_DEPTH,
+            }));
+        }
+        Ok(if survey.lone_surrogates > 0 {
+            Cow::Owned(wire::json::replace_lone_surrogates(result.value.clone()))
+        } else {
+            Cow::Borrowed(&result.value)
+        })
     }
 
     /// [`Outcome::value`], owned.
@@ -235,15 +267,25 @@ impl Eq for Outcome {}
 /// child's fault.
 fn ended(result: &WireResult) -> Result<serde_json::Value, ExecutionError> {
     if !result.ok {
-        return Err(ExecutionError {
-            kind: result.kind,
-            message: result.error.clone(),
-        });
+        return Err(failure(result));
     }
     if result.value.is_empty() {
         return Ok(serde_json::Value::Null);
     }
-    json::from_str(&result.value).map_err(|e| match e {
+    json::from_str(&result.value).map_err(unreadable)
+}
+
+/// A Result's failure, as [`Outcome::value`] gives it.
+fn failure(result: &WireResult) -> ExecutionError {
+    ExecutionError {
+        kind: result.kind,
+        message: result.error.clone(),
+    }
+}
+
+/// Why a Result's value cannot be read.
+fn unreadable(e: json::ReadError) -> ExecutionError {
+    match e {
         json::ReadError::TooDeep { .. } => ExecutionError {
             kind: Some(FailureKind::Invalid),
             message: format!("the program's value cannot be read: {e}"),
@@ -252,7 +294,7 @@ fn ended(result: &WireResult) -> Result<serde_json::Value, ExecutionError> {
             kind: None,
             message: format!("protocol violation: the Result's value is not JSON: {e}"),
         },
-    })
+    }
 }
 
 /// Why an execution has no value: its failure class and message.
@@ -760,6 +802,28 @@ mod tests {
     use std::sync::OnceLock;
 
     use super::*;
+
+    #[test]
+    fn the_value_as_text_is_the_value_read_and_fails_as_it_does() {
+        let ok = |value: &str| Outcome::new(WireResult::success("r1", value));
+        for text in [r#"{"a":[1,"x"]}"#, "null", r#""\ud83d ok""#, "[1.5e300,-0]"] {
+            let o = ok(text);
+            let read: serde_json::Value =
+                json::from_str(&o.value_json().unwrap()).expect("still JSON");
+            assert_eq!(&read, o.value().unwrap(), "{text}");
+        }
+        assert_eq!(ok(r#""\ud83d""#).value_json().unwrap(), r#""\ufffd""#);
+        assert_eq!(ok("").value_json().unwrap(), "null");
+        let levels = json::MAX_DEPTH + 1;
+        let o = ok(&format!("{}{}", "[".repeat(levels), "]".repeat(levels)));
+        assert_eq!(&o.value_json().unwrap_err(), o.value().unwrap_err());
+        let o = Outcome::new(WireResult::failure(
+            "r1",
+            FailureKind::Limit,
+            "memory limit",
+        ));
+        assert_eq!(&o.value_json().unwrap_err(), o.value().unwrap_err());
+    }
 
     /// The built-in guest, pre-initialised and pooled (the defaults), shared.
     fn sandbox() -> &'static Sandbox {

@@ -13,7 +13,7 @@
 //! one that reaches for a file or a URL is refused at registration.
 
 use serde_json::Value;
-use wire::{FailureKind, ToolFailure};
+use wire::{FailureKind, Holdings, ToolFailure};
 
 /// The most broken rules one `invalid` answer lists; a model fixes the
 /// first few and tries again, and the answer stays short.
@@ -59,8 +59,23 @@ impl ParamsSchema {
     /// The call's args as JSON if they fit the schema; otherwise the
     /// `invalid` failure that lists what is wrong. No args at all (a
     /// `host.call(name)` without any) are the empty object.
-    pub(crate) fn check(&self, tool: &str, args: &str) -> Result<Value, ToolFailure> {
+    ///
+    /// The args are read into a tree to be checked, and the tree is held
+    /// against `holdings` while it is: args whose tree would not fit are
+    /// answered `limit` unread (a tree can take fifty times its text).
+    pub(crate) fn check(
+        &self,
+        tool: &str,
+        args: &str,
+        holdings: &Holdings,
+    ) -> Result<Value, ToolFailure> {
         let invalid = |why: String| ToolFailure::new(FailureKind::Invalid, why);
+        let _tree = crate::json::hold_tree(holdings, args).map_err(|e| {
+            ToolFailure::new(
+                FailureKind::Limit,
+                format!("{tool}: the args cannot be checked against its params schema: {e}"),
+            )
+        })?;
         let (value, depth): (Value, usize) = if args.trim().is_empty() {
             (Value::Object(Default::default()), 1)
         } else {
@@ -173,15 +188,46 @@ mod tests {
         .unwrap()
     }
 
+    fn unbounded() -> Holdings {
+        Holdings::new(usize::MAX)
+    }
+
+    #[test]
+    fn args_whose_tree_would_not_fit_the_holdings_are_refused_unread() {
+        let open_schema = ParamsSchema::compile(&json!({"type": "object"})).unwrap();
+        // 64 KiB of text, a tree of several MiB.
+        let args = format!(r#"{{"x":[{}]}}"#, vec![r#"{"":0}"#; 9_000].join(","));
+        let tree = crate::json::tree_bytes(&args);
+        assert!(tree > 40 * args.len(), "{tree} for {}", args.len());
+        let holdings = Holdings::new(tree - 1);
+        let failure = open_schema.check("t", &args, &holdings).unwrap_err();
+        assert_eq!(failure.kind, FailureKind::Limit);
+        assert!(
+            failure.message.contains(&format!(
+                "its {} bytes of JSON would take about {tree} bytes",
+                args.len()
+            )),
+            "{}",
+            failure.message
+        );
+        assert_eq!(holdings.used(), 0);
+        // With room for it, the same args pass, and the hold ends with the check.
+        let holdings = Holdings::new(tree);
+        assert!(open_schema.check("t", &args, &holdings).is_ok());
+        assert_eq!((holdings.used(), holdings.peak()), (0, tree));
+    }
+
     fn why(args: &str) -> String {
-        let failure = schema().check("t", args).unwrap_err();
+        let failure = schema().check("t", args, &unbounded()).unwrap_err();
         assert_eq!(failure.kind, FailureKind::Invalid);
         failure.message
     }
 
     #[test]
     fn args_that_fit_pass_and_no_args_are_the_empty_object() {
-        let ok = schema().check("t", r#"{"host":"db1","count":2}"#).unwrap();
+        let ok = schema()
+            .check("t", r#"{"host":"db1","count":2}"#, &unbounded())
+            .unwrap();
         assert_eq!(ok, json!({"host":"db1","count":2}));
         assert!(why("").contains("\"host\" is a required property"));
     }
@@ -193,11 +239,11 @@ mod tests {
         let open = r#"{"host":"\ud83d","count":1,"deep":"#;
         let deep = format!("{open}{}1{}}}", "[".repeat(200), "]".repeat(200));
         let open_schema = ParamsSchema::compile(&json!({"type": "object"})).unwrap();
-        let ok = open_schema.check("t", &deep).unwrap();
+        let ok = open_schema.check("t", &deep, &unbounded()).unwrap();
         assert_eq!(ok["host"], json!("\u{fffd}"));
         // Deeper than the parent reads: `invalid`, saying so.
         let deeper = format!("{open}{}1{}}}", "[".repeat(2000), "]".repeat(2000));
-        let failure = open_schema.check("t", &deeper).unwrap_err();
+        let failure = open_schema.check("t", &deeper, &unbounded()).unwrap_err();
         assert_eq!(failure.kind, FailureKind::Invalid);
         assert!(
             failure.message.contains("2001 levels deep"),
@@ -221,7 +267,7 @@ mod tests {
         let args = format!(r#"{{"x":{}{}}}"#, "[".repeat(depth), "]".repeat(depth));
         let checked = std::thread::Builder::new()
             .stack_size(256 << 10)
-            .spawn(move || tree.check("t", &args).is_ok())
+            .spawn(move || tree.check("t", &args, &unbounded()).is_ok())
             .unwrap()
             .join()
             .expect("no overflow");

@@ -223,8 +223,19 @@ impl Tool {
         let name = name.into();
         let tool = name.clone();
         Tool::new(name, move |call: Call| {
-            let answering = typed_args::<A>(&tool, &call.args).map(&handler);
-            async move { Ok(Json(answering?.await?)) }
+            // The args as `A` are held while the handler has them, at what
+            // they would take as a tree of JSON (an `A` seldom takes more).
+            let answering = crate::json::hold_tree(&call.holdings, &call.args)
+                .map_err(|e| {
+                    let why = format!("{tool}: the args cannot be read: {e}");
+                    HandlerError::from(ToolFailure::new(FailureKind::Limit, why))
+                })
+                .and_then(|tree| Ok((tree, typed_args::<A>(&tool, &call.args)?)))
+                .map(|(tree, args)| (tree, handler(args)));
+            async move {
+                let (_tree, answer) = answering?;
+                Ok(Json(answer.await?))
+            }
         })
         .params(derived_schema::<A>())
         .result(derived_schema::<R>())
@@ -588,7 +599,7 @@ impl Handler for Tools {
         match self.by_name.get(&call.tool) {
             Some(tool) => {
                 if let Some(checker) = &tool.checker
-                    && let Err(failure) = checker.check(&tool.name, &call.args)
+                    && let Err(failure) = checker.check(&tool.name, &call.args, &call.holdings)
                 {
                     return Box::pin(async move { Err(failure.into()) });
                 }
@@ -737,6 +748,54 @@ mod tests {
         tools.register(noop()).unwrap();
         assert!(tools.register(noop()).is_err());
         assert_eq!(tools.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_typed_tool_holds_its_args_at_their_tree_while_it_runs() {
+        #[derive(serde::Deserialize, JsonSchema)]
+        struct Items {
+            items: Vec<serde_json::Map<String, serde_json::Value>>,
+        }
+        let (entered, running) = tokio::sync::oneshot::channel::<()>();
+        let (finish, finished) = tokio::sync::oneshot::channel::<()>();
+        let entered = std::sync::Mutex::new(Some(entered));
+        let finished = std::sync::Mutex::new(Some(finished));
+        let tool = Tool::typed("put", move |args: Items| {
+            let entered = entered.lock().unwrap().take();
+            let finished = finished.lock().unwrap().take();
+            async move {
+                let _ = entered.map(|e| e.send(()));
+                if let Some(finished) = finished {
+                    let _ = finished.await;
+                }
+                Ok::<_, HandlerError>(args.items.len())
+            }
+        });
+        let args = format!(r#"{{"items":[{}]}}"#, vec![r#"{"":0}"#; 1000].join(","));
+        let tree = crate::json::tree_bytes(&args);
+        // Held while the handler runs, given back when it is done.
+        let holdings = wire::Holdings::new(tree);
+        let answer = tool
+            .handler
+            .call(Call::new("1", "put", args.clone(), holdings.clone()));
+        let answer = tokio::spawn(answer);
+        running.await.unwrap();
+        assert_eq!(holdings.used(), tree);
+        finish.send(()).unwrap();
+        assert_eq!(answer.await.unwrap().unwrap(), "1000");
+        assert_eq!(holdings.used(), 0);
+        // Without room for the tree: `limit`, and the handler never runs.
+        let call = Call::new("2", "put", args, wire::Holdings::new(tree - 1));
+        let failure = tool.handler.call(call).await.unwrap_err();
+        let failure = failure.downcast::<ToolFailure>().unwrap();
+        assert_eq!(failure.kind, FailureKind::Limit);
+        assert!(
+            failure
+                .message
+                .contains("put: the args cannot be read: its "),
+            "{}",
+            failure.message
+        );
     }
 
     #[tokio::test]

@@ -191,6 +191,12 @@ fn handler(
         let upstream = upstream.clone();
         let tool = tool.clone();
         Box::pin(async move {
+            // The arguments are a tree until the upstream call has written
+            // them out: held against the execution's cap while they are.
+            let _tree = wasmwire::json::hold_tree(&call.holdings, &call.args).map_err(|e| {
+                let why = format!("{}: the arguments cannot be read: {e}", call.tool);
+                ToolFailure::new(FailureKind::Limit, why)
+            })?;
             let args = match call.args.trim() {
                 "" => serde_json::Map::new(),
                 text => match wasmwire::json::from_str::<Value>(text) {

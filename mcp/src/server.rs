@@ -97,6 +97,9 @@ struct Inner {
     running: Semaphore,
     /// run_javascript and describe_tools, as listed.
     listed: Vec<McpTool>,
+    /// What the server holds for one execution at most
+    /// ([`SandboxOptions::max_held`]); an answer's value too.
+    max_held: usize,
 }
 
 impl CodeMode {
@@ -124,6 +127,7 @@ impl CodeMode {
                 running: Semaphore::new(limits.max_running),
                 limits,
                 listed,
+                max_held: options.max_held,
             }),
         }
     }
@@ -223,20 +227,42 @@ impl CodeMode {
             "bytes": outcome.result.bytes,
             "elapsed_ms": outcome.elapsed.as_secs_f64() * 1000.0,
         });
-        let depth = wasmwire::json::depth(&outcome.result.value);
-        let ok = match outcome.value() {
-            Ok(_) if depth > MAX_VALUE_DEPTH => {
-                answer["kind"] = json!(FailureKind::Invalid.as_str());
-                answer["error"] = json!(format!(
+        let (elapsed, calls) = (outcome.elapsed, outcome.result.calls);
+        let (value_len, console_len) = (outcome.result.value.len(), outcome.console.len());
+        let text = &outcome.result.value;
+        let depth = wasmwire::json::depth(text);
+        // The value goes out as structured content, a tree, which can take
+        // fifty times its text: read only when that fits what the server
+        // holds for one execution.
+        let tree = wasmwire::json::tree_bytes(text);
+        let value = match outcome.result.ok {
+            true if depth > MAX_VALUE_DEPTH => Err((
+                FailureKind::Invalid,
+                format!(
                     "the program's value nests {depth} levels deep; an MCP answer carries at most {MAX_VALUE_DEPTH} (return JSON.stringify(value) to send it as text)"
-                ));
+                ),
+            )),
+            true if tree > self.inner.max_held => Err((
+                FailureKind::Limit,
+                format!(
+                    "the program's value is {} bytes of JSON, which would take about {tree} bytes of the server's memory as an answer's structured content, more than the {} it holds for one execution (return less, or JSON.stringify(value) to send it as text)",
+                    text.len(),
+                    self.inner.max_held
+                ),
+            )),
+            _ => Ok(outcome.into_value()),
+        };
+        let ok = match value {
+            Err((kind, why)) => {
+                answer["kind"] = json!(kind.as_str());
+                answer["error"] = json!(why);
                 false
             }
-            Ok(value) => {
-                answer["value"] = value.clone();
+            Ok(Ok(value)) => {
+                answer["value"] = value;
                 true
             }
-            Err(failure) => {
+            Ok(Err(failure)) => {
                 answer["kind"] = json!(failure.kind.map_or("protocol_violation", |k| k.as_str()));
                 answer["error"] = json!(failure.message);
                 false
@@ -248,8 +274,8 @@ impl CodeMode {
         eprintln!(
             "wasmwire mcp: run_javascript ended {} in {:?} ({} upstream calls){}",
             answer.get("kind").and_then(Value::as_str).unwrap_or("ok"),
-            outcome.elapsed,
-            outcome.result.calls,
+            elapsed,
+            calls,
             if cancel.is_cancelled() {
                 ", cancelled by the client"
             } else {
@@ -259,7 +285,7 @@ impl CodeMode {
         let mut result = CallToolResult::structured(answer);
         result.is_error = Some(!ok);
         // A value alone can make an answer longer than a client reads.
-        if outcome.result.value.len() + outcome.console.len() > MAX_ANSWER_BYTES / 4 {
+        if value_len + console_len > MAX_ANSWER_BYTES / 4 {
             // The client's id goes in the envelope too (it may be long).
             let id = serde_json::to_vec(&context.id).map_or(0, |id| id.len());
             let len = serde_json::to_vec(&result)
@@ -272,10 +298,9 @@ impl CodeMode {
                 answer["ok"] = json!(false);
                 answer["kind"] = json!(FailureKind::Limit.as_str());
                 answer["error"] = json!(format!(
-                    "the program's value of {} bytes makes an answer of {len} bytes, past the \
+                    "the program's value of {value_len} bytes makes an answer of {len} bytes, past the \
                      {MAX_ANSWER_BYTES} an MCP answer may be (the value goes twice: as structured \
-                     content and as text); return less, or a part per run",
-                    outcome.result.value.len()
+                     content and as text); return less, or a part per run"
                 ));
                 result = CallToolResult::structured(answer);
                 result.is_error = Some(true);

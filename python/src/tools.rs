@@ -88,7 +88,16 @@ impl Tools {
                 } else {
                     None
                 };
-                async move { target.answer(call.args, caller_loop).await }
+                // The args become Python objects for the tool: held, at
+                // what they take as a tree of JSON, until it has answered.
+                let tree = wasmwire::json::hold_tree(&call.holdings, &call.args);
+                async move {
+                    let _tree = tree.map_err(|e| {
+                        let why = format!("{}: the args cannot be read: {e}", call.tool);
+                        ToolFailure::new(FailureKind::Limit, why)
+                    })?;
+                    target.answer(call.args, caller_loop).await
+                }
             });
             if let Some(signature) = signature {
                 built = built.signature(signature);

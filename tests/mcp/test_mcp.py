@@ -233,6 +233,30 @@ async def test_a_message_longer_than_rmcp_reads_is_answered_not_lost(tmp_path):
         assert (await run(session, "'y'.repeat(1000).length")).structured_content["value"] == 1000
 
 
+async def test_a_value_or_arguments_whose_tree_would_not_fit_what_the_server_holds_are_refused(tmp_path):
+    # 3.5 MB of `[{"":0},...]` is a tree of over 200 MB: before, the server
+    # built it, cloned it and wrote it out; a program could make it hold
+    # fifty times its own memory cap, and more with every client.
+    async with connect(tmp_path, write_config(tmp_path)) as session:
+        result = await run(session, "new Array(500000).fill({'': 0})")
+        content = result.structured_content
+        assert content["ok"] is False and content["kind"] == "limit", content
+        assert "as an answer's structured content" in content["error"], content
+        assert "JSON.stringify(value)" in content["error"] and "value" not in content
+        assert result.is_error
+        # As text, the same value is one string, and arrives.
+        result = await run(session, "JSON.stringify(new Array(500000).fill({'': 0})).length")
+        assert result.structured_content["value"] == 3500001, result
+        # Arguments of that shape are refused before they are read (to be
+        # checked against the tool's input schema, and sent upstream).
+        code = (
+            "try { await test_pid({items: new Array(500000).fill({'': 0})}); 'called' }\n"
+            "catch (e) { [e.kind, e.message] }"
+        )
+        kind, message = (await run(session, code)).structured_content["value"]
+        assert kind == "limit" and "would take about" in message, message
+
+
 async def test_upstream_errors_reach_the_program_as_tool_errors_with_their_kind(tmp_path):
     async with connect(tmp_path, write_config(tmp_path)) as session:
         code = """

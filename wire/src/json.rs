@@ -21,6 +21,18 @@ pub struct Survey {
     pub depth: usize,
     /// Escapes of a lone surrogate in its strings.
     pub lone_surrogates: usize,
+    /// Values: every array element, object member's value and the top
+    /// value, containers included (object keys are not values).
+    pub values: usize,
+    /// Arrays and objects.
+    pub containers: usize,
+    /// Object members (key and value).
+    pub members: usize,
+    /// Strings, keys included.
+    pub strings: usize,
+    /// Bytes of the text inside strings' quotes, escapes as written (so at
+    /// least the bytes of the strings they read as).
+    pub string_bytes: usize,
 }
 
 /// Reads `text` once, without recursing. Meant for JSON; on any other text
@@ -28,25 +40,43 @@ pub struct Survey {
 pub fn survey(text: &str) -> Survey {
     let mut survey = Survey::default();
     let mut depth = 0usize;
+    let mut scalars = 0usize;
+    // Inside a number or a literal (`true`, `null`): its later bytes are
+    // not new values.
+    let mut in_scalar = false;
     let bytes = text.as_bytes();
     let mut at = 0;
     while at < bytes.len() {
-        match bytes[at] {
+        let byte = bytes[at];
+        let scalar_byte = !matches!(
+            byte,
+            b'"' | b'[' | b'{' | b']' | b'}' | b',' | b':' | b' ' | b'\t' | b'\n' | b'\r'
+        );
+        if scalar_byte && !in_scalar {
+            scalars += 1;
+        }
+        in_scalar = scalar_byte;
+        match byte {
             b'"' => {
                 let (end, lone) = string_end(bytes, at + 1, |_| {});
                 survey.lone_surrogates += lone;
+                survey.strings += 1;
+                survey.string_bytes += end.saturating_sub(at + 2);
                 at = end;
                 continue;
             }
             b'[' | b'{' => {
                 depth += 1;
                 survey.depth = survey.depth.max(depth);
+                survey.containers += 1;
             }
             b']' | b'}' => depth = depth.saturating_sub(1),
+            b':' => survey.members += 1,
             _ => {}
         }
         at += 1;
     }
+    survey.values = (survey.strings + scalars + survey.containers).saturating_sub(survey.members);
     survey
 }
 
@@ -158,6 +188,22 @@ mod tests {
         assert_eq!(survey(r#"{"a": "[[[[{{", "b": "\"[["}"#).depth, 1);
         let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
         assert_eq!(survey(&deep).depth, 5000);
+    }
+
+    #[test]
+    fn a_survey_counts_what_a_tree_of_the_text_would_hold() {
+        let counts = |text: &str| {
+            let s = survey(text);
+            (s.values, s.containers, s.members, s.strings, s.string_bytes)
+        };
+        assert_eq!(counts("1"), (1, 0, 0, 0, 0));
+        assert_eq!(counts("-12.5e+3"), (1, 0, 0, 0, 0));
+        assert_eq!(counts("[]"), (1, 1, 0, 0, 0));
+        assert_eq!(counts("[1, 22, true, null]"), (5, 1, 0, 0, 0));
+        assert_eq!(counts(r#"{"a": "bc", "d": [false]}"#), (4, 2, 2, 3, 4));
+        // Brackets, colons and escaped quotes inside a string are its bytes.
+        assert_eq!(counts(r#"["[:{,\"", ""]"#), (3, 1, 0, 2, 6));
+        assert_eq!(counts(" [ 1 ,\n2 ] "), (3, 1, 0, 0, 0));
     }
 
     #[test]
