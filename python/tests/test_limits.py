@@ -121,3 +121,24 @@ def test_a_program_that_cannot_be_sent_is_a_program_error(sandbox):
     with pytest.raises(wasmwire.ProgramError, match="too large"):
         asyncio.run(sandbox.run_async("//" + "x" * (17 << 20)))
     assert sandbox.running == 0
+
+
+def test_args_whose_tree_would_not_fit_what_the_parent_holds_are_refused(sandbox):
+    # 4.9 MB of `[{"":0},...]` are over 300 MB as a tree (and more as
+    # Python objects): refused `limit` before they are read, the tool
+    # never called.
+    called = []
+
+    def put(items):
+        called.append(len(items))
+        return len(items)
+
+    program = """
+    try { return await put(new Array(700000).fill({'': 0})); }
+    catch (e) { return [e.kind, e.message]; }
+    """
+    kind, message = sandbox.run(program, tools=[put]).value
+    assert kind == "limit" and "would take about" in message, message
+    assert called == []
+    assert sandbox.run("return await put(new Array(1000).fill({'': 0}))", tools=[put]).value == 1000
+    assert called == [1000]

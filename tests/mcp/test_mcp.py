@@ -250,8 +250,8 @@ async def test_a_value_or_arguments_whose_tree_would_not_fit_what_the_server_hol
         # Arguments of that shape are refused before they are read (to be
         # checked against the tool's input schema, and sent upstream).
         code = (
-            "try { await test_pid({items: new Array(500000).fill({'': 0})}); 'called' }\n"
-            "catch (e) { [e.kind, e.message] }"
+            "let r; try { await test_pid({items: new Array(500000).fill({'': 0})}); r = 'called' }\n"
+            "catch (e) { r = [e.kind, e.message] }\nr"
         )
         kind, message = (await run(session, code)).structured_content["value"]
         assert kind == "limit" and "would take about" in message, message
