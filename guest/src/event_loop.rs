@@ -262,19 +262,29 @@ fn send_queued<'js, T: Transport + ?Sized>(
                 // Nothing was sent. Args too large for a frame hit a size
                 // cap, as a value over a quota does: `limit`.
                 failed += 1;
-                let kind = match &e {
+                let (kind, why) = match &e {
                     ClientError::Protocol(ProtocolError::Frame(FrameError::TooLarge {
                         ..
-                    })) => FailureKind::Limit,
-                    _ => FailureKind::Invalid,
-                };
-                let why = match kind {
-                    FailureKind::Limit => format!(
-                        "size limit: the call's Request does not fit in a frame ({e}); \
-                         a Request carries at most {} bytes",
-                        wire::MAX_FRAME_BYTES
+                    })) => (
+                        FailureKind::Limit,
+                        format!(
+                            "size limit: the call's Request does not fit in a frame ({e}); \
+                             a Request carries at most {} bytes",
+                            wire::MAX_FRAME_BYTES
+                        ),
                     ),
-                    _ => e.to_string(),
+                    ClientError::Protocol(ProtocolError::Frame(FrameError::Io(io)))
+                        if io.kind() == std::io::ErrorKind::OutOfMemory =>
+                    {
+                        (
+                            FailureKind::Limit,
+                            format!(
+                                "memory limit: the call's args of {} bytes could not be sent ({io})",
+                                call.args.len()
+                            ),
+                        )
+                    }
+                    _ => (FailureKind::Invalid, e.to_string()),
                 };
                 tool_error::reject(ctx, session, call, kind, &why);
             }

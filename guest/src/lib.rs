@@ -527,9 +527,10 @@ fn fit_in_frame(result: wire::Result) -> wire::Result {
     if result.value.len() < wire::MAX_FRAME_BYTES / 8 {
         return result;
     }
-    match wire::encode(&result) {
-        Ok(_) => result,
-        Err(_) => {
+    // Counted, not encoded: the frame is made once, by the runner.
+    match wire::encoded_len(&result) {
+        Ok(len) if len <= wire::MAX_FRAME_BYTES => result,
+        _ => {
             let mut failure = wire::Result::failure(
                 result.result_id.clone(),
                 FailureKind::Limit,

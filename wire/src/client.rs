@@ -3,11 +3,15 @@
 use std::collections::{HashSet, VecDeque};
 use std::io::{Read, Write};
 
-use crate::codec::{decode, encode};
+use crate::codec::{decode, encode, encode_sized};
 use crate::error::ProtocolError;
 use crate::frame::{FrameError, FrameReader};
 use crate::message::{Request, Response, Withdraw};
 use crate::{DEFAULT_MAX_INFLIGHT, FailureKind, ToolFailure};
+
+/// Args from this size on are framed by [`encode_sized`]: counted first,
+/// then written into a frame allocated once, fallibly.
+const SIZED_ARGS: usize = 64 << 10;
 
 /// Why the client cannot go on.
 #[derive(Debug, thiserror::Error)]
@@ -122,7 +126,13 @@ impl InFlight {
         let id = (self.next_id + 1).to_string();
         let mut request = Request::new(id, tool, args);
         request.deadline_ms = deadline_ms;
-        let frame = encode(&request)?;
+        // Large args are framed at their size, once, and a child out of
+        // memory for them gets an error it can answer the call with.
+        let frame = if args.len() < SIZED_ARGS {
+            encode(&request)?
+        } else {
+            encode_sized(&request)?
+        };
         self.next_id += 1;
         self.waiting.push_back((request.id.clone(), frame));
         Ok(request.id)

@@ -46,6 +46,53 @@ pub fn encode<M: Message>(msg: &M) -> Result<Vec<u8>, FrameError> {
     Ok(buf)
 }
 
+/// [`encode`] for a message that may be large (a Result carrying a
+/// program's value): the payload is counted first, so one over
+/// [`MAX_FRAME_BYTES`] is refused before any of it is written, and the
+/// frame is allocated once, at its size, and fallibly. [`encode`] grows
+/// its buffer by doubling, which for a 10 MiB payload holds 24 MiB at
+/// once; a child under a memory cap cannot spare that, and an allocation
+/// that fails there ends it (Rust aborts) where this returns
+/// [`FrameError::Io`] of kind `OutOfMemory`, so that it can still answer.
+pub fn encode_sized<M: Message>(msg: &M) -> Result<Vec<u8>, FrameError> {
+    let len = encoded_len(msg)?;
+    if len > MAX_FRAME_BYTES {
+        return Err(FrameError::TooLarge {
+            len: len as u64,
+            max: MAX_FRAME_BYTES,
+        });
+    }
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(PREFIX_BYTES + len).map_err(|_| {
+        FrameError::Io(std::io::Error::new(
+            std::io::ErrorKind::OutOfMemory,
+            format!("no memory left for a frame of {len} bytes"),
+        ))
+    })?;
+    buf.extend_from_slice(&[0; PREFIX_BYTES]);
+    serde_json::to_writer(&mut buf, msg).map_err(|e| FrameError::Io(e.into()))?;
+    frame::seal(&mut buf, MAX_FRAME_BYTES)?;
+    Ok(buf)
+}
+
+/// The length of `msg`'s payload, counted as it is serialized, without
+/// keeping any of it.
+pub fn encoded_len<M: Message>(msg: &M) -> Result<usize, FrameError> {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(buf.len());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    serde_json::to_writer(&mut count, msg).map_err(|e| FrameError::Io(e.into()))?;
+    Ok(count.0)
+}
+
 /// Decodes one frame's payload as `M`, checking that it is an object at [`VERSION`].
 pub fn decode<M: Message>(payload: &[u8]) -> Result<M, DecodeError> {
     // JSON's whitespace only: form feed is not among it.

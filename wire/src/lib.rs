@@ -99,7 +99,7 @@ mod server;
 mod starter;
 
 pub use client::{Client, ClientError, InFlight, Reply, Withdrawal};
-pub use codec::{DecodeError, decode, encode};
+pub use codec::{DecodeError, decode, encode, encode_sized, encoded_len};
 pub use error::ProtocolError;
 pub use frame::{FrameDecoder, FrameError, FrameReader, ReadRoom, write_frame};
 pub use holdings::{DEFAULT_MAX_HELD, Held, Holdings, OverHoldings};

@@ -14,9 +14,9 @@ use std::io::{Read, Write};
 
 use serde_json::{Map, Value};
 
-use crate::codec::{DecodeError, decode, encode};
+use crate::codec::{DecodeError, decode, encode, encode_sized};
 use crate::error::ProtocolError;
-use crate::frame::FrameReader;
+use crate::frame::{FrameError, FrameReader};
 use crate::message::{Result as ResultMsg, Start};
 use crate::{FailureKind, VERSION};
 
@@ -114,8 +114,30 @@ impl<R: Read, W: Write> Runner<R, W> {
     }
 
     /// Sends the one Result; consuming the runner makes a second impossible.
+    ///
+    /// The frame is made at its size ([`encode_sized`]): a child that has
+    /// no memory left for it sends, in its place, a `limit` failure of the
+    /// same execution with the same counts, saying so, so that the parent
+    /// still gets one Result it can read.
     pub fn finish(mut self, result: &ResultMsg) -> Result<(), RunnerError> {
-        let frame = encode(result).map_err(ProtocolError::from)?;
+        let frame = match encode_sized(result) {
+            Err(FrameError::Io(e)) if e.kind() == std::io::ErrorKind::OutOfMemory => {
+                let mut failure = ResultMsg::failure(
+                    result.result_id.clone(),
+                    FailureKind::Limit,
+                    format!(
+                        "memory limit: the Result could not be written ({e}; the program's \
+                         value is {} bytes of JSON)",
+                        result.value.len()
+                    ),
+                );
+                failure.calls = result.calls;
+                failure.bytes = result.bytes;
+                encode(&failure)
+            }
+            sized => sized,
+        }
+        .map_err(ProtocolError::from)?;
         self.writer
             .write_all(&frame)
             .and_then(|()| self.writer.flush())

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use wire::{
     DecodeError, FailureKind, Request, Response, Result as ResultMsg, Start, StartBinding,
-    StartBudget, decode, encode,
+    StartBudget, decode, encode, encode_sized, encoded_len,
 };
 
 fn to_json<T: serde::Serialize>(msg: &T) -> Value {
@@ -154,6 +154,43 @@ fn result_shapes() {
         to_json(&ResultMsg::protocol_error("r", "duplicate id")),
         json!({"v": 1, "result_id": "r", "ok": false, "error": "duplicate id"})
     );
+}
+
+/// A message framed by `encode` and by `encode_sized`, and its counted length.
+fn framed<M: wire::Message>(msg: &M) -> (Vec<u8>, Vec<u8>, usize) {
+    (
+        encode(msg).unwrap(),
+        encode_sized(msg).unwrap(),
+        encoded_len(msg).unwrap(),
+    )
+}
+
+#[test]
+fn a_sized_frame_is_the_same_frame_made_at_its_size_and_one_too_large_is_refused() {
+    let quotes = "\"".repeat(100_000);
+    let mut result = ResultMsg::success("r1", format!("[{quotes:?}]"));
+    result.calls = 3;
+    let made = [
+        framed(&Request::new("1", "t", quotes.as_str())),
+        framed(&ResultMsg::failure("r1", FailureKind::Limit, "no")),
+        framed(&result),
+    ];
+    for (grown, sized, len) in made {
+        assert_eq!(sized, grown);
+        assert_eq!(len, sized.len() - 4);
+        // Allocated once, at its size.
+        assert_eq!(sized.capacity(), sized.len());
+    }
+    // Escaping doubles the quotes: over the maximum, refused, with the length.
+    let huge = ResultMsg::success("r1", "\"".repeat(wire::MAX_FRAME_BYTES / 2));
+    let len = encoded_len(&huge).unwrap();
+    assert!(len > wire::MAX_FRAME_BYTES);
+    match encode_sized(&huge) {
+        Err(wire::FrameError::TooLarge { len: said, max }) => {
+            assert_eq!((said, max), (len as u64, wire::MAX_FRAME_BYTES));
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
