@@ -52,8 +52,8 @@ pub struct Config {
     pub max_sessions: Option<usize>,
     /// HTTP connections open at once ([`DEFAULT_MAX_CONNECTIONS`]).
     pub max_connections: Option<usize>,
-    /// How long an HTTP client has to send a request's headers, and an
-    /// `initialize`'s body ([`DEFAULT_HEADER_TIMEOUT`]; `0`: for ever).
+    /// How long an HTTP client has to send a request's headers, and its
+    /// body ([`DEFAULT_HEADER_TIMEOUT`]; `0`: for ever).
     pub header_timeout: Option<Amount>,
 }
 
@@ -212,8 +212,8 @@ pub struct Limits {
     /// HTTP connections open at once (at least 1,
     /// [`DEFAULT_MAX_CONNECTIONS`]).
     pub max_connections: usize,
-    /// How long a client has to send a request's headers and an
-    /// `initialize`'s body; `None`: for ever ([`DEFAULT_HEADER_TIMEOUT`]).
+    /// How long a client has to send a request's headers, and its body;
+    /// `None`: for ever ([`DEFAULT_HEADER_TIMEOUT`]).
     pub header_timeout: Option<Duration>,
 }
 

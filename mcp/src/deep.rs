@@ -133,6 +133,14 @@ fn not_json_rpc_2(line: &[u8]) -> Option<(Vec<String>, String)> {
     }
 }
 
+/// The id of the JSON-RPC message `text`, when it has one (a string or a
+/// number), found without reading the rest of the message.
+pub(crate) fn id_of(text: &str) -> Option<serde_json::Value> {
+    member(text, "id")
+        .filter(|id| is_id(id))
+        .and_then(|id| serde_json::from_str(id).ok())
+}
+
 /// Whether `text` is a JSON-RPC id: a string or a number.
 fn is_id(text: &str) -> bool {
     matches!(

@@ -16,6 +16,7 @@ use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::Value;
+use wasmwire::wire::Holdings;
 use wasmwire::{
     Call, FailureKind, HandlerError, Sandbox, SandboxOptions, Text, Tool, ToolFailure, Tools,
 };
@@ -274,6 +275,7 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
         max: limits.max_sessions,
         lock: tokio::sync::Mutex::new(()),
         header_timeout: limits.header_timeout,
+        trees: Holdings::new(READ_TREES),
     });
     let service = StreamableHttpService::new(
         // A session is a client: places of its own for unread answers.
@@ -357,9 +359,11 @@ struct Opening {
     /// Held while a request that may open a session is answered, so that
     /// the count read before it is still true when rmcp adds the session.
     lock: tokio::sync::Mutex<()>,
-    /// How long a client has to send a request's headers, and a request
-    /// that may open a session its body (`header_timeout`).
+    /// How long a client has to send a request's headers, and a request's
+    /// body (`header_timeout`).
     header_timeout: Option<Duration>,
+    /// The requests being read into trees by rmcp ([`READ_TREES`]).
+    trees: Holdings,
 }
 
 impl Opening {
@@ -384,34 +388,17 @@ impl Opening {
             >,
     {
         let (parts, body) = request.into_parts();
-        let collect = http_body_util::Limited::new(body, OPENING_BODY).collect();
-        let collected = match self.header_timeout {
-            Some(within) => match tokio::time::timeout(within, collect).await {
-                Ok(collected) => collected,
-                Err(_) => {
-                    return Ok(refused(
-                        hyper::StatusCode::REQUEST_TIMEOUT,
-                        Value::Null,
-                        &format!(
-                            "the body of a request without a session (an initialize) did not \
-                             arrive within {within:?} (header_timeout)"
-                        ),
-                    ));
-                }
-            },
-            None => collect.await,
+        let body = match self
+            .collect(
+                body,
+                OPENING_BODY,
+                "a request without a session (an initialize)",
+            )
+            .await
+        {
+            Ok(body) => body,
+            Err(refusal) => return Ok(refusal),
         };
-        let Ok(body) = collected else {
-            return Ok(refused(
-                hyper::StatusCode::PAYLOAD_TOO_LARGE,
-                Value::Null,
-                &format!(
-                    "a request without a session (an initialize) is at most {OPENING_BODY} bytes \
-                     here, and this one was longer or was cut off"
-                ),
-            ));
-        };
-        let body = body.to_bytes();
         let _one_at_a_time = self.lock.lock().await;
         if self.sessions.sessions.read().await.len() >= self.max {
             let id = serde_json::from_slice::<Value>(&body)
@@ -430,6 +417,93 @@ impl Opening {
         service
             .call(hyper::Request::from_parts(parts, Full::new(body)))
             .await
+    }
+
+    /// Answers a POST of a session: its body is read here first (within
+    /// the header timeout, at most what rmcp reads), and goes on to rmcp,
+    /// which reads it into a tree, only while that tree's estimate
+    /// ([`wasmwire::json::tree_bytes`]) is held among [`READ_TREES`]: a
+    /// tree can take sixty times its text (4 MiB of `[{"":0},...]`,
+    /// about 240 MiB), and every connection could send one at once.
+    async fn read_then_answer<S>(&self, request: hyper::Request<Incoming>, service: &S) -> Answered
+    where
+        S: hyper::service::Service<
+                hyper::Request<Full<Bytes>>,
+                Response = hyper::Response<BoxBody<Bytes, Infallible>>,
+                Error = Infallible,
+            >,
+    {
+        let (parts, body) = request.into_parts();
+        let body = match self.collect(body, REQUEST_BODY, "a request").await {
+            Ok(body) => body,
+            Err(refusal) => return Ok(refusal),
+        };
+        let text = String::from_utf8_lossy(&body);
+        let tree = wasmwire::json::tree_bytes(&text);
+        let Ok(_tree) = self.trees.try_hold(tree) else {
+            let id = crate::deep::id_of(&text).unwrap_or(Value::Null);
+            let (status, why) = if tree > READ_TREES {
+                (
+                    hyper::StatusCode::PAYLOAD_TOO_LARGE,
+                    format!(
+                        "the request's {} bytes of JSON would take about {tree} bytes read as a \
+                         tree, more than the {READ_TREES} this server reads requests into",
+                        body.len()
+                    ),
+                )
+            } else {
+                (
+                    hyper::StatusCode::SERVICE_UNAVAILABLE,
+                    format!(
+                        "the request's {} bytes of JSON would take about {tree} bytes read as a \
+                         tree, and the server is reading other requests into {} of its \
+                         {READ_TREES}: send it again",
+                        body.len(),
+                        self.trees.used()
+                    ),
+                )
+            };
+            return Ok(refused(status, id, &why));
+        };
+        service
+            .call(hyper::Request::from_parts(parts, Full::new(body)))
+            .await
+    }
+
+    /// A request's body, at most `limit` bytes and within the header
+    /// timeout, or the answer that refuses it.
+    async fn collect(
+        &self,
+        body: Incoming,
+        limit: usize,
+        what: &str,
+    ) -> Result<Bytes, hyper::Response<BoxBody<Bytes, Infallible>>> {
+        let collect = http_body_util::Limited::new(body, limit).collect();
+        let collected = match self.header_timeout {
+            Some(within) => match tokio::time::timeout(within, collect).await {
+                Ok(collected) => collected,
+                Err(_) => {
+                    return Err(refused(
+                        hyper::StatusCode::REQUEST_TIMEOUT,
+                        Value::Null,
+                        &format!(
+                            "the body of {what} did not arrive within {within:?} (header_timeout)"
+                        ),
+                    ));
+                }
+            },
+            None => collect.await,
+        };
+        match collected {
+            Ok(body) => Ok(body.to_bytes()),
+            Err(_) => Err(refused(
+                hyper::StatusCode::PAYLOAD_TOO_LARGE,
+                Value::Null,
+                &format!(
+                    "{what} is at most {limit} bytes here, and this one was longer or was cut off"
+                ),
+            )),
+        }
     }
 }
 
@@ -459,6 +533,14 @@ fn refused(
 /// `initialize` is a few hundred bytes).
 const OPENING_BODY: usize = 1 << 20;
 
+/// The longest body of any other request: rmcp's own limit.
+const REQUEST_BODY: usize = 4 << 20;
+
+/// The most the server lets rmcp read requests into at once, as trees
+/// ([`wasmwire::json::tree_bytes`]): room for a few dozen requests of
+/// the longest code at once, and for no request of 4 MiB of tiny objects.
+const READ_TREES: usize = 256 << 20;
+
 /// Serves one HTTP connection, holding its place among `max_connections`
 /// until it ends. Each request carries a [`Slot`] for the places of the
 /// answer it carries, given back once its response has left on the
@@ -485,6 +567,8 @@ async fn serve_connection(
         async move {
             let response = if Opening::opens(&request) {
                 opening.answer(request, &service).await?
+            } else if request.method() == hyper::Method::POST {
+                opening.read_then_answer(request, &service).await?
             } else {
                 hyper::service::Service::call(&service, request).await?
             };

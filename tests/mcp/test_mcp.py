@@ -898,6 +898,66 @@ def sse_answer(response):
     return answers[0]
 
 
+def http_session(server):
+    """Waits until `server` (`--listen`) listens, opens a session with raw
+    HTTP: `post(message, session)` (a connection with the request sent),
+    the address, and the session's headers."""
+    deadline = time.monotonic() + HANG
+    while "listening on http://" not in server.stderr.read_text():
+        assert time.monotonic() < deadline and server.process.poll() is None, server.stderr.read_text()
+        time.sleep(0.02)
+    address = server.stderr.read_text().split("listening on http://")[1].split("/")[0]
+    host, port = address.rsplit(":", 1)
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+    def post(message, session):
+        connection = http.client.HTTPConnection(host, int(port), timeout=HANG)
+        connection.request("POST", "/mcp", json.dumps(message), {**headers, **session})
+        return connection
+
+    response = post(INITIALIZE, {}).getresponse()
+    session = {"mcp-session-id": response.getheader("mcp-session-id"), "mcp-protocol-version": "2025-06-18"}
+    assert sse_answer(response)["id"] == "init"
+    post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session).getresponse().read()
+    return post, (host, int(port)), session
+
+
+def test_over_streamable_http_a_request_whose_tree_would_not_fit_is_refused_unread(tmp_path):
+    # 3.6 MB of `[{"": 0}, ...]` in a request's arguments: rmcp read it into
+    # a tree of about 180 MiB before anything looked at it, and every
+    # connection of every session could send one at once.
+    config = write_config(tmp_path, {}, header_timeout="2s")
+    server = Watched(tmp_path, ["--config", str(config), "--listen", "127.0.0.1:0"])
+    try:
+        post, (host, port), session = http_session(server)
+        base = server.status("VmHWM")
+        junk = {"jsonrpc": "2.0", "id": "junk", "method": "tools/call",
+                "params": {"name": "run_javascript", "arguments": {"code": "1", "x": [{"": 0}] * 400000}}}
+        response = post(junk, session).getresponse()
+        answer = json.loads(response.read())
+        assert response.status == 413, (response.status, answer)
+        assert answer["id"] == "junk" and "would take about" in answer["error"]["message"], answer
+        grew = (server.status("VmHWM") - base) // 1024
+        assert grew < 64, f"the server's peak grew {grew} MiB reading a refused request"
+        # The session is still served, and a request of ordinary size is read.
+        response = post(run_request("after", "[1, 2, 3].length"), session).getresponse()
+        assert sse_answer(response)["result"]["structuredContent"]["value"] == 3
+        # The server reads the body itself now, within the header timeout:
+        # one that never comes is answered 408 (rmcp waited for it for ever).
+        slow = socket.create_connection((host, port), timeout=HANG)
+        try:
+            head = "".join(f"{k}: {v}\r\n" for k, v in session.items())
+            slow.sendall(f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\n{head}Content-Type: application/json\r\n"
+                         "Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n".encode())
+            slow.sendall(b'{"jsonrpc": "2.0"')
+            status = slow.makefile("rb").readline()
+            assert status.startswith(b"HTTP/1.1 408"), status
+        finally:
+            slow.close()
+    finally:
+        server.close()
+
+
 def test_over_streamable_http_too_a_client_that_does_not_read_makes_the_server_hold_at_most_max_running_answers(
         tmp_path):
     # Each call on its own connection, none read: every answer was queued
@@ -912,33 +972,12 @@ def test_over_streamable_http_too_a_client_that_does_not_read_makes_the_server_h
     server = Watched(tmp_path, ["--config", str(config), "--listen", "127.0.0.1:0"])
     connections = []
     try:
-        def listening():
-            return "listening on http://" in server.stderr.read_text()
-
-        deadline = time.monotonic() + HANG
-        while not listening():
-            assert time.monotonic() < deadline and server.process.poll() is None, server.stderr.read_text()
-            time.sleep(0.02)
-        address = server.stderr.read_text().split("listening on http://")[1].split("/")[0]
-        host, port = address.rsplit(":", 1)
-        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-
-        def post(message, session):
-            connection = http.client.HTTPConnection(host, int(port), timeout=HANG)
-            connection.request("POST", "/mcp", json.dumps(message), {**headers, **session})
-            return connection
-
-        response = post(INITIALIZE, {}).getresponse()
-        session = {"mcp-session-id": response.getheader("mcp-session-id"), "mcp-protocol-version": "2025-06-18"}
-        assert sse_answer(response)["id"] == "init"
-        post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session).getresponse().read()
+        post, (host, port), session = http_session(server)
         base_call = post(run_request("one", big()), session)
         assert len(sse_answer(base_call.getresponse())["result"]["structuredContent"]["value"]) == SIZE
         base = server.status("VmHWM")
         for i in range(COUNT):
-            connection = http.client.HTTPConnection(host, int(port), timeout=HANG)
-            connection.request("POST", "/mcp", json.dumps(run_request(i, big(i))), {**headers, **session})
-            connections.append(connection)
+            connections.append(post(run_request(i, big(i)), session))
         check_held(server, base)
         # Read all at once: a run waits for any of its session's answers
         # to be read, not for the one its connection would give next.
