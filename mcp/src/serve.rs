@@ -379,14 +379,7 @@ impl Opening {
     /// own connection); then, one request at a time, the sessions open are
     /// counted and the request goes to rmcp, which opens the session before
     /// it answers, or is refused.
-    async fn answer<S>(&self, request: hyper::Request<Incoming>, service: &S) -> Answered
-    where
-        S: hyper::service::Service<
-                hyper::Request<Full<Bytes>>,
-                Response = hyper::Response<BoxBody<Bytes, Infallible>>,
-                Error = Infallible,
-            >,
-    {
+    async fn answer(&self, request: hyper::Request<Incoming>, service: &impl Rmcp) -> Answered {
         let (parts, body) = request.into_parts();
         let body = match self
             .collect(
@@ -425,14 +418,11 @@ impl Opening {
     /// ([`wasmwire::json::tree_bytes`]) is held among [`READ_TREES`]: a
     /// tree can take sixty times its text (4 MiB of `[{"":0},...]`,
     /// about 240 MiB), and every connection could send one at once.
-    async fn read_then_answer<S>(&self, request: hyper::Request<Incoming>, service: &S) -> Answered
-    where
-        S: hyper::service::Service<
-                hyper::Request<Full<Bytes>>,
-                Response = hyper::Response<BoxBody<Bytes, Infallible>>,
-                Error = Infallible,
-            >,
-    {
+    async fn read_then_answer(
+        &self,
+        request: hyper::Request<Incoming>,
+        service: &impl Rmcp,
+    ) -> Answered {
         let (parts, body) = request.into_parts();
         let body = match self.collect(body, REQUEST_BODY, "a request").await {
             Ok(body) => body,
@@ -508,6 +498,25 @@ impl Opening {
 }
 
 type Answered = Result<hyper::Response<BoxBody<Bytes, Infallible>>, Infallible>;
+
+/// rmcp's service, as a connection calls it with a body read here.
+trait Rmcp:
+    hyper::service::Service<
+        hyper::Request<Full<Bytes>>,
+        Response = hyper::Response<BoxBody<Bytes, Infallible>>,
+        Error = Infallible,
+    >
+{
+}
+
+impl<S> Rmcp for S where
+    S: hyper::service::Service<
+            hyper::Request<Full<Bytes>>,
+            Response = hyper::Response<BoxBody<Bytes, Infallible>>,
+            Error = Infallible,
+        >
+{
+}
 
 /// An answer of `status` with a JSON-RPC error under `id` that says `why`.
 fn refused(
