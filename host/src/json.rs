@@ -70,7 +70,16 @@ pub fn tree_bytes(text: &str) -> usize {
 /// sends cannot make its parent hold more than the cap, however it is
 /// shaped.
 pub fn hold_tree(holdings: &Holdings, text: &str) -> Result<Held, TreeTooLarge> {
-    let tree = tree_bytes(text);
+    hold_surveyed(holdings, text, &wire::json::survey(text))
+}
+
+/// [`hold_tree`] of a text already surveyed.
+pub(crate) fn hold_surveyed(
+    holdings: &Holdings,
+    text: &str,
+    survey: &wire::json::Survey,
+) -> Result<Held, TreeTooLarge> {
+    let tree = estimate(survey);
     holdings.try_hold(tree).map_err(|over| TreeTooLarge {
         text: text.len(),
         tree,
@@ -130,13 +139,15 @@ fn estimate(survey: &wire::json::Survey) -> usize {
 /// Reads `text` as a `T`: lone surrogates as U+FFFD, up to [`MAX_DEPTH`]
 /// levels of nesting.
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, ReadError> {
-    read(text).map(|(value, _)| value)
+    read(text, &wire::json::survey(text))
 }
 
-/// [`from_str`], and how deep `text` nests (read on the way, for a caller
-/// that walks the value afterwards).
-pub(crate) fn read<T: DeserializeOwned>(text: &str) -> Result<(T, usize), ReadError> {
-    let survey = wire::json::survey(text);
+/// [`from_str`] of a text already surveyed (a caller that held its tree
+/// first reads it once).
+pub(crate) fn read<T: DeserializeOwned>(
+    text: &str,
+    survey: &wire::json::Survey,
+) -> Result<T, ReadError> {
     if survey.depth > MAX_DEPTH {
         return Err(ReadError::TooDeep {
             depth: survey.depth,
@@ -151,13 +162,13 @@ pub(crate) fn read<T: DeserializeOwned>(text: &str) -> Result<(T, usize), ReadEr
         text
     };
     if survey.depth <= SHALLOW {
-        return Ok((serde_json::from_str(text)?, survey.depth));
+        return Ok(serde_json::from_str(text)?);
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     deserializer.disable_recursion_limit();
     let value = T::deserialize(serde_stacker::Deserializer::new(&mut deserializer))?;
     deserializer.end()?;
-    Ok((value, survey.depth))
+    Ok(value)
 }
 
 #[cfg(test)]

@@ -70,7 +70,8 @@ impl ParamsSchema {
         holdings: &Holdings,
     ) -> Result<Value, ToolFailure> {
         let invalid = |why: String| ToolFailure::new(FailureKind::Invalid, why);
-        let _tree = crate::json::hold_tree(holdings, args).map_err(|e| {
+        let survey = wire::json::survey(args);
+        let _tree = crate::json::hold_surveyed(holdings, args, &survey).map_err(|e| {
             ToolFailure::new(
                 FailureKind::Limit,
                 format!("{tool}: the args cannot be checked against its params schema: {e}"),
@@ -79,14 +80,15 @@ impl ParamsSchema {
         let (value, depth): (Value, usize) = if args.trim().is_empty() {
             (Value::Object(Default::default()), 1)
         } else {
-            crate::json::read(args).map_err(|e| match e {
+            let value = crate::json::read(args, &survey).map_err(|e| match e {
                 crate::json::ReadError::TooDeep { .. } => {
                     invalid(format!("{tool}: the args cannot be read: {e}"))
                 }
                 crate::json::ReadError::Json(e) => invalid(format!(
                     "{tool}: the args are not JSON ({e}); pass one object, as the declaration says"
                 )),
-            })?
+            })?;
+            (value, survey.depth)
         };
         let list = || {
             let mut broken = Vec::new();

@@ -225,12 +225,13 @@ impl Tool {
         Tool::new(name, move |call: Call| {
             // The args as `A` are held while the handler has them, at what
             // they would take as a tree of JSON (an `A` seldom takes more).
-            let answering = crate::json::hold_tree(&call.holdings, &call.args)
+            let survey = wire::json::survey(&call.args);
+            let answering = crate::json::hold_surveyed(&call.holdings, &call.args, &survey)
                 .map_err(|e| {
                     let why = format!("{tool}: the args cannot be read: {e}");
                     HandlerError::from(ToolFailure::new(FailureKind::Limit, why))
                 })
-                .and_then(|tree| Ok((tree, typed_args::<A>(&tool, &call.args)?)))
+                .and_then(|tree| Ok((tree, typed_args::<A>(&tool, &call.args, &survey)?)))
                 .map(|(tree, args)| (tree, handler(args)));
             async move {
                 let (_tree, answer) = answering?;
@@ -432,9 +433,17 @@ fn derived_schema<A: JsonSchema>() -> serde_json::Value {
 /// The args of a typed tool as `A` (no args are the empty object). They
 /// have passed the params schema already; what still fails to deserialize
 /// is the schema's fault or serde's stricter rule, and `invalid` either way.
-fn typed_args<A: DeserializeOwned>(tool: &str, args: &str) -> Result<A, HandlerError> {
-    let args = if args.trim().is_empty() { "{}" } else { args };
-    crate::json::from_str(args).map_err(|e| {
+fn typed_args<A: DeserializeOwned>(
+    tool: &str,
+    args: &str,
+    survey: &wire::json::Survey,
+) -> Result<A, HandlerError> {
+    let read = if args.trim().is_empty() {
+        crate::json::from_str("{}")
+    } else {
+        crate::json::read(args, survey)
+    };
+    read.map_err(|e| {
         ToolFailure::new(FailureKind::Invalid, format!("{tool}: invalid args: {e}")).into()
     })
 }
