@@ -61,7 +61,25 @@ pub fn depth(text: &str) -> usize {
 /// fifty times its text (`[{"":0},{"":0},...]`), so a parent reads what a
 /// child sent into one only when this fits what it may hold for the child.
 pub fn tree_bytes(text: &str) -> usize {
-    estimate(&wire::json::survey(text))
+    shape(text).tree_bytes
+}
+
+/// How deep `text` nests and what it takes as a tree, from one pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// As [`depth`] gives it.
+    pub depth: usize,
+    /// As [`tree_bytes`] gives it.
+    pub tree_bytes: usize,
+}
+
+/// [`depth`] and [`tree_bytes`] of `text`, read once.
+pub fn shape(text: &str) -> Shape {
+    let survey = wire::json::survey(text);
+    Shape {
+        depth: survey.depth,
+        tree_bytes: estimate(&survey),
+    }
 }
 
 /// Holds, against `holdings`, the memory reading `text` as a tree takes
@@ -73,8 +91,33 @@ pub fn hold_tree(holdings: &Holdings, text: &str) -> Result<Held, TreeTooLarge> 
     hold_surveyed(holdings, text, &wire::json::survey(text))
 }
 
+/// Reads `text` as [`from_str`] does, once what its tree takes is held
+/// against `holdings` ([`hold_tree`]): the hold comes back with the value,
+/// to be kept for as long as the value is; and how deep `text` nests, for
+/// a caller that walks or passes on the value. One pass over the text
+/// serves the hold and the read.
+pub fn read_held<T: DeserializeOwned>(
+    holdings: &Holdings,
+    text: &str,
+) -> Result<(T, Held, usize), HeldReadError> {
+    let survey = wire::json::survey(text);
+    let held = hold_surveyed(holdings, text, &survey)?;
+    Ok((read(text, &survey)?, held, survey.depth))
+}
+
+/// Why [`read_held`] read nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum HeldReadError {
+    /// Its tree would not fit in what the parent holds.
+    #[error(transparent)]
+    TooLarge(#[from] TreeTooLarge),
+    /// It could not be read ([`from_str`]'s errors).
+    #[error(transparent)]
+    Read(#[from] ReadError),
+}
+
 /// [`hold_tree`] of a text already surveyed.
-pub(crate) fn hold_surveyed(
+fn hold_surveyed(
     holdings: &Holdings,
     text: &str,
     survey: &wire::json::Survey,
@@ -142,12 +185,8 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, ReadError> {
     read(text, &wire::json::survey(text))
 }
 
-/// [`from_str`] of a text already surveyed (a caller that held its tree
-/// first reads it once).
-pub(crate) fn read<T: DeserializeOwned>(
-    text: &str,
-    survey: &wire::json::Survey,
-) -> Result<T, ReadError> {
+/// [`from_str`] of a text already surveyed.
+fn read<T: DeserializeOwned>(text: &str, survey: &wire::json::Survey) -> Result<T, ReadError> {
     if survey.depth > MAX_DEPTH {
         return Err(ReadError::TooDeep {
             depth: survey.depth,

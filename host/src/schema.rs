@@ -15,6 +15,8 @@
 use serde_json::Value;
 use wire::{FailureKind, Holdings, ToolFailure};
 
+use crate::json::{HeldReadError, ReadError};
+
 /// The most broken rules one `invalid` answer lists; a model fixes the
 /// first few and tries again, and the answer stays short.
 pub const MAX_REPORTED: usize = 8;
@@ -70,25 +72,29 @@ impl ParamsSchema {
         holdings: &Holdings,
     ) -> Result<Value, ToolFailure> {
         let invalid = |why: String| ToolFailure::new(FailureKind::Invalid, why);
-        let survey = wire::json::survey(args);
-        let _tree = crate::json::hold_surveyed(holdings, args, &survey).map_err(|e| {
-            ToolFailure::new(
-                FailureKind::Limit,
-                format!("{tool}: the args cannot be checked against its params schema: {e}"),
-            )
-        })?;
-        let (value, depth): (Value, usize) = if args.trim().is_empty() {
-            (Value::Object(Default::default()), 1)
+        // The tree is held while it is checked.
+        let (value, _tree, depth): (Value, _, usize) = if args.trim().is_empty() {
+            (Value::Object(Default::default()), None, 1)
         } else {
-            let value = crate::json::read(args, &survey).map_err(|e| match e {
-                crate::json::ReadError::TooDeep { .. } => {
-                    invalid(format!("{tool}: the args cannot be read: {e}"))
+            match crate::json::read_held(holdings, args) {
+                Ok((value, held, depth)) => (value, Some(held), depth),
+                Err(HeldReadError::TooLarge(e)) => {
+                    return Err(ToolFailure::new(
+                        FailureKind::Limit,
+                        format!(
+                            "{tool}: the args cannot be checked against its params schema: {e}"
+                        ),
+                    ));
                 }
-                crate::json::ReadError::Json(e) => invalid(format!(
-                    "{tool}: the args are not JSON ({e}); pass one object, as the declaration says"
-                )),
-            })?;
-            (value, survey.depth)
+                Err(HeldReadError::Read(e @ ReadError::TooDeep { .. })) => {
+                    return Err(invalid(format!("{tool}: the args cannot be read: {e}")));
+                }
+                Err(HeldReadError::Read(ReadError::Json(e))) => {
+                    return Err(invalid(format!(
+                        "{tool}: the args are not JSON ({e}); pass one object, as the declaration says"
+                    )));
+                }
+            }
         };
         let list = || {
             let mut broken = Vec::new();

@@ -225,14 +225,8 @@ impl Tool {
         Tool::new(name, move |call: Call| {
             // The args as `A` are held while the handler has them, at what
             // they would take as a tree of JSON (an `A` seldom takes more).
-            let survey = wire::json::survey(&call.args);
-            let answering = crate::json::hold_surveyed(&call.holdings, &call.args, &survey)
-                .map_err(|e| {
-                    let why = format!("{tool}: the args cannot be read: {e}");
-                    HandlerError::from(ToolFailure::new(FailureKind::Limit, why))
-                })
-                .and_then(|tree| Ok((tree, typed_args::<A>(&tool, &call.args, &survey)?)))
-                .map(|(tree, args)| (tree, handler(args)));
+            let answering = typed_args::<A>(&tool, &call.args, &call.holdings)
+                .map(|(args, tree)| (tree, handler(args)));
             async move {
                 let (_tree, answer) = answering?;
                 Ok(Json(answer.await?))
@@ -430,22 +424,27 @@ fn derived_schema<A: JsonSchema>() -> serde_json::Value {
     schemars::schema_for!(A).to_value()
 }
 
-/// The args of a typed tool as `A` (no args are the empty object). They
-/// have passed the params schema already; what still fails to deserialize
-/// is the schema's fault or serde's stricter rule, and `invalid` either way.
+/// The args of a typed tool as `A` (no args are the empty object), and
+/// their tree's hold. They have passed the params schema already; what
+/// still fails to deserialize is the schema's fault or serde's stricter
+/// rule, and `invalid` either way; args whose tree would not fit are `limit`.
 fn typed_args<A: DeserializeOwned>(
     tool: &str,
     args: &str,
-    survey: &wire::json::Survey,
-) -> Result<A, HandlerError> {
-    let read = if args.trim().is_empty() {
-        crate::json::from_str("{}")
-    } else {
-        crate::json::read(args, survey)
-    };
-    read.map_err(|e| {
-        ToolFailure::new(FailureKind::Invalid, format!("{tool}: invalid args: {e}")).into()
-    })
+    holdings: &wire::Holdings,
+) -> Result<(A, wire::Held), HandlerError> {
+    let args = if args.trim().is_empty() { "{}" } else { args };
+    match crate::json::read_held(holdings, args) {
+        Ok((args, held, _)) => Ok((args, held)),
+        Err(crate::json::HeldReadError::TooLarge(e)) => {
+            let why = format!("{tool}: the args cannot be read: {e}");
+            Err(ToolFailure::new(FailureKind::Limit, why).into())
+        }
+        Err(crate::json::HeldReadError::Read(e)) => {
+            let why = format!("{tool}: invalid args: {e}");
+            Err(ToolFailure::new(FailureKind::Invalid, why).into())
+        }
+    }
 }
 
 /// Why `name` cannot be a global function of the program, if it cannot.

@@ -16,6 +16,7 @@ use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::Value;
+use wasmwire::json::HeldReadError;
 use wasmwire::wire::Holdings;
 use wasmwire::{
     Call, FailureKind, HandlerError, Sandbox, SandboxOptions, Text, Tool, ToolFailure, Tools,
@@ -194,15 +195,10 @@ fn handler(
         Box::pin(async move {
             // The arguments are a tree until the upstream call has written
             // them out: held against the execution's cap while they are.
-            let _tree = wasmwire::json::hold_tree(&call.holdings, &call.args).map_err(|e| {
-                let why = format!("{}: the arguments cannot be read: {e}", call.tool);
-                ToolFailure::new(FailureKind::Limit, why)
-            })?;
-            let args = match call.args.trim() {
-                "" => serde_json::Map::new(),
-                text => match wasmwire::json::from_str::<Value>(text) {
-                    Ok(Value::Object(map)) => {
-                        let depth = wasmwire::json::depth(text);
+            let (args, _tree) = match call.args.trim() {
+                "" => (serde_json::Map::new(), None),
+                text => match wasmwire::json::read_held::<Value>(&call.holdings, text) {
+                    Ok((Value::Object(map), held, depth)) => {
                         if depth > MAX_VALUE_DEPTH {
                             let why = format!(
                                 "{}: the arguments nest {depth} levels deep; an MCP call carries at most {MAX_VALUE_DEPTH}",
@@ -210,10 +206,14 @@ fn handler(
                             );
                             return Err(ToolFailure::new(FailureKind::Invalid, why).into());
                         }
-                        map
+                        (map, Some(held))
                     }
-                    Ok(Value::Null) => serde_json::Map::new(),
-                    Err(e @ wasmwire::json::ReadError::TooDeep { .. }) => {
+                    Ok((Value::Null, _, _)) => (serde_json::Map::new(), None),
+                    Err(HeldReadError::TooLarge(e)) => {
+                        let why = format!("{}: the arguments cannot be read: {e}", call.tool);
+                        return Err(ToolFailure::new(FailureKind::Limit, why).into());
+                    }
+                    Err(HeldReadError::Read(e @ wasmwire::json::ReadError::TooDeep { .. })) => {
                         let why = format!("{}: the arguments cannot be read: {e}", call.tool);
                         return Err(ToolFailure::new(FailureKind::Invalid, why).into());
                     }

@@ -230,11 +230,13 @@ impl CodeMode {
         let (elapsed, calls) = (outcome.elapsed, outcome.result.calls);
         let (value_len, console_len) = (outcome.result.value.len(), outcome.console.len());
         let text = &outcome.result.value;
-        let depth = wasmwire::json::depth(text);
         // The value goes out as structured content, a tree, which can take
         // fifty times its text: read only when that fits what the server
         // holds for one execution.
-        let tree = wasmwire::json::tree_bytes(text);
+        let wasmwire::json::Shape {
+            depth,
+            tree_bytes: tree,
+        } = wasmwire::json::shape(text);
         let value = match outcome.result.ok {
             true if depth > MAX_VALUE_DEPTH => Err((
                 FailureKind::Invalid,
