@@ -1,10 +1,12 @@
-//! `wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [PROGRAM]`:
+//! `wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [--component FILE] [PROGRAM]`:
 //! runs PROGRAM (default `return 1`) N times (default 3,000), one execution
 //! after another, after W untimed ones (default 200), and prints the median and minimum wall
 //! time of one execution, and the process's CPU time and minor page faults
 //! per execution. `--threads 1` (the default) drives it on a current-thread
 //! tokio runtime, `--threads 2` on a multi-threaded one with two workers
 //! (as `wasmwire-bench` does). The tool `echo` answers its argument.
+//! `--component FILE` runs another build of the guest component in place of
+//! the built-in one, to compare two guests on the same host code.
 //!
 //! Where `wasmwire-bench` compares contenders, this isolates wasmwire's own
 //! cost per execution: bench/RESULTS.md says which change moved it how much.
@@ -34,14 +36,18 @@ fn main() -> anyhow::Result<()> {
     let mut runs = 3000usize;
     let mut warmup = 200usize;
     let mut program = "return 1".to_owned();
+    let mut component = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--threads" => threads = args.next().context("--threads N")?.parse()?,
             "--runs" => runs = args.next().context("--runs N")?.parse()?,
             "--warmup" => warmup = args.next().context("--warmup W")?.parse()?,
+            "--component" => component = Some(args.next().context("--component FILE")?),
             "--help" | "-h" => {
-                println!("wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [PROGRAM]");
+                println!(
+                    "wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [--component FILE] [PROGRAM]"
+                );
                 return Ok(());
             }
             _ => program = arg,
@@ -58,16 +64,26 @@ fn main() -> anyhow::Result<()> {
             .enable_all()
             .build()?,
     };
-    runtime.block_on(async move { tokio::spawn(sequential(program, runs, warmup, threads)).await? })
+    let _entered = runtime.enter();
+    let sandbox = match component {
+        None => Sandbox::new(SandboxOptions::default())?,
+        Some(path) => {
+            let bytes = std::fs::read(&path).with_context(|| format!("reading {path}"))?;
+            Sandbox::with_component(&bytes, SandboxOptions::default())?
+        }
+    };
+    runtime.block_on(async move {
+        tokio::spawn(sequential(sandbox, program, runs, warmup, threads)).await?
+    })
 }
 
 async fn sequential(
+    sandbox: Sandbox,
     program: String,
     runs: usize,
     warmup: usize,
     threads: usize,
 ) -> anyhow::Result<()> {
-    let sandbox = Sandbox::new(SandboxOptions::default())?;
     let mut tools = Tools::new();
     tools.register(Tool::new("echo", |call: wire::Call| async move {
         Ok(JsonText::new(call.args)?)
