@@ -19,7 +19,16 @@
 //! [`PositionMap::rewrite_positions`] turns them back into the program's.
 //!
 //! A JavaScript program is never refused here: if the parser cannot read
-//! it, it is sent as it is, and the child reports its own syntax error.
+//! it (or it is not parsed: see below), it is sent as it is, and the child
+//! reports its own syntax error.
+//!
+//! **What a parse may take.** swc cannot be stopped midway, and some
+//! programs cost it far more than their size. Two such classes are known
+//! and bounded: nested labels of one name, for which swc holds an error per
+//! pair (`labels.rs`: a program that could have more than 524,288 such
+//! pairs is not parsed), and TypeScript whose parse takes time exponential
+//! in its nesting, which the wall clock abandons (see [`prepare_async`])
+//! but which runs on, so that at most two such parses run at once.
 //!
 //! ```
 //! use wasmwire::source::{Language, prepare};
@@ -36,13 +45,14 @@
 
 mod body;
 mod completion;
+mod labels;
 mod object_block;
 mod position;
 mod stack;
 mod typescript;
 
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::thread;
 
@@ -182,7 +192,7 @@ pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceErro
             let (answer, answered) = mpsc::sync_channel(1);
             let send = move |prepared| drop(answer.send(prepared));
             let handed = Parsers::shared().hand(program, language, send, Arc::default());
-            let answer = handed.then(|| answered.recv().ok()).flatten();
+            let answer = handed.map(|()| answered.recv().ok());
             settle(program, language, answer)
         }
     }
@@ -193,7 +203,10 @@ pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceErro
 /// waits without holding its thread. Dropping the future stops the wait,
 /// not the parse: swc cannot be interrupted, so the parser thread finishes
 /// that program at the lowest priority (and then ends) while other
-/// programs go to other parser threads.
+/// programs go to other parser threads, as long as fewer than two such
+/// parses are still running; past that, a program that needs a parser
+/// thread is sent as written (JavaScript) or refused with the reason
+/// (TypeScript) until one ends.
 pub async fn prepare_async(program: &str, language: Language) -> Result<Prepared, SourceError> {
     match plan(program, language) {
         Plan::Ready(prepared) => prepared,
@@ -202,11 +215,15 @@ pub async fn prepare_async(program: &str, language: Language) -> Result<Prepared
             let (answer, answered) = tokio::sync::oneshot::channel();
             let watch = Arc::new(Watch::default());
             let send = move |prepared| drop(answer.send(prepared));
-            let handed = Parsers::shared().hand(program, language, send, watch.clone());
+            let parsers = Parsers::shared();
+            let handed = parsers.hand(program, language, send, watch.clone());
             // Dropped before the answer came (the wall clock, a cancel):
             // the parse is abandoned.
-            let waiting = Abandon(Some(watch));
-            let prepared = if handed { answered.await.ok() } else { None };
+            let waiting = Abandon(Some((watch, parsers)));
+            let prepared = match handed {
+                Ok(()) => Ok(answered.await.ok()),
+                Err(refused) => Err(refused),
+            };
             waiting.disarm();
             settle(program, language, prepared)
         }
@@ -234,6 +251,19 @@ fn plan(program: &str, language: Language) -> Plan {
             }),
         });
     }
+    let pairs = labels::duplicate_pairs(program);
+    if pairs > labels::MAX_DUPLICATE_PAIRS {
+        // swc would hold an error for every pair of nested same-named
+        // labels (`labels.rs`): gigabytes for a few thousand.
+        return Plan::Ready(match language {
+            Language::JavaScript => Ok(Prepared::unchanged(program)),
+            Language::TypeScript => Err(SourceError::Failed(format!(
+                "it has {pairs} pairs of places that could be nested labels of the same name \
+                 (a label, or the first key of an object literal); at most {} are compiled",
+                labels::MAX_DUPLICATE_PAIRS
+            ))),
+        });
+    }
     let fits_here = stack::remaining().is_some_and(|left| {
         left >= program
             .len()
@@ -252,27 +282,31 @@ fn plan(program: &str, language: Language) -> Plan {
     }
 }
 
-/// What a prepare came to: `None` when no parser thread answered.
+/// What a prepare came to: the parser's answer, `None` when the parser
+/// thread went away without one, or why no parser thread took it.
 fn settle(
     program: &str,
     language: Language,
-    answer: Option<Answer>,
+    answer: Result<Option<Answer>, String>,
 ) -> Result<Prepared, SourceError> {
-    let unreadable = |why: &str| match language {
+    let unreadable = |why: String| match language {
         Language::JavaScript => Ok(Prepared::unchanged(program)),
-        Language::TypeScript => Err(SourceError::Failed(why.to_owned())),
+        Language::TypeScript => Err(SourceError::Failed(why)),
     };
     match answer {
-        Some(Ok(prepared)) => prepared,
-        Some(Err(Panicked)) => unreadable("the TypeScript compiler panicked"),
-        None => unreadable("no thread for the TypeScript compiler"),
+        Ok(Some(Ok(prepared))) => prepared,
+        Ok(Some(Err(Panicked))) => unreadable("the TypeScript compiler panicked".to_owned()),
+        Ok(None) => {
+            unreadable("the TypeScript compiler's thread ended without an answer".to_owned())
+        }
+        Err(refused) => unreadable(refused),
     }
 }
 
 /// [`prepare`] on the calling thread.
 fn prepare_in_place(program: &str, language: Language) -> Result<Prepared, SourceError> {
     let answer = prepare_guarded(program.to_owned(), language);
-    settle(program, language, Some(answer))
+    settle(program, language, Ok(Some(answer)))
 }
 
 /// [`prepare_here`], with a panic (swc's bug) caught where it happened.
@@ -296,18 +330,30 @@ struct Job {
 
 /// What the waiter and the parser thread share about one job.
 #[derive(Debug, Default)]
-struct Watch {
-    /// The parser thread's id (Linux's `gettid`) once it has the job.
-    thread: AtomicI32,
+struct Watch(Mutex<WatchState>);
+
+#[derive(Debug, Default)]
+struct WatchState {
+    /// The parser thread's id (Linux's `gettid`) while it parses the job.
+    parsing: Option<i32>,
     /// No one waits for the answer any more.
-    abandoned: AtomicBool,
+    abandoned: bool,
+    /// Counted among its [`Parsers`]' parses that run unawaited.
+    counted: bool,
+}
+
+impl Watch {
+    fn state(&self) -> std::sync::MutexGuard<'_, WatchState> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// Abandons its job when dropped before [`Abandon::disarm`]: a parse no
 /// one waits for is not started, and one already running goes on at the
 /// lowest priority (nice 19), so that it takes the CPU only from what
-/// would otherwise leave it idle. swc cannot be stopped midway.
-struct Abandon(Option<Arc<Watch>>);
+/// would otherwise leave it idle, and is counted against
+/// [`MAX_UNAWAITED`] until it ends. swc cannot be stopped midway.
+struct Abandon(Option<(Arc<Watch>, &'static Parsers)>);
 
 impl Abandon {
     fn disarm(mut self) {
@@ -317,14 +363,14 @@ impl Abandon {
 
 impl Drop for Abandon {
     fn drop(&mut self) {
-        let Some(watch) = self.0.take() else {
+        let Some((watch, parsers)) = self.0.take() else {
             return;
         };
-        // The flag first, the thread after: a thread that stores its id
-        // after this read sees the flag and does not parse.
-        watch.abandoned.store(true, Ordering::SeqCst);
-        let thread = watch.thread.load(Ordering::SeqCst);
-        if thread != 0 {
+        let mut state = watch.state();
+        state.abandoned = true;
+        if let Some(thread) = state.parsing {
+            state.counted = true;
+            parsers.unawaited.fetch_add(1, Ordering::SeqCst);
             lower_priority(thread);
         }
     }
@@ -361,6 +407,15 @@ fn lower_priority(thread: i32) {
 /// started while these are busy, and end after their program.
 const IDLE_PARSERS: usize = 2;
 
+/// Parses no one waits for any more (their wall clock ran out, or the run
+/// was cancelled) that may still be running before no more are started.
+/// Some TypeScript takes swc time exponential in its nesting (300 bytes
+/// of nested `(<any>` casts: weeks), and nothing stops a parse midway: a
+/// program sent again and again would otherwise leave a thread spinning
+/// for each. Past this, a program that needs a parser thread is refused
+/// at once (TypeScript) or sent as written (JavaScript) until one ends.
+const MAX_UNAWAITED: usize = 2;
+
 /// The process's parser threads, each with a stack deep enough for
 /// [`MAX_PARSED_BYTES`], started on demand and kept ([`IDLE_PARSERS`] of
 /// them). A thread per program would pay for its stack's mapping and for
@@ -368,28 +423,42 @@ const IDLE_PARSERS: usize = 2;
 /// `return 1`, against about 20 µs here); a kept thread has both warm. A
 /// program no one waits for any more still holds its thread until swc is
 /// done with it, so a job never queues behind another: it takes an idle
-/// thread or starts one.
+/// thread or starts one, unless [`MAX_UNAWAITED`] parses run unawaited.
 struct Parsers {
     idle: Mutex<Vec<mpsc::Sender<Job>>>,
+    /// Parses abandoned while running that have not ended.
+    unawaited: AtomicUsize,
 }
 
 impl Parsers {
-    fn shared() -> &'static Parsers {
-        static PARSERS: Parsers = Parsers {
+    const fn new() -> Self {
+        Parsers {
             idle: Mutex::new(Vec::new()),
-        };
+            unawaited: AtomicUsize::new(0),
+        }
+    }
+
+    fn shared() -> &'static Parsers {
+        static PARSERS: Parsers = Parsers::new();
         &PARSERS
     }
 
-    /// Gives `program` to an idle parser thread, or to a new one; `false`
-    /// (and `answer` dropped) if no thread can be started.
+    /// Gives `program` to an idle parser thread, or to a new one; why not
+    /// (and `answer` dropped) if none may take it.
     fn hand(
         &'static self,
         program: &str,
         language: Language,
         answer: impl FnOnce(Answer) + Send + 'static,
         watch: Arc<Watch>,
-    ) -> bool {
+    ) -> Result<(), String> {
+        let unawaited = self.unawaited.load(Ordering::SeqCst);
+        if unawaited >= MAX_UNAWAITED {
+            return Err(format!(
+                "the TypeScript compiler is still busy with {unawaited} earlier programs \
+                 that ran out of time while compiled; try again when they are done"
+            ));
+        }
         let mut job = Job {
             program: program.to_owned(),
             language,
@@ -403,12 +472,12 @@ impl Parsers {
                 .unwrap_or_else(PoisonError::into_inner)
                 .pop();
             let Some(parser) = idle.or_else(|| self.start()) else {
-                return false;
+                return Err("no thread could be started for the TypeScript compiler".to_owned());
             };
             // A kept thread only ends by dropping its receiver after a
             // panic outside `catch_unwind`; then the job goes to another.
             match parser.send(job) {
-                Ok(()) => return true,
+                Ok(()) => return Ok(()),
                 Err(mpsc::SendError(back)) => job = back,
             }
         }
@@ -422,18 +491,8 @@ impl Parsers {
             .name("wasmwire-source".into())
             .stack_size(PARSER_STACK)
             .spawn(move || {
-                for Job {
-                    program,
-                    language,
-                    answer,
-                    watch,
-                } in incoming.iter()
-                {
-                    watch.thread.store(current_thread(), Ordering::SeqCst);
-                    if !watch.abandoned.load(Ordering::SeqCst) {
-                        answer(prepare_guarded(program, language));
-                    }
-                    if watch.abandoned.load(Ordering::SeqCst) {
+                for job in incoming.iter() {
+                    if !self.run(job) {
                         // Its priority may have been lowered, which an
                         // unprivileged thread cannot raise again: it ends
                         // rather than parse another program at it.
@@ -448,6 +507,36 @@ impl Parsers {
             })
             .ok()?;
         Some(jobs)
+    }
+
+    /// Runs one job on this parser thread unless it was abandoned first;
+    /// `false` if it was abandoned at any time.
+    fn run(&self, job: Job) -> bool {
+        let Job {
+            program,
+            language,
+            answer,
+            watch,
+        } = job;
+        {
+            let mut state = watch.state();
+            if state.abandoned {
+                return false;
+            }
+            state.parsing = Some(current_thread());
+        }
+        let prepared = prepare_guarded(program, language);
+        let mut state = watch.state();
+        state.parsing = None;
+        if state.counted {
+            self.unawaited.fetch_sub(1, Ordering::SeqCst);
+        }
+        if state.abandoned {
+            return false;
+        }
+        drop(state);
+        answer(prepared);
+        true
     }
 }
 
@@ -506,6 +595,69 @@ mod tests {
 
     fn handed_off() -> usize {
         HANDED_OFF.with(Cell::get)
+    }
+
+    /// Waits until `done`, for two minutes at most.
+    fn wait_for(what: &str, done: impl Fn() -> bool) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while !done() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{what}: not in two minutes"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    #[test]
+    fn parses_no_one_waits_for_are_counted_until_they_end_and_bounded() {
+        // Parsers of its own, so that other tests' programs are not refused.
+        let parsers: &'static Parsers = Box::leak(Box::new(Parsers::new()));
+        // About a second of swc's time (exponential in the nesting: 22
+        // levels took 9 s, 40 would take weeks).
+        let slow = format!("return {}1{}", "(<any>".repeat(19), ")".repeat(19));
+        let mut watches = Vec::new();
+        for _ in 0..MAX_UNAWAITED {
+            let watch = Arc::new(Watch::default());
+            parsers
+                .hand(&slow, Language::TypeScript, |_| {}, watch.clone())
+                .unwrap();
+            wait_for("the parse starts", || watch.state().parsing.is_some());
+            // Its wall clock ran out.
+            drop(Abandon(Some((watch.clone(), parsers))));
+            watches.push(watch);
+        }
+        assert_eq!(parsers.unawaited.load(Ordering::SeqCst), MAX_UNAWAITED);
+        let refused = parsers
+            .hand("1", Language::TypeScript, |_| {}, Arc::default())
+            .unwrap_err();
+        assert!(
+            refused.contains("still busy with 2 earlier programs"),
+            "{refused}"
+        );
+        let typescript = settle("1", Language::TypeScript, Err(refused.clone()));
+        assert_eq!(
+            typescript.unwrap_err(),
+            SourceError::Failed(refused.clone())
+        );
+        let javascript = settle("1", Language::JavaScript, Err(refused));
+        assert_eq!(javascript.unwrap().text, "1", "sent as written");
+
+        // As each ends, it is counted no more, and programs are taken again.
+        wait_for("the abandoned parses end", || {
+            parsers.unawaited.load(Ordering::SeqCst) == 0
+        });
+        assert!(watches.iter().all(|watch| watch.state().parsing.is_none()));
+        let (answer, answered) = mpsc::channel();
+        parsers
+            .hand(
+                "let x: number = 1",
+                Language::TypeScript,
+                move |prepared| drop(answer.send(prepared)),
+                Arc::default(),
+            )
+            .unwrap();
+        assert!(matches!(answered.recv().unwrap(), Ok(Ok(_))));
     }
 
     #[test]
