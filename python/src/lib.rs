@@ -11,11 +11,22 @@
 //!   `run_async` spawns the execution and hands its result to the caller's
 //!   asyncio loop with `call_soon_threadsafe`.
 //! - **Tools.** A Python tool is a [`wasmwire::Tool`] whose handler never
-//!   takes the GIL on a tokio worker: a sync callable runs on tokio's
-//!   blocking pool, an async one is scheduled on the caller's event loop
-//!   (`asyncio.run_coroutine_threadsafe`) and its answer comes back through
-//!   a oneshot channel. A call that is dropped (deadline, cancel) cancels
-//!   its coroutine.
+//!   takes the GIL on a tokio worker: a sync callable runs on a blocking
+//!   pool of its own (`ToolPool`), an async one is scheduled on the
+//!   caller's event loop (`asyncio.run_coroutine_threadsafe`) and its
+//!   answer comes back through a oneshot channel. A call that is dropped
+//!   (deadline, cancel) cancels its coroutine; a sync tool cannot be
+//!   stopped and runs to its end on its thread.
+//! - **The bound on those threads.** A sync call holds its thread, and one
+//!   of its execution's `max_in_flight` places for sync calls, until its
+//!   tool returns, even after the call was given up on; at most
+//!   `SYNC_TOOL_THREADS` (512) such threads exist in the process. A call
+//!   that finds its execution's places all held fails `limit` at once, one
+//!   that finds the process's threads all held fails `transient` at once:
+//!   neither waits. So the calls a program abandons cost its own execution
+//!   at most `max_in_flight` threads, and nothing else waits behind them:
+//!   the runtime's own blocking pool, which schedules async tools and
+//!   delivers `run_async`'s outcomes, runs no tool.
 //!
 //! The Python package (`python/wasmwire`) wraps this module: budgets,
 //! outcomes, tool declarations and the exceptions are Python classes there,
@@ -23,46 +34,111 @@
 //! an exception to a failure class) is Python code there too, so that this
 //! crate only moves text and completion across threads.
 
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use tokio::runtime::Runtime;
+use tokio::sync::Semaphore;
 
 mod sandbox;
 mod tools;
 
 /// The tokio runtime every execution of this process runs on, built on
-/// first use.
+/// first use (again in a forked child: see [`per_process`]).
 ///
-/// A process forked from one that built it (`multiprocessing`'s default
-/// start method on Linux) gets a runtime of its own: the parent's worker
-/// threads are not in the child, so the parent's runtime would never fire
-/// a timer there. The parent's is leaked in the child, not dropped:
-/// dropping it would wait for threads that are not there.
+/// Its blocking pool runs no tool: only the short jobs that take the GIL
+/// for a moment (scheduling an async tool on its loop, cancelling one,
+/// delivering `run_async`'s outcome), so a tool, however slow, never
+/// delays them.
 fn runtime() -> PyResult<&'static Runtime> {
     static BUILT: Mutex<Option<(u32, &'static Runtime)>> = Mutex::new(None);
+    per_process(&BUILT, || {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .thread_name("wasmwire")
+            .build()
+            .map_err(|e| format!("wasmwire: no tokio runtime: {e}"))
+    })
+    .map_err(PyRuntimeError::new_err)
+}
+
+/// The most threads sync tools hold at once in this process, over every
+/// execution and Sandbox: tokio's default for its blocking pool.
+pub(crate) const SYNC_TOOL_THREADS: usize = 512;
+
+/// Where sync tools run: a blocking pool of their own, apart from the
+/// runtime's, of at most [`SYNC_TOOL_THREADS`] threads (an idle one exits
+/// after 10 s, as in any tokio blocking pool).
+///
+/// A sync tool cannot be interrupted: a call given up on (its deadline
+/// passed, its execution ended) leaves its tool running on its thread to
+/// its end. So a call takes a thread only with a permit of `threads`, and
+/// its closure holds the permit until the tool returns; a call that finds
+/// none fails at once (`Target::run_sync` in `tools.rs`), and the pool
+/// never queues work behind a sleeping tool.
+pub(crate) struct ToolPool {
+    /// A runtime that is never driven: only its blocking pool is used.
+    runtime: Runtime,
+    /// One permit per thread a sync tool may hold.
+    pub(crate) threads: Arc<Semaphore>,
+}
+
+impl ToolPool {
+    /// Runs `f` on a thread of the pool. The caller holds a permit of
+    /// [`ToolPool::threads`], which `f` keeps until it returns.
+    pub(crate) fn spawn<R: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> R + Send + 'static,
+    ) -> tokio::task::JoinHandle<R> {
+        self.runtime.spawn_blocking(f)
+    }
+}
+
+/// The pool sync tools run on in this process, built on first use.
+pub(crate) fn tool_pool() -> Result<&'static ToolPool, String> {
+    static BUILT: Mutex<Option<(u32, &'static ToolPool)>> = Mutex::new(None);
+    per_process(&BUILT, || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .max_blocking_threads(SYNC_TOOL_THREADS)
+            .thread_name("wasmwire-tool")
+            .build()
+            .map_err(|e| format!("wasmwire: no thread pool for sync tools: {e}"))?;
+        Ok(ToolPool {
+            runtime,
+            threads: Arc::new(Semaphore::new(SYNC_TOOL_THREADS)),
+        })
+    })
+}
+
+/// The one `T` of this process, built on first use.
+///
+/// A process forked from one that built it (`multiprocessing`'s default
+/// start method on Linux) builds its own: the parent's threads are not in
+/// the child, so the parent's runtime would never fire a timer there, and
+/// its pool would hand work to threads that are not there. The parent's is
+/// leaked in the child, not dropped: dropping it would wait for threads
+/// that are not there.
+fn per_process<T: Sync + 'static>(
+    built: &Mutex<Option<(u32, &'static T)>>,
+    build: impl FnOnce() -> Result<T, String>,
+) -> Result<&'static T, String> {
     let pid = std::process::id();
-    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((owner, runtime)) = *built
+    let mut built = built.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((owner, made)) = *built
         && owner == pid
     {
-        return Ok(runtime);
+        return Ok(made);
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("wasmwire")
-        .build()
-        .map_err(|e| PyRuntimeError::new_err(format!("wasmwire: no tokio runtime: {e}")))?;
-    let runtime: &'static Runtime = Box::leak(Box::new(runtime));
-    *built = Some((pid, runtime));
-    Ok(runtime)
+    let made: &'static T = Box::leak(Box::new(build()?));
+    *built = Some((pid, made));
+    Ok(made)
 }
 
 /// Whether runtime threads may still enter Python, and how many are in it.
 ///
-/// A tool runs on a thread of tokio's blocking pool, not a Python thread,
+/// A sync tool runs on a thread of the [`ToolPool`], not a Python thread,
 /// and nothing stops it when the interpreter exits: a sync tool whose call
 /// gave up (its deadline passed) runs to its end, and one still running
 /// when the interpreter finalizes takes its thread state down with it

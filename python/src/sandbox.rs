@@ -1,10 +1,11 @@
 //! The native Sandbox: runs executions for Python, sync or async.
 //!
 //! Every execution is [`wasmwire::Sandbox::run`] on the module's tokio
-//! runtime, wrapped in [`CALLER_LOOP`] so that its async tools find their
-//! event loop. The outcome goes back to Python as a plain tuple, which
-//! `wasmwire.Outcome` reads; an execution that cannot start raises one of
-//! the exceptions of `wasmwire/_errors.py`.
+//! runtime, wrapped in [`EXECUTION`] so that its async tools find their
+//! event loop and its sync tools its places for their threads. The outcome
+//! goes back to Python as a plain tuple, which `wasmwire.Outcome` reads; an
+//! execution that cannot start raises one of the exceptions of
+//! `wasmwire/_errors.py`.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -19,7 +20,7 @@ use wasmwire::source::Language;
 use wasmwire::{Budget, CancellationToken, Execution, Outcome, SandboxError, SandboxOptions};
 
 use crate::runtime;
-use crate::tools::{CALLER_LOOP, Tools};
+use crate::tools::{EXECUTION, ExecutionScope, Tools};
 
 /// How often a sync `run` on the main thread looks for a pending signal
 /// (Ctrl-C): the longest a KeyboardInterrupt waits before it cancels the
@@ -175,8 +176,9 @@ impl Sandbox {
 
     /// Starts one execution on the runtime and returns at once. When it
     /// ends, `deliver(True, outcome)` or `deliver(False, exception)` is
-    /// called from a thread of tokio's blocking pool (so that a worker never
-    /// waits for the GIL); `caller_loop` is where its async tools run.
+    /// called from a thread of the runtime's blocking pool (so that a
+    /// worker never waits for the GIL; no tool runs there, so nothing a
+    /// tool does delays it); `caller_loop` is where its async tools run.
     #[allow(clippy::too_many_arguments)]
     fn spawn(
         &self,
@@ -260,7 +262,8 @@ impl Sandbox {
         let (sandbox, running) = self.current()?;
         let tools = tools.inner.clone();
         let counted = Counted::new(running);
-        Ok(Box::pin(CALLER_LOOP.scope(caller_loop, async move {
+        let scope = ExecutionScope::new(caller_loop, self.options.max_in_flight);
+        Ok(Box::pin(EXECUTION.scope(scope, async move {
             let _counted = counted;
             sandbox.run(&execution, &tools, cancel).await
         })))

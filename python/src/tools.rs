@@ -4,13 +4,17 @@
 //! a busy Python thread cannot stall an execution's task (which also holds
 //! its wall clock):
 //!
-//! - a **sync** callable runs on tokio's blocking pool, taking the GIL only
-//!   while it runs (`Tool._invoke` in `wasmwire/_tools.py`);
-//! - an **async** callable is scheduled from the blocking pool onto the event
-//!   loop of the `run_async` that started the execution (a sync `run` uses
-//!   the package's background loop); its answer comes back through a oneshot
-//!   channel ([`Answer`]). When the call is dropped (its deadline passed, the
-//!   execution ended) the coroutine is cancelled.
+//! - a **sync** callable runs on the sync tools' own pool
+//!   ([`ToolPool`](crate::ToolPool)), taking the GIL only while it runs
+//!   (`Tool._invoke` in `wasmwire/_tools.py`). It cannot be interrupted: a
+//!   call dropped while its tool runs leaves the tool running to its end,
+//!   so the call's thread, and its place among its execution's, are held
+//!   until then ([`Target::run_sync`] says how they are bounded);
+//! - an **async** callable is scheduled from the runtime's blocking pool
+//!   onto the event loop of the `run_async` that started the execution (a
+//!   sync `run` uses the package's background loop); its answer comes back
+//!   through a oneshot channel ([`Answer`]). When the call is dropped (its
+//!   deadline passed, the execution ended) the coroutine is cancelled.
 //!
 //! Either way the Python side answers with `(ok, text, kind)`: the value's
 //! JSON text, or a failure's message and class. Text that is not one JSON
@@ -22,17 +26,39 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pyo3::prelude::*;
-use tokio::sync::oneshot;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use wasmwire::{Call, FailureKind, HandlerError, JsonText, SandboxError, ToolFailure};
 
 use crate::sandbox::start_error;
 
 tokio::task_local! {
-    /// The asyncio loop of the `run_async` the current execution belongs
-    /// to; `None` in a sync `run`. Set around the whole execution and read
-    /// when a call is accepted, which the Server does in the execution's
-    /// own task.
-    pub(crate) static CALLER_LOOP: Option<Arc<Py<PyAny>>>;
+    /// What the current execution's calls need to know of it. Set around
+    /// the whole execution and read when a call is accepted, which the
+    /// Server does in the execution's own task.
+    pub(crate) static EXECUTION: ExecutionScope;
+}
+
+/// One execution, as its tools' calls see it.
+#[derive(Clone)]
+pub(crate) struct ExecutionScope {
+    /// The asyncio loop of the `run_async` the execution belongs to; `None`
+    /// in a sync `run`.
+    pub(crate) caller_loop: Option<Arc<Py<PyAny>>>,
+    /// Its places for sync calls holding a thread: `places` of them, its
+    /// `max_in_flight`.
+    sync_places: Arc<Semaphore>,
+    places: usize,
+}
+
+impl ExecutionScope {
+    pub(crate) fn new(caller_loop: Option<Arc<Py<PyAny>>>, max_in_flight: usize) -> Self {
+        let places = max_in_flight.min(Semaphore::MAX_PERMITS);
+        ExecutionScope {
+            caller_loop,
+            sync_places: Arc::new(Semaphore::new(places)),
+            places,
+        }
+    }
 }
 
 /// What the Python side answers: `(ok, text, kind)`.
@@ -82,12 +108,8 @@ impl Tools {
             let mut built = wasmwire::Tool::new(name.clone(), move |call: Call| {
                 let target = target.clone();
                 // Read now, in the execution's task; the answer may be
-                // awaited in a task of its own, where the loop is not set.
-                let caller_loop = if target.is_async {
-                    CALLER_LOOP.try_with(Clone::clone).ok().flatten()
-                } else {
-                    None
-                };
+                // awaited in a task of its own, where the scope is not set.
+                let scope = EXECUTION.try_with(Clone::clone).ok();
                 // The args become Python objects for the tool: held, at
                 // what they take as a tree of JSON, until it has answered.
                 let tree = wasmwire::json::hold_tree(&call.holdings, &call.args);
@@ -96,7 +118,7 @@ impl Tools {
                         let why = format!("{}: the args cannot be read: {e}", call.tool);
                         ToolFailure::new(FailureKind::Limit, why)
                     })?;
-                    target.answer(call.args, caller_loop).await
+                    target.answer(&call.tool, call.args, scope).await
                 }
             });
             if let Some(signature) = signature {
@@ -172,40 +194,19 @@ struct Target {
 }
 
 impl Target {
+    /// Runs the call to its answer: a sync tool on the tools' pool, an
+    /// async one on its loop. `scope` is `None` only for a call made
+    /// outside an execution of this crate's Sandbox (none is).
     async fn answer(
         self: Arc<Self>,
+        tool: &str,
         args: String,
-        caller_loop: Option<Arc<Py<PyAny>>>,
+        scope: Option<ExecutionScope>,
     ) -> Result<JsonText, HandlerError> {
         if !self.is_async {
-            // Set when this future is dropped: the call was abandoned (its
-            // deadline passed, its execution ended) and nobody will read an
-            // answer. A blocking thread that gets to it only then must not
-            // run the tool: a program can abandon calls far faster than a
-            // slow tool runs, and each would hold a thread of the pool every
-            // execution shares for the tool's whole run.
-            let abandoned = Abandoned::default();
-            let flag = abandoned.0.clone();
-            let target = self.clone();
-            let answered = tokio::task::spawn_blocking(move || {
-                if flag.load(Ordering::SeqCst) {
-                    return None;
-                }
-                crate::attach(|py| {
-                    // Asked again with the GIL: the wait for it may be long.
-                    (!flag.load(Ordering::SeqCst)).then(|| target.invoke(py, &args))
-                })
-                .unwrap_or_else(|| Some(exiting()))
-            })
-            .await;
-            drop(abandoned);
-            return match answered {
-                Ok(Some(answered)) => finish(answered),
-                // Only when the call was abandoned, which nobody reads.
-                Ok(None) => Err(unknown("the call was abandoned before its tool ran")),
-                Err(_) => Err(unknown("the tool's thread panicked")),
-            };
+            return self.run_sync(tool, args, scope).await;
         }
+        let caller_loop = scope.and_then(|s| s.caller_loop);
         let (sender, receiver) = oneshot::channel();
         let scheduled = Scheduled::default();
         let slot = scheduled.slot.clone();
@@ -222,7 +223,71 @@ impl Target {
         }
     }
 
-    /// Runs a sync tool here (a blocking-pool thread), with the GIL.
+    /// Runs a sync tool on a thread of the tools' pool.
+    ///
+    /// The thread is taken with two permits, which the closure holds until
+    /// the tool returns, even when this future was dropped long before:
+    /// one of the execution's `max_in_flight` places, so that the calls a
+    /// program gives up on cost its own execution at most that many
+    /// threads, and one of the process's [`SYNC_TOOL_THREADS`]. A call that
+    /// finds either taken fails at once, `limit` or `transient`: waiting
+    /// would only hold the program (or another's) past its wall clock
+    /// behind tools no one reads.
+    ///
+    /// [`SYNC_TOOL_THREADS`]: crate::SYNC_TOOL_THREADS
+    async fn run_sync(
+        self: Arc<Self>,
+        tool: &str,
+        args: String,
+        scope: Option<ExecutionScope>,
+    ) -> Result<JsonText, HandlerError> {
+        let pool = crate::tool_pool().map_err(|e| unknown(&e))?;
+        let place = match &scope {
+            Some(scope) => Some(
+                scope
+                    .sync_places
+                    .clone()
+                    .try_acquire_owned()
+                    .map_err(|_| no_place(tool, scope.places))?,
+            ),
+            None => None,
+        };
+        let thread = pool
+            .threads
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| no_thread(tool))?;
+        let held: (Option<OwnedSemaphorePermit>, OwnedSemaphorePermit) = (place, thread);
+        // Set when this future is dropped: the call was abandoned (its
+        // deadline passed, its execution ended) and nobody will read an
+        // answer. A thread that gets to it only then does not run the
+        // tool, and gives its permits back at once.
+        let abandoned = Abandoned::default();
+        let flag = abandoned.0.clone();
+        let target = self.clone();
+        let answered = pool
+            .spawn(move || {
+                let _held = held;
+                if flag.load(Ordering::SeqCst) {
+                    return None;
+                }
+                crate::attach(|py| {
+                    // Asked again with the GIL: the wait for it may be long.
+                    (!flag.load(Ordering::SeqCst)).then(|| target.invoke(py, &args))
+                })
+                .unwrap_or_else(|| Some(exiting()))
+            })
+            .await;
+        drop(abandoned);
+        match answered {
+            Ok(Some(answered)) => finish(answered),
+            // Only when the call was abandoned, which nobody reads.
+            Ok(None) => Err(unknown("the call was abandoned before its tool ran")),
+            Err(_) => Err(unknown("the tool's thread panicked")),
+        }
+    }
+
+    /// Runs a sync tool here (a thread of the tools' pool), with the GIL.
     fn invoke(&self, py: Python<'_>, args: &str) -> Answered {
         self.tool
             .bind(py)
@@ -378,6 +443,28 @@ fn finish((ok, text, kind): Answered) -> Result<JsonText, HandlerError> {
     }
     let kind = kind.parse().unwrap_or(FailureKind::Unknown);
     Err(ToolFailure::new(kind, text).into())
+}
+
+/// A sync call's failure when its execution's places are all held.
+fn no_place(tool: &str, places: usize) -> HandlerError {
+    let why = format!(
+        "{tool}: no thread for this sync tool call: this execution's sync calls already hold \
+         {places} threads, as many as it may have calls in flight (max_in_flight), counting \
+         the calls it gave up on (past their deadline) whose tool has not returned yet: a sync \
+         tool cannot be stopped, so its thread is the execution's until it returns"
+    );
+    ToolFailure::new(FailureKind::Limit, why).into()
+}
+
+/// A sync call's failure when the process's threads for sync tools are all held.
+fn no_thread(tool: &str) -> HandlerError {
+    let why = format!(
+        "{tool}: no thread for this sync tool call: all {} of the process's threads for sync \
+         tools are held, by the sync calls of this and other executions (some given up on, \
+         whose tool has not returned yet); try again later",
+        crate::SYNC_TOOL_THREADS
+    );
+    ToolFailure::new(FailureKind::Transient, why).into()
 }
 
 fn unknown(why: &str) -> HandlerError {

@@ -8,6 +8,7 @@ import math
 import multiprocessing
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 
@@ -346,7 +347,7 @@ for (let round = 0; round < 40; round++) {
   for (let i = 0; i < 50; i++) {
     calls.push(host.call("slow", undefined, { deadlineMs: 1 }).catch((e) => e.kind));
   }
-  n += (await Promise.all(calls)).filter((kind) => kind === "transient").length;
+  n += (await Promise.all(calls)).filter((kind) => kind === "transient" || kind === "limit").length;
 }
 return n
 """
@@ -357,24 +358,172 @@ def test_calls_abandoned_before_their_sync_tool_starts_never_run_it(sandbox):
     # executions share: 2,000 calls that gave up in 1 ms held its 512 threads
     # for seconds after the run, and other runs' tools waited behind them.
     ran = []
+    sleeping = []
 
     def slow():
         ran.append(1)
+        sleeping.append(1)
         time.sleep(0.2)
+        sleeping.pop()
         return 1
 
     def after():
         return "after"
 
     outcome = sandbox.run(ABANDONING, tools=[slow], budget=wasmwire.Budget(wall_clock=30))
+    # Each call gave up (`transient`), or found its execution's threads for
+    # sync calls all held by tools still running (`limit`, at once).
     assert outcome.value == 2000, outcome
-    # The pool starts its queued work in order: once this tool has run,
-    # every abandoned call has been taken up, and any that ran its tool
-    # has counted.
     assert sandbox.run("return await after()", tools=[after]).value == "after"
-    # Those the pool started within their 1 ms run (at most its 512
-    # threads); none of the rest.
+    # Those whose thread started them within their 1 ms (at most 64 at a
+    # time: the execution's max_in_flight); none of the rest.
     assert len(ran) < 1000, len(ran)
+    # Their threads are back before the next test counts them.
+    wait_until(lambda: not sleeping)
+
+
+def wait_until(condition, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.001)
+
+
+def threads_now():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("Threads:"))
+
+
+# Gives up on 64 calls of a sync tool at a time, 2 ms after making them,
+# until one is refused `limit` (or 5 s have passed).
+ABANDONING_STUCK = """
+const kinds = {}, messages = {};
+const t = Date.now();
+while (!kinds.limit && Date.now() - t < 5000) {
+  const calls = [];
+  for (let i = 0; i < 64; i++) {
+    calls.push(host.call("stuck", undefined, { deadlineMs: 2 }).catch((e) => {
+      kinds[e.kind] = (kinds[e.kind] || 0) + 1;
+      messages[e.kind] = e.message;
+    }));
+  }
+  await Promise.all(calls);
+}
+return { kinds, messages }
+"""
+
+
+def test_sync_calls_given_up_on_starve_no_other_execution(sandbox):
+    # A program gave up on a slow sync tool's calls 64 at a time; each
+    # tool went on sleeping on a thread of tokio's blocking pool. Within
+    # 2-3 s all 512 of its threads slept in abandoned calls, and every
+    # other execution waited behind them: its sync and async tools, and
+    # the delivery of run_async's outcome (a 2 s run_async of `return 1`
+    # answered after 13 s). Now an execution's sync calls hold at most its
+    # max_in_flight threads, given up on or not, on a pool of their own.
+    release = threading.Event()
+    lock = threading.Lock()
+    stuck_now = [0]
+
+    def stuck():
+        with lock:
+            stuck_now[0] += 1
+        try:
+            release.wait(30)
+        finally:
+            with lock:
+                stuck_now[0] -= 1
+        return 1
+
+    def quick():
+        return "quick"
+
+    async def quick_async():
+        return "quick async"
+
+    tools = wasmwire.Tools([stuck, quick, quick_async])
+    budget = wasmwire.Budget(wall_clock=2)
+    before = threads_now()
+    try:
+        hostile = sandbox.run(ABANDONING_STUCK, tools=tools, budget=wasmwire.Budget(wall_clock=10))
+        assert hostile.ok, hostile
+        held = stuck_now[0]
+        assert held > 0  # its tools are still in their callable, holding their threads
+
+        # Other executions, while they sleep: each well within its 2 s.
+        async def others():
+            ended = []
+            for program in ("return 1", "return await quick_async()", "return await quick()"):
+                started = time.monotonic()
+                run = sandbox.run_async(program, tools=tools, budget=budget)
+                outcome = await asyncio.wait_for(run, 5)
+                ended.append((outcome.value, time.monotonic() - started))
+            return ended
+
+        ended = asyncio.run(others())
+        assert [value for value, _ in ended] == [1, "quick async", "quick"], ended
+        assert all(took < 1.0 for _, took in ended), ended
+        started = time.monotonic()
+        outcome = sandbox.run("return await quick()", tools=tools, budget=budget)
+        assert outcome.value == "quick", outcome
+        assert time.monotonic() - started < 1.0
+
+        # What they cost: the execution's 64 threads at most, and its
+        # calls past those were refused `limit`, saying why.
+        assert stuck_now[0] == held  # nothing waited for them to end
+        assert held <= 64, held
+        assert threads_now() - before <= 64 + 16, (before, threads_now())
+        assert set(hostile.value["kinds"]) <= {"transient", "limit"}, hostile.value
+        assert "no thread for this sync tool call" in hostile.value["messages"]["limit"]
+    finally:
+        release.set()
+    wait_until(lambda: stuck_now[0] == 0)
+
+
+def test_a_sync_call_past_the_processs_tool_threads_fails_transient_at_once():
+    # 600 sync calls in flight at once, none given up on: 512 hold the
+    # process's threads for sync tools, and the other 88 fail at once
+    # rather than wait for one behind tools that may never return.
+    release = threading.Event()
+    lock = threading.Lock()
+    inside = [0]
+
+    def held():
+        with lock:
+            inside[0] += 1
+        try:
+            release.wait(30)
+        finally:
+            with lock:
+                inside[0] -= 1
+        return "ran"
+
+    program = """
+    const answers = await Promise.all(Array.from({ length: 600 }, () =>
+      held().then((v) => v, (e) => e.kind + ": " + e.message)));
+    const counts = {};
+    for (const a of answers) counts[a.split(":")[0]] = (counts[a.split(":")[0]] || 0) + 1;
+    return { counts, refused: answers.find((a) => a !== "ran") }
+    """
+    wide = wasmwire.Sandbox(max_in_flight=600)
+    box = []
+    runner = threading.Thread(
+        target=lambda: box.append(
+            wide.run(program, tools=[held], budget=wasmwire.Budget(wall_clock=20))
+        )
+    )
+    runner.start()
+    try:
+        wait_until(lambda: inside[0] == 512)
+    finally:
+        release.set()
+        runner.join(30)
+    outcome = box[0]
+    assert outcome.ok, outcome
+    assert outcome.value["counts"] == {"ran": 512, "transient": 88}, outcome.value
+    assert "threads for sync tools are held" in outcome.value["refused"]
+    wait_until(lambda: inside[0] == 0)
 
 
 def test_a_max_call_deadline_of_0_is_refused():

@@ -208,7 +208,9 @@ class Sandbox:
     Built once (the engine, the compiled guest and its pre-instantiation
     are shared) and shared by every thread and task: run as many executions
     at once as you like. The options are the library's
-    ``SandboxOptions``: ``max_in_flight`` calls at once per execution,
+    ``SandboxOptions``: ``max_in_flight`` calls at once per execution (and
+    threads its sync tools hold at once, calls given up on whose tool still
+    runs included: python/README.md),
     ``max_call_deadline`` (seconds, ``None`` for none; 0 would fail every
     call and raises ``ValueError``) for any one call, ``console_cap`` bytes
     of console kept per execution, ``max_held`` bytes the parent holds at

@@ -31,12 +31,16 @@ string; ``None`` becomes ``null``); one that is not JSON-serialisable fails
 the call ``unknown``. Raise :class:`ToolError` to fail with a class; any
 other exception fails the call ``unknown`` with its type and message.
 
-Sync tools run on a thread of the runtime's blocking pool (the GIL is held
-only while they run). Async tools run on the event loop of the
-``run_async`` that started the execution; under a sync ``run`` they run on
-one background loop thread owned by this module. When a call's deadline
+Sync tools run on a thread of a pool of their own (the GIL is held only
+while they run). Async tools run on the event loop of the ``run_async``
+that started the execution; under a sync ``run`` they run on one
+background loop thread owned by this module. When a call's deadline
 passes or its execution ends, an async tool's task is cancelled; a sync
-tool cannot be interrupted and runs to its end, its answer discarded.
+tool cannot be interrupted and runs to its end, its answer discarded, and
+its call holds its thread until then: an execution's sync calls hold at
+most ``max_in_flight`` threads (one more fails ``limit`` at once), and the
+process's at most 512 (one more fails ``transient`` at once). See
+python/README.md.
 """
 
 from __future__ import annotations
