@@ -64,15 +64,14 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
     // Console lines go to stderr as the program writes them, from a thread
     // of their own: the sink is called on the child's thread and must never
     // wait on our stderr.
-    let (lines, console) = console_to_stderr();
+    let console = Console::to_stderr();
+    let sink = console.clone();
     let execution = Execution {
         language,
         ..Execution::new(program)
     }
     .budget(args.limits.budget())
-    .console_sink(move |line| {
-        let _ = lines.send(line.to_string());
-    });
+    .console_sink(move |line| sink.push(line));
 
     // One execution, polled on this thread by `block_on`; the workers
     // serve the signal handlers and the tools' process output, for which
@@ -109,10 +108,12 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
         Ok((sandbox, outcome)) => (Some(sandbox), outcome),
         Err(e) => (None, Err(e)),
     };
-    // The sink goes with the execution: the console thread then writes what
-    // is left and ends (it is not waited on forever: stderr may be stuck).
+    // The console thread writes what is left and ends; it is waited for
+    // while stderr takes what it writes (for at most CONSOLE_DRAIN), so
+    // that a terminal shows the last lines before the Result, and not at
+    // all while stderr is a full pipe nobody reads.
     drop(execution);
-    let _ = console.recv_timeout(CONSOLE_DRAIN);
+    console.close_and_drain(CONSOLE_DRAIN);
     // Every process of the execution was sent SIGKILL before `run`
     // returned; the Result goes out now, and then, before this process
     // exits, whatever is left is reaped and its cgroups removed. Nothing
@@ -133,23 +134,118 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
 /// How long the console's last lines may take to reach stderr.
 const CONSOLE_DRAIN: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// A channel whose lines a thread writes to stderr, and a receiver that
-/// hears once the channel is closed and everything is written.
-fn console_to_stderr() -> (
-    std::sync::mpsc::Sender<String>,
-    std::sync::mpsc::Receiver<()>,
-) {
-    let (lines, incoming) = std::sync::mpsc::channel::<String>();
-    let (written, done) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in incoming {
-            let mut stderr = std::io::stderr().lock();
-            let _ = stderr.write_all(line.as_bytes());
-            let _ = stderr.write_all(b"\n");
+/// The console's lines on their way to stderr, written by a thread of
+/// their own: the sink is called on the child's thread and must never wait
+/// on our stderr. Kept as one buffer of bytes, so that what waits behind a
+/// stderr nobody reads is the console's own bytes (at most its cap), not a
+/// `String` and a channel slot for each line: a million empty lines were
+/// 32 MiB that way.
+#[derive(Clone)]
+struct Console(std::sync::Arc<ConsoleShared>);
+
+struct ConsoleShared {
+    queue: std::sync::Mutex<ConsoleQueue>,
+    /// Lines were queued, or the queue closed.
+    changed: std::sync::Condvar,
+    /// Heard once the queue is closed and everything is written.
+    written: std::sync::Mutex<Option<std::sync::mpsc::Receiver<()>>>,
+}
+
+#[derive(Default)]
+struct ConsoleQueue {
+    bytes: Vec<u8>,
+    closed: bool,
+}
+
+impl Console {
+    /// A console whose lines a new thread writes to stderr.
+    fn to_stderr() -> Self {
+        let (written, done) = std::sync::mpsc::channel();
+        let console = Console(std::sync::Arc::new(ConsoleShared {
+            queue: std::sync::Mutex::default(),
+            changed: std::sync::Condvar::new(),
+            written: std::sync::Mutex::new(Some(done)),
+        }));
+        let writer = console.clone();
+        std::thread::spawn(move || {
+            while let Some(bytes) = writer.next_bytes() {
+                let _ = std::io::stderr().lock().write_all(&bytes);
+            }
+            let _ = written.send(());
+        });
+        console
+    }
+
+    fn queue(&self) -> std::sync::MutexGuard<'_, ConsoleQueue> {
+        self.0
+            .queue
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Queues one line.
+    fn push(&self, line: &str) {
+        let mut queue = self.queue();
+        queue.bytes.extend_from_slice(line.as_bytes());
+        queue.bytes.push(b'\n');
+        drop(queue);
+        self.0.changed.notify_one();
+    }
+
+    /// What is queued, once there is any; `None` once the queue is closed
+    /// and empty.
+    fn next_bytes(&self) -> Option<Vec<u8>> {
+        let mut queue = self.queue();
+        loop {
+            if !queue.bytes.is_empty() {
+                return Some(std::mem::take(&mut queue.bytes));
+            }
+            if queue.closed {
+                return None;
+            }
+            queue = self
+                .0
+                .changed
+                .wait(queue)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
-        let _ = written.send(());
-    });
-    (lines, done)
+    }
+
+    /// Closes the queue and waits, for at most `limit`, for the thread to
+    /// write what is left, as long as stderr takes it.
+    fn close_and_drain(&self, limit: std::time::Duration) {
+        self.queue().closed = true;
+        self.0.changed.notify_one();
+        let Some(done) = self
+            .0
+            .written
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+        else {
+            return;
+        };
+        let started = std::time::Instant::now();
+        while started.elapsed() < limit {
+            match done.recv_timeout(std::time::Duration::from_millis(10)) {
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) if stderr_takes_writes() => {}
+                _ => return,
+            }
+        }
+    }
+}
+
+/// Whether a write to stderr would go through now: false for a pipe that
+/// is full (nobody reads it) or closed.
+fn stderr_takes_writes() -> bool {
+    let mut stderr = libc::pollfd {
+        fd: 2,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: one pollfd, owned here, and a timeout of 0: poll only looks.
+    let ready = unsafe { libc::poll(&mut stderr, 1, 0) };
+    ready == 1 && stderr.revents & libc::POLLOUT != 0 && stderr.revents & libc::POLLERR == 0
 }
 
 /// Prints the one Result line (or, with `--output value`, the value

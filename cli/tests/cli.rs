@@ -739,6 +739,70 @@ fn the_result_reaches_stdout_while_nobody_reads_stderr() {
     let _ = child.wait();
 }
 
+/// The CLI's peak memory (KiB, `VmHWM`) and stdout for `program`, with
+/// stderr a pipe nobody reads until the process has exited.
+fn peak_with_stderr_unread(program: &str) -> (u64, String) {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wasmwire"))
+        .args(["run", "--wall-clock", "60s", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(program.as_bytes());
+    let mut stdout = child.stdout.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0;
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Some(kib) = std::fs::read_to_string(&status_file)
+            .ok()
+            .and_then(|status| {
+                status
+                    .lines()
+                    .find_map(|line| line.strip_prefix("VmHWM:"))
+                    .and_then(|kib| kib.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            })
+        {
+            peak_kib = peak_kib.max(kib);
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        // Only a deadline that turns a hang into a failure.
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the CLI did not end with its stderr unread");
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    (peak_kib, out.join().unwrap())
+}
+
+/// Behind a stderr nobody reads, the console waiting to be written costs
+/// its own bytes (at most the console's cap), not a `String` and a channel
+/// slot for each line: a million empty lines were 32 MiB that way.
+#[test]
+fn console_lines_behind_an_unread_stderr_cost_their_bytes() {
+    let program = "for (let i = 0; i < 1_100_000; i++) console.log(); return 1";
+    let (unread, stdout) = peak_with_stderr_unread(program);
+    let result: Value = serde_json::from_str(stdout.trim_end()).unwrap();
+    assert_eq!(result["value"], "1", "{stdout}");
+    let (code, _, _, read) = run_measuring_peak(&["run", "--wall-clock", "60s", "-"], program);
+    assert_eq!(code, 0);
+    eprintln!("peak with stderr unread {unread} KiB, read {read} KiB");
+    assert!(
+        unread < read + 8 * 1024,
+        "with stderr unread the CLI peaked at {unread} KiB, against {read} KiB with it read"
+    );
+}
+
 /// An in-flight cap of 0 could only refuse every call: a usage error. An
 /// empty program (a generator that failed upstream) is said on stderr,
 /// and still run (a process child may take none).
