@@ -84,6 +84,12 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
         .build()
         .context("starting the async runtime")?;
     let ran = runtime.block_on(async {
+        // Before the sandbox is built: with no cached compile of the guest
+        // that takes seconds, and a signal then killed the process with no
+        // Result. Caught now, it cancels the execution, which ends
+        // `cancelled` as soon as it starts.
+        let cancel = wasmwire::CancellationToken::new();
+        cancel_on_signals(&cancel)?;
         let sandbox = match (&args.child, &args.child_wasm) {
             (Some(command), _) => {
                 Sandbox::with_process(ProcessChild::new(command.clone()), options)
@@ -95,8 +101,6 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
             }
             (None, None) => Sandbox::new(options)?,
         };
-        let cancel = wasmwire::CancellationToken::new();
-        cancel_on_signals(&cancel)?;
         let outcome = match sandbox.run(&execution, &tools, cancel).await {
             Ok(outcome) => Ok(outcome),
             Err(e @ SandboxError::Unsupported { .. }) => Err(anyhow::Error::new(e)),

@@ -192,7 +192,7 @@ async fn run(name: &str, command: &str, call: Call) -> Result<String, wire::Hand
     drop(tree);
     // The output stays held against the execution's cap until the value
     // is handed to the Server, which holds its frame from then on.
-    let (Some((out, _out_held)), Some((err, _err_held))) = (out, err) else {
+    let (Some((out, mut out_held)), Some((err, mut err_held))) = (out, err) else {
         return Err(
             ToolFailure::new(FailureKind::Unknown, format!("`{command}` did not end")).into(),
         );
@@ -203,16 +203,47 @@ async fn run(name: &str, command: &str, call: Call) -> Result<String, wire::Hand
         );
     };
     if status.success() {
-        // Moved, not copied, when it is UTF-8 (a value can be 16 MiB).
-        let mut value = String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let mut value = text(out, &mut out_held, command, "stdout")?;
         if value.ends_with('\n') {
             value.pop();
         }
         return Ok(value);
     }
-    let stderr = String::from_utf8_lossy(&err).into_owned();
-    Err(failure(status.code(), &stderr).into())
+    let stderr = text(err, &mut err_held, command, "stderr")?;
+    Err(failure(status, &stderr).into())
+}
+
+/// A command's output as text, bytes that are not UTF-8 as U+FFFD: moved,
+/// not copied, when it is UTF-8 (a value can be 16 MiB); otherwise the
+/// text is held before it is made, beside the bytes, since each byte that
+/// is not UTF-8 becomes three (16 MiB of 0xFF took 48 MiB more, unheld).
+fn text(
+    bytes: Vec<u8>,
+    held: &mut Held,
+    command: &str,
+    stream: &str,
+) -> Result<String, ToolFailure> {
+    let bytes = match String::from_utf8(bytes) {
+        Ok(text) => return Ok(text),
+        Err(e) => e.into_bytes(),
+    };
+    let len: usize = bytes
+        .utf8_chunks()
+        .map(|chunk| {
+            let replaced = if chunk.invalid().is_empty() { 0 } else { 3 };
+            chunk.valid().len() + replaced
+        })
+        .sum();
+    held.try_grow(len).map_err(|over| {
+        ToolFailure::new(
+            FailureKind::Limit,
+            format!(
+                "the output of `{command}` on {stream} is not UTF-8: as text (each byte that is \
+                 not, U+FFFD) it is {len} bytes, which cannot be held: {over}"
+            ),
+        )
+    })?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// The failure of a command that printed more than a frame can carry.
@@ -223,15 +254,16 @@ fn too_much(command: &str, stream: &str) -> ToolFailure {
     )
 }
 
-/// The failure a non-zero exit means.
-fn failure(code: Option<i32>, stderr: &str) -> ToolFailure {
+/// The failure a non-zero exit (or a signal) means.
+fn failure(status: std::process::ExitStatus, stderr: &str) -> ToolFailure {
+    let code = status.code();
     let (first, rest) = stderr.split_once('\n').unwrap_or((stderr, ""));
     if let Some(kind) = first
         .strip_prefix("kind:")
         .and_then(|k| k.trim().parse::<FailureKind>().ok())
     {
         // `kind: denied` alone: the exit still says something.
-        return ToolFailure::new(kind, said_or_exit(rest, code));
+        return ToolFailure::new(kind, said_or_exit(rest, status));
     }
     let kind = match code {
         Some(64 | 65) => FailureKind::Invalid,
@@ -240,15 +272,17 @@ fn failure(code: Option<i32>, stderr: &str) -> ToolFailure {
         Some(77) => FailureKind::Denied,
         _ => FailureKind::Unknown,
     };
-    ToolFailure::new(kind, said_or_exit(stderr, code))
+    ToolFailure::new(kind, said_or_exit(stderr, status))
 }
 
 /// What the tool said on stderr, or, when it said nothing, how it exited.
-fn said_or_exit(said: &str, code: Option<i32>) -> String {
-    match (said.trim_end(), code) {
-        ("", Some(code)) => format!("the tool exited with code {code}"),
-        ("", None) => "the tool was killed by a signal".to_string(),
-        (said, _) => said.to_string(),
+fn said_or_exit(said: &str, status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (said.trim_end(), status.code(), status.signal()) {
+        ("", Some(code), _) => format!("the tool exited with code {code}"),
+        ("", None, Some(signal)) => format!("the tool was killed by signal {signal}"),
+        ("", None, None) => format!("the tool ended: {status}"),
+        (said, _, _) => said.to_string(),
     }
 }
 
@@ -341,9 +375,16 @@ mod tests {
         assert!(ToolSpec::parse("f(a) cat").is_err());
     }
 
+    use std::os::unix::process::ExitStatusExt;
+
+    /// The status of a process that exited with `code`.
+    fn exited(code: i32) -> std::process::ExitStatus {
+        std::process::ExitStatus::from_raw(code << 8)
+    }
+
     #[test]
     fn exit_codes_map_to_kinds() {
-        let kind = |code| failure(Some(code), "").kind;
+        let kind = |code| failure(exited(code), "").kind;
         assert_eq!(kind(64), FailureKind::Invalid);
         assert_eq!(kind(65), FailureKind::Invalid);
         assert_eq!(kind(66), FailureKind::NotFound);
@@ -351,18 +392,23 @@ mod tests {
         assert_eq!(kind(75), FailureKind::Transient);
         assert_eq!(kind(77), FailureKind::Denied);
         assert_eq!(kind(1), FailureKind::Unknown);
-        assert_eq!(failure(None, "").kind, FailureKind::Unknown);
+        // Killed by a signal: which one is said.
+        let killed = failure(std::process::ExitStatus::from_raw(9), "");
+        assert_eq!(
+            (killed.kind, killed.message.as_str()),
+            (FailureKind::Unknown, "the tool was killed by signal 9")
+        );
     }
 
     #[test]
     fn a_kind_line_wins_over_the_exit_code() {
-        let f = failure(Some(66), "kind: rate_limited\nslow down\n");
+        let f = failure(exited(66), "kind: rate_limited\nslow down\n");
         assert_eq!(
             (f.kind, f.message.as_str()),
             (FailureKind::RateLimited, "slow down")
         );
         // An unknown class on the first line is just text.
-        let f = failure(Some(77), "kind: sideways\nno\n");
+        let f = failure(exited(77), "kind: sideways\nno\n");
         assert_eq!(f.kind, FailureKind::Denied);
         assert!(f.message.contains("kind: sideways"));
     }
@@ -380,6 +426,34 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(out, "t|{\"a\":1}");
+    }
+
+    #[tokio::test]
+    async fn output_that_is_not_utf8_is_held_as_the_text_it_becomes() {
+        // 1,000 bytes of 0xFF become 3,000 of U+FFFD, held beside the
+        // 1,000 read (in a buffer of at most 1,024): 4,024 bytes fit, and
+        // 3,500, room for the bytes but not for the text, do not.
+        let call = |holdings| Call {
+            id: "1".into(),
+            tool: "t".into(),
+            args: String::new(),
+            deadline: None,
+            holdings,
+        };
+        let command = "head -c 1000 /dev/zero | tr '\\0' '\\377'";
+        let out = run("t", command, call(wire::Holdings::new(1024 + 3000)))
+            .await
+            .unwrap();
+        assert_eq!(out, "\u{fffd}".repeat(1000));
+        let refused = run("t", command, call(wire::Holdings::new(3500)))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("is not UTF-8: as text"), "{refused}");
+        assert!(
+            refused.contains("3000 bytes, which cannot be held"),
+            "{refused}"
+        );
     }
 
     #[tokio::test]

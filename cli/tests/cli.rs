@@ -865,6 +865,86 @@ fn without_home_the_cache_falls_back_to_a_private_temporary_directory() {
     assert!(cached, "no compiled component in {}", dir.display());
 }
 
+/// A signal while the CLI compiles the guest (no cached compile: seconds)
+/// cancels the execution, which still ends in its one Result: the handlers
+/// were installed only after the sandbox was built, and the signal killed
+/// the process with nothing on stdout.
+#[test]
+fn a_signal_while_the_guest_is_compiled_still_gets_a_result() {
+    let cache = temp_path("cold-cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wasmwire"))
+        .args(["run", "-"])
+        .env("XDG_CACHE_HOME", &cache)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"await new Promise((r) => setTimeout(r, 60000)); return 1")
+        .unwrap();
+    // Compiling: the process has used 200 ms of CPU (its start before the
+    // compile takes a few), and no compiled component is cached yet.
+    let cpu_ms = |pid: u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map_or(vec![], |(_, rest)| rest.split_whitespace().collect());
+        // utime and stime, fields 14 and 15, in clock ticks (100 a second).
+        let ticks = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|t| t.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        (ticks(11) + ticks(12)) * 10
+    };
+    let compiled = || {
+        walk(&cache)
+            .iter()
+            .any(|path| path.extension() == Some(OsStr::new("cwasm")))
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while cpu_ms(child.id()) < 200 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the CLI never started compiling"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(
+        !compiled(),
+        "the guest was compiled before it could be signalled"
+    );
+    // SAFETY: kill takes plain integers.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let result: Value = serde_json::from_str(stdout.trim_end())
+        .unwrap_or_else(|e| panic!("no Result ({e}): {stdout:?}, exit {:?}", out.status));
+    assert_eq!(result["kind"], "cancelled", "{result}");
+    assert_eq!(out.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
 /// The flood seen in the field: a process child writing 100,000 Requests
 /// without reading, to a tool that is a shell command, used to end a 3 s
 /// wall clock after 56 s (spawning each tool inside the server's loop
