@@ -28,7 +28,7 @@
 //! pair (`labels.rs`: a program that could have more than 524,288 such
 //! pairs is not parsed), and TypeScript whose parse takes time exponential
 //! in its nesting, which the wall clock abandons (see [`prepare_async`])
-//! but which runs on, so that at most two such parses run at once.
+//! but which runs on, so that at most one such parse runs at a time.
 //!
 //! ```
 //! use wasmwire::source::{Language, prepare};
@@ -203,10 +203,10 @@ pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceErro
 /// waits without holding its thread. Dropping the future stops the wait,
 /// not the parse: swc cannot be interrupted, so the parser thread finishes
 /// that program at the lowest priority (and then ends) while other
-/// programs go to other parser threads, as long as fewer than two such
-/// parses are still running; past that, a program that needs a parser
+/// programs go to other parser threads, as long as no other such parse
+/// is still running; past that, a program that needs a parser
 /// thread is sent as written (JavaScript) or refused with the reason
-/// (TypeScript) until one ends.
+/// (TypeScript) until it ends.
 pub async fn prepare_async(program: &str, language: Language) -> Result<Prepared, SourceError> {
     match plan(program, language) {
         Plan::Ready(prepared) => prepared,
@@ -414,7 +414,7 @@ const IDLE_PARSERS: usize = 2;
 /// program sent again and again would otherwise leave a thread spinning
 /// for each. Past this, a program that needs a parser thread is refused
 /// at once (TypeScript) or sent as written (JavaScript) until one ends.
-const MAX_UNAWAITED: usize = 2;
+const MAX_UNAWAITED: usize = 1;
 
 /// The process's parser threads, each with a stack deep enough for
 /// [`MAX_PARSED_BYTES`], started on demand and kept ([`IDLE_PARSERS`] of
@@ -455,8 +455,8 @@ impl Parsers {
         let unawaited = self.unawaited.load(Ordering::SeqCst);
         if unawaited >= MAX_UNAWAITED {
             return Err(format!(
-                "the TypeScript compiler is still busy with {unawaited} earlier programs \
-                 that ran out of time while compiled; try again when they are done"
+                "the TypeScript compiler is still busy with {unawaited} earlier program(s) \
+                 that ran out of time while compiled; try again when it is done"
             ));
         }
         let mut job = Job {
@@ -632,7 +632,7 @@ mod tests {
             .hand("1", Language::TypeScript, |_| {}, Arc::default())
             .unwrap_err();
         assert!(
-            refused.contains("still busy with 2 earlier programs"),
+            refused.contains("still busy with 1 earlier program"),
             "{refused}"
         );
         let typescript = settle("1", Language::TypeScript, Err(refused.clone()));
