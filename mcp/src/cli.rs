@@ -45,7 +45,9 @@ fn serve_until_done(args: &McpArgs) -> anyhow::Result<()> {
         crate::serve(code, transport).await?;
         Ok::<_, anyhow::Error>(())
     })?;
-    // Upstream processes still winding down are not waited for.
-    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    // The upstream connections are closed, and the last answers written,
+    // by now: what is left is a thread blocked reading stdin (still open
+    // after a signal) or writing to a stdout nobody reads, not waited for.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(250));
     Ok(())
 }

@@ -11,6 +11,8 @@
 //!   "budget": { "wall_clock": "10s", "max_memory": "64MiB", "max_calls": 200, "max_bytes": "8MiB" },
 //!   "tools": { "allow": ["files.*", "search.query"], "deny": ["files.delete_file"] },
 //!   "max_running": 16,
+//!   "max_waiting": 64,
+//!   "max_waiting_bytes": "64MiB",
 //!   "max_sessions": 64,
 //!   "max_connections": 512,
 //!   "header_timeout": "30s"
@@ -48,6 +50,12 @@ pub struct Config {
     /// Executions run at once, and answers a client may leave unread; more
     /// wait their turn ([`DEFAULT_MAX_RUNNING`]).
     pub max_running: Option<usize>,
+    /// Calls waiting for a place to run, of every client together
+    /// ([`DEFAULT_MAX_WAITING`]; `0`: none wait).
+    pub max_waiting: Option<usize>,
+    /// Bytes of programs and `_meta` the waiting calls hold together
+    /// ([`DEFAULT_MAX_WAITING_BYTES`]).
+    pub max_waiting_bytes: Option<Amount>,
     /// Streamable-HTTP sessions open at once ([`DEFAULT_MAX_SESSIONS`]).
     pub max_sessions: Option<usize>,
     /// HTTP connections open at once ([`DEFAULT_MAX_CONNECTIONS`]).
@@ -68,9 +76,27 @@ pub struct Config {
 /// out on its connection), or, cancelled, until it ends. So a client that
 /// sends many calls and reads nothing makes the server hold at most this
 /// many answers (each a line of at most 16 MiB), its other calls waiting
-/// unstarted, each holding only its request. `describe_tools` answers
-/// have as many places of their own.
+/// unstarted, each holding only its request (at most
+/// [`DEFAULT_MAX_WAITING`] of them; the rest are refused at once).
+/// `describe_tools` answers have as many places of their own.
 pub const DEFAULT_MAX_RUNNING: usize = 16;
+
+/// Calls that may wait for a place to run (past `max_running` executions,
+/// or past `max_running` answers their client has not read), of every
+/// client together, unless the config says. rmcp starts a task for every
+/// request it reads, and a waiting call holds its program there: unbounded,
+/// 100 waiting programs of 4 MB held 528 MB (over HTTP, with their
+/// connections closed, 300 held 1.31 GB). A call past this many is refused
+/// at once, "server busy" (`transient`), holding nothing.
+pub const DEFAULT_MAX_WAITING: usize = 64;
+
+/// Bytes of programs (and requests' `_meta`) the waiting calls may hold
+/// together unless the config says: a call whose program would take the
+/// waiting past it is refused at once, "server busy". Four programs of
+/// the longest a stdio line carries (16 MiB) fit; with the rest of each
+/// waiting task (about 8 KiB), waiting calls hold at most this and
+/// [`DEFAULT_MAX_WAITING`] times that.
+pub const DEFAULT_MAX_WAITING_BYTES: u64 = 64 << 20;
 
 /// Streamable-HTTP sessions `wasmwire mcp --listen` keeps open at once
 /// unless the config says. Each is a client with its own `max_running`
@@ -206,6 +232,13 @@ pub struct Limits {
     /// Executions run at once (at least 1), and answers a client may leave
     /// unread ([`DEFAULT_MAX_RUNNING`]); more wait their turn.
     pub max_running: usize,
+    /// Calls that may wait for a place to run, of every client together
+    /// ([`DEFAULT_MAX_WAITING`]; 0: none wait, a call finding no place is
+    /// refused at once).
+    pub max_waiting: usize,
+    /// Bytes of programs and `_meta` the waiting calls may hold together
+    /// (at least 1 MiB, [`DEFAULT_MAX_WAITING_BYTES`]).
+    pub max_waiting_bytes: usize,
     /// Streamable-HTTP sessions open at once (at least 1,
     /// [`DEFAULT_MAX_SESSIONS`]).
     pub max_sessions: usize,
@@ -295,6 +328,30 @@ impl Config {
             Some(0) => return Err("max_running: 0 would run nothing; at least 1".into()),
             Some(n) => n,
         };
+        let max_waiting = match self.max_waiting {
+            None => DEFAULT_MAX_WAITING,
+            Some(n) if n > tokio::sync::Semaphore::MAX_PERMITS => {
+                return Err(format!(
+                    "max_waiting: {n} is more than can be counted; at most {}",
+                    tokio::sync::Semaphore::MAX_PERMITS
+                ));
+            }
+            Some(n) => n,
+        };
+        let max_waiting_bytes = match &self.max_waiting_bytes {
+            None => DEFAULT_MAX_WAITING_BYTES,
+            Some(a) => match size(a).map_err(|e| format!("max_waiting_bytes: {e}"))? {
+                n if n < 1 << 20 => {
+                    return Err(format!(
+                        "max_waiting_bytes: {n} bytes is less than 1MiB, which would refuse \
+                         most programs that must wait; at least 1MiB (max_waiting: 0 lets none \
+                         wait)"
+                    ));
+                }
+                n => n,
+            },
+        };
+        let max_waiting_bytes = usize::try_from(max_waiting_bytes).unwrap_or(usize::MAX);
         let max_sessions = match self.max_sessions {
             None => DEFAULT_MAX_SESSIONS,
             Some(0) => return Err("max_sessions: 0 would serve no client; at least 1".into()),
@@ -314,6 +371,8 @@ impl Config {
             budget,
             call_timeout,
             max_running,
+            max_waiting,
+            max_waiting_bytes,
             max_sessions,
             max_connections,
             header_timeout,
@@ -417,6 +476,27 @@ mod tests {
     }
 
     #[test]
+    fn the_waiting_limits_have_defaults_and_take_their_units() {
+        let limits = Config::parse(r#"{"mcpServers": {}}"#)
+            .unwrap()
+            .limits()
+            .unwrap();
+        assert_eq!(limits.max_waiting, DEFAULT_MAX_WAITING);
+        assert_eq!(limits.max_waiting_bytes as u64, DEFAULT_MAX_WAITING_BYTES);
+        let limits =
+            Config::parse(r#"{"mcpServers": {}, "max_waiting": 0, "max_waiting_bytes": "2MiB"}"#)
+                .unwrap()
+                .limits()
+                .unwrap();
+        assert_eq!((limits.max_waiting, limits.max_waiting_bytes), (0, 2 << 20));
+        let limits = Config::parse(r#"{"mcpServers": {}, "max_waiting_bytes": 1048576}"#)
+            .unwrap()
+            .limits()
+            .unwrap();
+        assert_eq!(limits.max_waiting_bytes, 1 << 20);
+    }
+
+    #[test]
     fn the_http_limits_have_defaults_and_take_their_units() {
         let limits = Config::parse(r#"{"mcpServers": {}}"#)
             .unwrap()
@@ -479,6 +559,23 @@ mod tests {
             (
                 r#"{"mcpServers": {}, "header_timeout": "soon"}"#,
                 "header_timeout",
+            ),
+            (
+                r#"{"mcpServers": {}, "max_waiting_bytes": "512KiB"}"#,
+                "max_waiting_bytes: 524288 bytes is less than 1MiB",
+            ),
+            (
+                r#"{"mcpServers": {}, "max_waiting_bytes": 0}"#,
+                "max_waiting_bytes: 0 bytes is less than 1MiB",
+            ),
+            (
+                r#"{"mcpServers": {}, "max_waiting_bytes": "lots"}"#,
+                "max_waiting_bytes",
+            ),
+            (r#"{"mcpServers": {}, "max_waiting": -1}"#, "expected usize"),
+            (
+                r#"{"mcpServers": {}, "max_waiting": 18446744073709551615}"#,
+                "max_waiting: 18446744073709551615 is more than can be counted",
             ),
         ] {
             let err = Config::parse(text).unwrap_err();

@@ -39,6 +39,8 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
+use wasmwire::CancellationToken;
+
 use crate::held::{Answers, Counted};
 
 /// Below this depth serde_json reads any line (its limit is 128 levels,
@@ -401,24 +403,31 @@ fn string_start(bytes: &[u8], close: usize) -> Option<usize> {
 pub(crate) type ServerStdio =
     Answers<AsyncRwTransport<RoleServer, DuplexStream, Counted<DuplexStream>>>;
 
-/// The server's stdio for rmcp, and the task that copies its lines to
-/// stdout. The task ends once rmcp has dropped its end and every line is
-/// out: await it before exiting.
-pub(crate) fn stdio() -> (ServerStdio, JoinHandle<()>) {
+/// The server's stdio for rmcp; the task that copies its lines to stdout,
+/// which ends once rmcp has dropped its end and every line is out (await
+/// it before exiting); and what is cancelled once the client's lines have
+/// ended (stdin closed or failed, or rmcp gone).
+pub(crate) fn stdio(max_unanswered: usize) -> (ServerStdio, JoinHandle<()>, CancellationToken) {
     let (rmcp_reads, to_rmcp) = tokio::io::duplex(PIPE);
     let (from_rmcp, rmcp_writes) = tokio::io::duplex(PIPE);
     let rmcp_writes = Counted::new(rmcp_writes);
     let written = rmcp_writes.count();
     let (left, out) = watch::channel(0);
     let (answers, answered) = mpsc::unbounded_channel();
-    tokio::spawn(requests(tokio::io::stdin(), to_rmcp, answers));
+    let closed = CancellationToken::new();
+    let reading = closed.clone().drop_guard();
+    tokio::spawn(async move {
+        let _reading = reading;
+        requests(tokio::io::stdin(), to_rmcp, answers).await;
+    });
     let out_task = tokio::spawn(answers_out(from_rmcp, tokio::io::stdout(), answered, left));
     let transport = Answers::new(
         AsyncRwTransport::new_server(rmcp_reads, rmcp_writes),
         written,
         out,
+        max_unanswered,
     );
-    (transport, out_task)
+    (transport, out_task, closed)
 }
 
 /// Copies the client's lines to rmcp, but for a request too deep to read,

@@ -36,6 +36,18 @@
 //!   and the connection has written out what it had ([`HeldBody`]); a
 //!   cancelled call's stream ends without its answer, and a connection
 //!   that ends gives everything back.
+//!
+//! On stdio the transport also reads no more of the client's messages
+//! while [`max_unanswered`] of its requests have no answer out (written to
+//! stdout) or cancelled: rmcp reads every line it gets and starts a task
+//! for each request, whatever becomes of the answers, so a client that
+//! sent thousands of calls and read nothing made the server hold every
+//! request, or every refusal, it had not written (20,000 small calls: 168
+//! MB). Each request holds a place among them from when it is read until
+//! its answer has left, as an answer's place does; a client that reads
+//! its answers never meets the bound (its calls run, wait or are refused
+//! well within it), and one that does not finds its writes to stdin
+//! blocked, as with any pipe.
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -44,11 +56,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use rmcp::RoleServer;
+
+use crate::config::Limits;
 use rmcp::model::{ClientNotification, GetExtensions, JsonRpcMessage, RequestId};
 use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{OwnedSemaphorePermit, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use wasmwire::CancellationToken;
 
 /// The requests of one transport rmcp has not yet answered or seen
 /// cancelled, and the places held for their answers.
@@ -76,11 +91,26 @@ impl Ledger {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// A message from the client, just before rmcp reads it.
-    pub(crate) fn received(self: &Arc<Self>, message: &mut RxJsonRpcMessage<RoleServer>) {
+    /// A message from the client, just before rmcp reads it; a
+    /// request's `place` among the requests read and not yet answered is
+    /// held with its answer's.
+    pub(crate) fn received(
+        self: &Arc<Self>,
+        message: &mut RxJsonRpcMessage<RoleServer>,
+        place: Option<OwnedSemaphorePermit>,
+    ) {
         let given_back = match message {
             JsonRpcMessage::Request(request) => {
-                self.state().open.insert(request.id.clone());
+                let mut state = self.state();
+                state.open.insert(request.id.clone());
+                if let Some(place) = place {
+                    state
+                        .held
+                        .entry(request.id.clone())
+                        .or_default()
+                        .push(place);
+                }
+                drop(state);
                 request
                     .request
                     .extensions_mut()
@@ -291,6 +321,26 @@ pub(crate) struct Answers<T> {
     ledger: Arc<Ledger>,
     counted: watch::Receiver<Count>,
     out: watch::Receiver<u64>,
+    /// The places of requests read and not yet answered
+    /// ([`max_unanswered`]).
+    unanswered: Arc<Semaphore>,
+    /// A place taken for a message that was no request, for the next.
+    spare: Option<OwnedSemaphorePermit>,
+}
+
+/// How many of a stdio client's requests the server holds read and not
+/// yet answered before it reads no more: room for every call that can run
+/// (`max_running`), have its answer unread (`max_running` of each tool's),
+/// or wait (`max_waiting`), and 64 more (refusals on their way out,
+/// `tools/list`, pings), so that a client that reads its answers never
+/// waits on it.
+pub(crate) fn max_unanswered(limits: &Limits) -> usize {
+    limits
+        .max_running
+        .saturating_mul(3)
+        .saturating_add(limits.max_waiting)
+        .saturating_add(64)
+        .min(Semaphore::MAX_PERMITS)
 }
 
 impl<T> Answers<T> {
@@ -298,12 +348,15 @@ impl<T> Answers<T> {
         inner: T,
         counted: watch::Receiver<Count>,
         out: watch::Receiver<u64>,
+        max_unanswered: usize,
     ) -> Self {
         Answers {
             inner,
             ledger: Arc::default(),
             counted,
             out,
+            unanswered: Arc::new(Semaphore::new(max_unanswered)),
+            spare: None,
         }
     }
 }
@@ -336,10 +389,24 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Answers<T> {
         }
     }
 
+    /// The client's next message, read once a request could take a place
+    /// among the unanswered ([`max_unanswered`]). Cancel-safe as rmcp's
+    /// loop needs (it drops this future when another event comes first):
+    /// the place is waited for before anything is read.
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let place = match self.spare.take() {
+            Some(place) => place,
+            // Never closed.
+            None => self.unanswered.clone().acquire_owned().await.ok()?,
+        };
+        self.spare = Some(place);
         let mut message = self.inner.receive().await?;
         // No await from here: rmcp reads the message next.
-        self.ledger.received(&mut message);
+        let place = match &message {
+            JsonRpcMessage::Request(_) => self.spare.take(),
+            _ => None,
+        };
+        self.ledger.received(&mut message, place);
         Some(message)
     }
 
@@ -366,6 +433,9 @@ struct SlotState {
     places: Vec<OwnedSemaphorePermit>,
     /// The response's body is gone: what comes now is given back at once.
     done: bool,
+    /// Cancelled once the response's body is gone: a call still waiting
+    /// for a place then has no stream to answer on ([`stream_gone`]).
+    gone: CancellationToken,
 }
 
 impl Slot {
@@ -387,8 +457,20 @@ impl Slot {
     fn finish(&self) -> Vec<OwnedSemaphorePermit> {
         let mut state = self.state();
         state.done = true;
+        state.gone.cancel();
         std::mem::take(&mut state.places)
     }
+}
+
+/// Over streamable HTTP, what is cancelled once the response stream of
+/// `context`'s request is gone (its body ended or dropped: the connection
+/// closed, or the answer went out); `None` on stdio.
+pub(crate) fn stream_gone(context: &RequestContext<RoleServer>) -> Option<CancellationToken> {
+    context
+        .extensions
+        .get::<hyper::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Slot>())
+        .map(|slot| slot.state().gone.clone())
 }
 
 /// An HTTP response's body that gives its request's [`Slot`] back once
@@ -501,7 +583,7 @@ mod tests {
         let (ledger, places) = setup(3);
         for id in 1..=3 {
             let mut message = request(id);
-            ledger.received(&mut message);
+            ledger.received(&mut message, None);
             let JsonRpcMessage::Request(request) = message else {
                 unreachable!()
             };
@@ -531,34 +613,34 @@ mod tests {
     fn a_cancelled_request_gives_its_place_back_whenever_the_cancellation_comes() {
         let (ledger, places) = setup(2);
         // Cancelled while its answer is held: given back at the cancellation.
-        ledger.received(&mut request(1));
+        ledger.received(&mut request(1), None);
         deposit(&ledger, 1, &places);
-        ledger.received(&mut cancel(1));
+        ledger.received(&mut cancel(1), None);
         assert_eq!(places.available_permits(), 2);
         // Cancelled while it runs: given back when the handler ends.
-        ledger.received(&mut request(2));
-        ledger.received(&mut cancel(2));
+        ledger.received(&mut request(2), None);
+        ledger.received(&mut cancel(2), None);
         deposit(&ledger, 2, &places);
         assert_eq!(places.available_permits(), 2);
         // Cancelled once its answer is under way: the answer goes out, and
         // the place comes back with it.
-        ledger.received(&mut request(3));
+        ledger.received(&mut request(3), None);
         deposit(&ledger, 3, &places);
         let sent = ledger.sending(&answer(3));
-        ledger.received(&mut cancel(3));
+        ledger.received(&mut cancel(3), None);
         assert_eq!(places.available_permits(), 1);
         drop(sent);
         assert_eq!(places.available_permits(), 2);
         // A cancellation of nothing known is nothing.
-        ledger.received(&mut cancel(99));
+        ledger.received(&mut cancel(99), None);
         assert!(ledger.state().open.is_empty() && ledger.state().held.is_empty());
     }
 
     #[test]
     fn a_reused_id_loses_no_place() {
         let (ledger, places) = setup(3);
-        ledger.received(&mut request(7));
-        ledger.received(&mut request(7));
+        ledger.received(&mut request(7), None);
+        ledger.received(&mut request(7), None);
         deposit(&ledger, 7, &places);
         deposit(&ledger, 7, &places);
         // rmcp sends one answer for the id, and drops the other.
@@ -574,7 +656,7 @@ mod tests {
         let (ledger, places) = setup(1);
         deposit(&ledger, 5, &places);
         assert_eq!(places.available_permits(), 1);
-        ledger.received(&mut request(5));
+        ledger.received(&mut request(5), None);
         deposit(&ledger, 5, &places);
         assert_eq!(places.available_permits(), 0);
         ledger.close();
@@ -600,6 +682,7 @@ mod tests {
             AsyncRwTransport::<RoleServer, _, _>::new(rmcp_reads, counted),
             count.clone(),
             out,
+            16,
         );
         let written = || count.borrow().written;
         client
@@ -644,6 +727,65 @@ mod tests {
         drop(left);
         sending.await.unwrap().unwrap();
         assert_eq!(places.available_permits(), 1);
+    }
+
+    /// Past `max_unanswered` requests read and not answered, nothing more
+    /// is read (a notification neither) until an answer has left or a
+    /// request is cancelled.
+    #[tokio::test]
+    async fn past_max_unanswered_requests_nothing_more_is_read_until_one_is_answered() {
+        use rmcp::transport::async_rw::AsyncRwTransport;
+        use tokio::io::AsyncWriteExt;
+
+        let (rmcp_reads, mut client) = tokio::io::duplex(1 << 12);
+        let (_from_rmcp, rmcp_writes) = tokio::io::duplex(1 << 16);
+        let counted = Counted::new(rmcp_writes);
+        let count = counted.count();
+        let (left, out) = watch::channel(0);
+        let mut answers = Answers::new(
+            AsyncRwTransport::<RoleServer, _, _>::new(rmcp_reads, counted),
+            count.clone(),
+            out,
+            2,
+        );
+        for id in 1..=3 {
+            let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+            client.write_all(line.as_bytes()).await.unwrap();
+        }
+        let cancel = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2}}\n";
+        client.write_all(cancel.as_bytes()).await.unwrap();
+        for id in 1..=2 {
+            let Some(JsonRpcMessage::Request(request)) = answers.receive().await else {
+                panic!("no request")
+            };
+            assert_eq!(request.id, RequestId::Number(id));
+        }
+        let blocked = |answers: &mut Answers<_>| {
+            let mut receive = std::pin::pin!(answers.receive());
+            let waker = std::task::Waker::noop();
+            receive
+                .as_mut()
+                .poll(&mut Context::from_waker(waker))
+                .is_pending()
+        };
+        assert!(blocked(&mut answers));
+        // Answered and out: one more is read.
+        let sending = answers.send(answer(1));
+        left.send_replace(u64::MAX);
+        sending.await.unwrap();
+        let Some(JsonRpcMessage::Request(request)) = answers.receive().await else {
+            panic!("no request")
+        };
+        assert_eq!(request.id, RequestId::Number(3));
+        // Two unanswered again: the cancellation waits too, then frees 2's.
+        assert!(blocked(&mut answers));
+        let sending = answers.send(answer(3));
+        sending.await.unwrap();
+        let Some(JsonRpcMessage::Notification(_)) = answers.receive().await else {
+            panic!("no cancellation")
+        };
+        assert!(answers.ledger.state().held.is_empty());
+        assert_eq!(answers.unanswered.available_permits() + 1, 2);
     }
 
     /// Over HTTP, the place comes back after the response's body is gone

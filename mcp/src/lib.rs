@@ -16,9 +16,15 @@
 //! - [`server`]: the `run_javascript` and `describe_tools` tools, with
 //!   cancellation and console lines as progress notifications, and at most
 //!   `max_running` answers held for a client that does not read them;
+//! - `waiting`: at most `max_waiting` calls, holding at most
+//!   `max_waiting_bytes`, wait for a place; past them a call is refused
+//!   "server busy" at once, and a call whose client cancelled it or whose
+//!   HTTP stream closed stops waiting and never runs;
 //! - [`serve`](mod@serve): serving on stdio or on streamable HTTP, with at
 //!   most `max_sessions` HTTP sessions and `max_connections` connections
-//!   open, and a request's headers due within `header_timeout`;
+//!   open, and a request's headers due within `header_timeout`; on stdin
+//!   closing, every call is cancelled at once and the server exits within
+//!   [`serve::EXIT_FLUSH`] of it, whatever the client does with stdout;
 //! - [`cli`]: `wasmwire mcp`'s arguments and run, for the CLI to call.
 //!
 //! What it leaves to `wasmwire`: running the program, every limit (wall
@@ -37,6 +43,7 @@ pub mod serve;
 pub mod server;
 pub mod upstream;
 pub mod values;
+mod waiting;
 
 pub use config::Config;
 pub use serve::{Transport, build, serve};

@@ -231,25 +231,44 @@ fn handler(
 /// Serves `code` until the client goes (stdio: stdin closes) or the
 /// process is told to stop (SIGINT, SIGTERM), then closes the upstream
 /// connections (a stdio upstream's process ends with its connection).
+///
+/// On stdio, stdin closing is the client's way to end the session (MCP's
+/// stdio shutdown): every call still running or waiting is cancelled at
+/// once (a run ends `cancelled`, a waiting call is not run), and what
+/// answers there are get at most [`EXIT_FLUSH`] to be written, however
+/// the client treats stdout (one that reads nothing can hold no answer's
+/// write for longer).
 pub async fn serve(code: CodeMode, transport: Transport) -> Result<(), Error> {
     let served = match transport {
         Transport::Stdio => {
             // stdin and stdout through the filter that answers a request
             // too deep for rmcp to read (`deep`).
-            let (io, out) = crate::deep::stdio();
+            let (io, out, stdin_closed) =
+                crate::deep::stdio(crate::held::max_unanswered(code.limits()));
             let running = code
                 .clone()
                 .serve(io)
                 .await
                 .map_err(|e| Error::Serve(e.to_string()))?;
-            tokio::select! {
-                _ = running.waiting() => {
-                    // rmcp has let go of its end: its last lines go out.
-                    let _ = tokio::time::timeout(Duration::from_secs(5), out).await;
-                    Ok(())
-                }
-                _ = stop_signal() => Ok(()),
+            let signalled = tokio::select! {
+                () = stdin_closed.cancelled() => false,
+                () = stop_signal() => true,
+            };
+            // Every call's context is a child of rmcp's token: cancelled
+            // now, not after rmcp's own wait for its handlers (5 s).
+            code.stopping();
+            running.cancellation_token().cancel();
+            if !signalled {
+                // rmcp sends the answers it has and lets go of its end,
+                // then the last lines go out; an answer stuck behind a
+                // stdout nobody reads held this for ever.
+                let _ = tokio::time::timeout(EXIT_FLUSH, async {
+                    let _ = running.waiting().await;
+                    let _ = out.await;
+                })
+                .await;
             }
+            Ok(())
         }
         Transport::Http(addr) => serve_http(code.clone(), addr).await,
     };
@@ -333,6 +352,11 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
     stop.cancel();
     Ok(())
 }
+
+/// How long answers have to be written once stdin has closed: rmcp's
+/// last answers (of the calls just cancelled among them) and the lines
+/// still on their way to stdout.
+pub const EXIT_FLUSH: Duration = Duration::from_secs(2);
 
 /// How long the listener rests after an accept that failed for want of a
 /// resource.

@@ -22,13 +22,15 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, SemaphorePermit};
+use wasmwire::CancellationToken;
 use wasmwire::source::Language;
 use wasmwire::{Budget, Execution, FailureKind, Sandbox, SandboxOptions, Tools};
 
 use crate::config::Limits;
 use crate::held::Hold;
 use crate::upstream::Upstream;
+use crate::waiting::Waiting;
 
 /// One upstream tool as the program knows it.
 #[derive(Debug, Clone)]
@@ -69,21 +71,12 @@ impl Unread {
             descriptions: Arc::new(Semaphore::new(limits.max_running)),
         })
     }
-
-    /// One of `places` for the answer to `context`'s request, held until
-    /// the answer is out ([`Hold`]); `None` if the client cancelled the
-    /// request while it waited for one. (The semaphores are never closed;
-    /// were one, its calls would be refused, never run unheld.)
-    async fn place(places: &Arc<Semaphore>, context: &RequestContext<RoleServer>) -> Option<Hold> {
-        tokio::select! {
-            place = places.clone().acquire_owned() => place.ok().map(|place| Hold::new(place, context)),
-            () = context.ct.cancelled() => None,
-        }
-    }
 }
 
-/// The answer to a call cancelled while it waited for a place.
-const UNREAD_CANCELLED: &str = "cancelled while waiting for an answer to be read";
+/// A call's places, taken before it starts ([`CodeMode::admit`]): one of
+/// its client's for its answer, held until the answer is out; a run's
+/// place among the executions running, given back when it ends.
+type Admitted<'a> = (Hold, Option<SemaphorePermit<'a>>);
 
 #[derive(Debug)]
 struct Inner {
@@ -95,6 +88,12 @@ struct Inner {
     /// A place per execution running ([`Limits::max_running`]), of any
     /// client.
     running: Semaphore,
+    /// The calls waiting for a place ([`Limits::max_waiting`]), of any
+    /// client.
+    waiting: Waiting,
+    /// Cancelled when the server stops (stdin closed, a signal): a call
+    /// cancelled then is the server's doing, not its client's.
+    stopping: CancellationToken,
     /// run_javascript and describe_tools, as listed.
     listed: Vec<McpTool>,
     /// What the server holds for one execution at most
@@ -125,6 +124,8 @@ impl CodeMode {
                 bindings,
                 upstreams,
                 running: Semaphore::new(limits.max_running),
+                waiting: Waiting::new(limits.max_waiting, limits.max_waiting_bytes),
+                stopping: CancellationToken::new(),
                 limits,
                 listed,
                 max_held: options.max_held,
@@ -151,11 +152,101 @@ impl CodeMode {
         &self.inner.bindings
     }
 
+    /// The server is stopping: calls cancelled from now on are told so.
+    pub(crate) fn stopping(&self) {
+        self.inner.stopping.cancel();
+    }
+
+    /// The places a call needs before it starts: one of `answers` (its
+    /// client's, for its answer), and with `run` a place among the
+    /// executions running. Taken at once when free; otherwise the call
+    /// waits for them in order, holding a ticket among the waiting calls
+    /// ([`crate::waiting`]) for `bytes` (what its arguments hold) and its
+    /// `_meta`, and is refused at once, "server busy", when there is none.
+    /// A call cancelled by its client, by the server stopping, or whose
+    /// HTTP response stream is gone (its connection closed) stops waiting
+    /// and never runs. None of this counts against its wall clock.
+    async fn admit(
+        &self,
+        answers: &Arc<Semaphore>,
+        run: bool,
+        bytes: usize,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Admitted<'_>, CallToolResult> {
+        let mut answer = None;
+        if let Ok(place) = answers.clone().try_acquire_owned() {
+            if !run {
+                return Ok((Hold::new(place, context), None));
+            }
+            if let Ok(running) = self.inner.running.try_acquire() {
+                return Ok((Hold::new(place, context), Some(running)));
+            }
+            answer = Some(Hold::new(place, context));
+        }
+        let meta = crate::waiting::json_len(&context.meta);
+        let _ticket = self
+            .inner
+            .waiting
+            .enter(bytes.saturating_add(meta))
+            .map_err(|why| failed(FailureKind::Transient, &why))?;
+        let gone = crate::held::stream_gone(context);
+        let stop = async {
+            let went = async {
+                match &gone {
+                    Some(gone) => gone.cancelled().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                () = context.ct.cancelled() => if self.inner.stopping.is_cancelled() {
+                    "the server is stopping (its client closed stdin, or it was signalled); not run"
+                } else {
+                    "cancelled while waiting for a place to run; not run"
+                },
+                () = went => "its HTTP response stream closed (the connection went) while it waited \
+                              for a place to run; not run: send it again",
+            }
+        };
+        // One line on stderr for a call that stops waiting, as for a run
+        // that ends (not for a refusal: a client could send those without
+        // end).
+        let stop = async {
+            let why = stop.await;
+            eprintln!(
+                "wasmwire mcp: a call (id {}) was not run: {why}",
+                context.id
+            );
+            why
+        };
+        tokio::pin!(stop);
+        let answer = match answer {
+            Some(answer) => answer,
+            None => tokio::select! {
+                place = answers.clone().acquire_owned() => match place {
+                    Ok(place) => Hold::new(place, context),
+                    // The semaphores are never closed; were one, its calls
+                    // would be refused, never run unheld.
+                    Err(_) => return Err(refused("no place for its answer")),
+                },
+                why = &mut stop => return Err(refused(why)),
+            },
+        };
+        if !run {
+            return Ok((answer, None));
+        }
+        tokio::select! {
+            running = self.inner.running.acquire() => match running {
+                Ok(running) => Ok((answer, Some(running))),
+                Err(_) => Err(refused("no place to run")),
+            },
+            why = &mut stop => Err(refused(why)),
+        }
+    }
+
     /// Closes every upstream connection.
     pub async fn close(&self) {
-        for upstream in &self.inner.upstreams {
-            upstream.close().await;
-        }
+        // All at once: each may wait a while for its process to exit.
+        futures::future::join_all(self.inner.upstreams.iter().map(|u| u.close())).await;
     }
 
     /// `run_javascript`.
@@ -172,13 +263,13 @@ impl CodeMode {
         // until its answer is out (`held`), and past `max_running` of them
         // waits for an answer to be read; then, past `max_running`
         // executions of any client, it waits its turn (in order). Both
-        // before its wall clock starts; the client may cancel it meanwhile.
-        let Some(_held) = Unread::place(&self.unread.runs, context).await else {
-            return refused(UNREAD_CANCELLED);
-        };
-        let _running = tokio::select! {
-            permit = self.inner.running.acquire() => permit,
-            () = context.ct.cancelled() => return refused("cancelled while waiting for a run to end"),
+        // before its wall clock starts, and bounded (`waiting`).
+        let (_held, _running) = match self
+            .admit(&self.unread.runs, true, request.code.len(), context)
+            .await
+        {
+            Ok(admitted) => admitted,
+            Err(refusal) => return refusal,
         };
         // Console lines go out as progress notifications as they happen,
         // when the client asked for progress; the sink must not block, so
@@ -278,10 +369,10 @@ impl CodeMode {
             answer.get("kind").and_then(Value::as_str).unwrap_or("ok"),
             elapsed,
             calls,
-            if cancel.is_cancelled() {
-                ", cancelled by the client"
-            } else {
-                ""
+            match (cancel.is_cancelled(), self.inner.stopping.is_cancelled()) {
+                (true, true) => ", cancelled: the server is stopping",
+                (true, false) => ", cancelled by the client",
+                _ => "",
             },
         );
         let mut result = CallToolResult::structured(answer);
@@ -382,9 +473,14 @@ impl CodeMode {
 
 /// A refused call: `isError`, kind `invalid`, and why.
 fn refused(why: &str) -> CallToolResult {
+    failed(FailureKind::Invalid, why)
+}
+
+/// A call that did not run: `isError`, `kind`, and why.
+fn failed(kind: FailureKind, why: &str) -> CallToolResult {
     let mut result = CallToolResult::structured(json!({
         "ok": false,
-        "kind": "invalid",
+        "kind": kind.as_str(),
         "error": why,
         "console": "",
         "calls": 0,
@@ -623,9 +719,13 @@ impl ServerHandler for CodeMode {
             "run_javascript" => self.run_javascript(args, &context).await,
             "describe_tools" => {
                 // Its answer may be long (every declaration): held as a run's.
-                match Unread::place(&self.unread.descriptions, &context).await {
-                    Some(_held) => self.describe_tools(args),
-                    None => refused(UNREAD_CANCELLED),
+                let bytes = crate::waiting::json_len(&args);
+                match self
+                    .admit(&self.unread.descriptions, false, bytes, &context)
+                    .await
+                {
+                    Ok(_held) => self.describe_tools(args),
+                    Err(refusal) => refusal,
                 }
             }
             other => {
@@ -698,6 +798,8 @@ mod tests {
             },
             call_timeout: None,
             max_running: 1,
+            max_waiting: 1,
+            max_waiting_bytes: 1 << 20,
             max_sessions: 1,
             max_connections: 1,
             header_timeout: None,

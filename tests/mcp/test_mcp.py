@@ -668,14 +668,25 @@ def test_a_bad_config_is_refused_with_the_reason(tmp_path):
 
 def raw_answers(tmp_path, lines):
     """What `wasmwire mcp` (no upstream servers) answers to `lines`, each
-    sent as a line of JSON after an initialize, in order."""
+    sent as a line of JSON after an initialize, in order. stdin stays open
+    until every request is answered: closing it ends the session, and
+    cancels what still runs."""
     path = tmp_path / "empty.json"
     path.write_text(json.dumps({"mcpServers": {}}))
     lines = [{**INITIALIZE, "id": 0}, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *lines]
-    done = subprocess.run([str(WASMWIRE), "mcp", "--config", str(path)],
-                          input="".join(json.dumps(line) + "\n" for line in lines),
-                          capture_output=True, text=True, timeout=HANG)
-    return [json.loads(line) for line in done.stdout.splitlines()]
+    requests = sum(1 for line in lines for m in (line if isinstance(line, list) else [line])
+                   if "id" in m and "method" in m)
+    server = RawServer(tmp_path, path)
+    try:
+        for line in lines:
+            server.send(line)
+        answers = [server.read() for _ in range(requests)]
+        server.process.stdin.close()
+        assert server.process.wait(timeout=HANG) == 0
+        rest = bytes(server.pending) + server.process.stdout.read()
+        return answers + [json.loads(line) for line in rest.splitlines()]
+    finally:
+        server.close()
 
 
 def test_a_tools_call_whose_params_do_not_fit_is_answered_invalid_params(tmp_path):
@@ -795,13 +806,13 @@ class RawServer(Watched):
         self.process.stdin.write(json.dumps(message).encode() + b"\n")
         self.process.stdin.flush()
 
-    def read(self):
+    def read(self, within=HANG):
         """The next line the server wrote, as JSON (a deadline turns a hang into a failure)."""
-        deadline = time.monotonic() + HANG
+        deadline = time.monotonic() + within
         fd = self.process.stdout.fileno()
         while (end := self.pending.find(b"\n")) < 0:
             ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
-            assert ready, f"no line from the server in {HANG} s"
+            assert ready, f"no line from the server in {within} s"
             chunk = os.read(fd, 1 << 20)
             assert chunk, "the server closed its stdout"
             self.pending += chunk
@@ -1029,4 +1040,223 @@ def test_calls_cancelled_or_failed_while_answers_are_not_read_give_their_places_
         answer = server.read()
         assert answer["id"] == 5 and answer["result"]["structuredContent"]["value"] == 5, answer
     finally:
+        server.close()
+
+
+# A program that runs until it is cancelled (no wall clock lets it go sooner
+# than the test needs), and one that holds 4 MB of text while it waits.
+BLOCKER = "await new Promise(resolve => setTimeout(resolve, 600000))"
+PROGRAM = 4_000_000
+
+
+def padded(value):
+    return "//" + "x" * PROGRAM + f"\nreturn {value}"
+
+
+def cancel_request(id):
+    return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}}
+
+
+def start_blocker(server, id="blocker"):
+    """Sends BLOCKER as `id` and waits until it runs (its console line,
+    as a progress notification)."""
+    request = run_request(id, 'console.log("started"); ' + BLOCKER)
+    request["params"]["_meta"] = {"progressToken": id}
+    server.send(request)
+    note = server.read()
+    assert note["method"] == "notifications/progress" and note["params"]["message"] == "started", note
+
+
+def wait_stderr(server, text, count, within=20):
+    """Waits until `text` is on the server's stderr `count` times (a
+    deadline of its own: the code before the fix never writes it)."""
+    deadline = time.monotonic() + within
+    while server.stderr.read_text().count(text) < count:
+        assert time.monotonic() < deadline and server.process.poll() is None, \
+            f"{count} x {text!r} not on stderr: {server.stderr.read_text()[-2000:]}"
+        time.sleep(0.02)
+
+
+def test_calls_that_must_wait_are_bounded_by_the_bytes_they_hold_and_refused_busy_past_it(tmp_path):
+    # Every call waiting for a place was held, program and all, without
+    # bound: 100 programs of 4 MB took the server to 528 MB. Now the
+    # waiting calls hold at most max_waiting_bytes (64 MiB by default);
+    # a call past it is answered "server busy" at once.
+    count = 60
+    config = write_config(tmp_path, {}, max_running=1, budget={"wall_clock": "60s"})
+    server = RawServer(tmp_path, config)
+    try:
+        server.initialize()
+        server.run("base", padded(0))
+        assert server.read()["result"]["structuredContent"]["value"] == 0
+        base = server.status("VmHWM")
+        start_blocker(server)
+        for i in range(count):
+            server.run(i, padded(i))
+        # 16 programs of 4 MB fit in 64 MiB: the rest are refused at once.
+        # (Before, none was: every call waited.)
+        busy = [server.read(within=20) for _ in range(count - 16)]
+        grew = (server.status("VmHWM") - base) // 1024
+        print(f"base {base} kB, grew {grew} MiB")
+        for answer in busy:
+            content = answer["result"]["structuredContent"]
+            assert answer["result"]["isError"] and content["kind"] == "transient", answer
+            assert "server busy" in content["error"] and "max_waiting_bytes" in content["error"], content
+        waiters = sorted(set(range(count)) - {a["id"] for a in busy})
+        # Before: every program held (about 300 MB here). Now 64 MiB of
+        # them, and what a run of one holds.
+        assert grew < 128, f"the server grew {grew} MiB holding {count} calls of 4 MB"
+        # A waiting call cancelled never runs; the others run.
+        server.send(cancel_request(waiters[0]))
+        wait_stderr(server, f"(id {waiters[0]}) was not run: cancelled", 1)
+        server.send(cancel_request("blocker"))
+        answers = {a["id"]: a["result"]["structuredContent"]["value"] for a in
+                   (server.read() for _ in range(len(waiters) - 1))}
+        assert answers == {i: i for i in waiters[1:]}, answers
+        assert server.ended() == 1 + 1 + len(waiters) - 1, server.stderr.read_text()[-2000:]
+    finally:
+        server.close()
+
+
+def test_past_max_waiting_calls_are_refused_busy_at_once(tmp_path):
+    config = write_config(tmp_path, {}, max_running=1, max_waiting=2, budget={"wall_clock": "60s"})
+    server = RawServer(tmp_path, config)
+    try:
+        server.initialize()
+        start_blocker(server)
+        for i in range(10):
+            server.run(i, f"return {i}")
+        busy = [server.read() for _ in range(8)]
+        for answer in busy:
+            content = answer["result"]["structuredContent"]
+            assert content["kind"] == "transient", answer
+            assert "server busy: 2 calls already wait" in content["error"], content
+            assert "raise max_waiting in the server's config" in content["error"], content
+        waiters = sorted(set(range(10)) - {a["id"] for a in busy})
+        server.send(cancel_request("blocker"))
+        answers = {a["id"]: a["result"]["structuredContent"]["value"] for a in (server.read(), server.read())}
+        assert answers == {i: i for i in waiters}, answers
+    finally:
+        server.close()
+
+
+def test_a_stdio_client_that_reads_nothing_is_no_longer_read_past_a_bound(tmp_path):
+    # rmcp read every line and started a task for each request, whatever
+    # became of the answers: 20,000 small calls from a client that read
+    # nothing took the server to 168 MB. Now past 3 x max_running +
+    # max_waiting + 64 requests unanswered it reads no more, and the
+    # client's writes block, as with any pipe.
+    config = write_config(tmp_path, {}, max_running=1, budget={"wall_clock": "60s"})
+    server = RawServer(tmp_path, config)
+    sent = [0]
+    writer = None
+
+    def flood():
+        line = b"".join(json.dumps(run_request(i, "return 1" + " " * 2000)).encode() + b"\n"
+                        for i in range(20_000))
+        try:
+            server.process.stdin.write(line)
+            server.process.stdin.flush()
+            sent[0] = 20_000
+        except (BrokenPipeError, ValueError):
+            pass
+
+    try:
+        server.initialize()
+        base = server.status("VmHWM")
+        start_blocker(server)
+        writer = concurrent.futures.ThreadPoolExecutor(1)
+        writer.submit(flood)
+        server.settle(10**9)
+        grew = (server.status("VmHWM") - base) // 1024
+        print(f"base {base} kB, grew {grew} MiB")
+        assert sent[0] == 0, "the server read all 20,000 calls while nothing was read"
+        assert grew < 32, f"the server grew {grew} MiB for calls whose answers were not read"
+        # Read again, it reads again: the refusals come, and more.
+        busy = 0
+        while busy < 200:
+            answer = server.read()
+            if answer["result"]["structuredContent"].get("kind") == "transient":
+                busy += 1
+    finally:
+        # The writer may be blocked on the pipe: the server goes first.
+        server.process.kill()
+        if writer is not None:
+            writer.shutdown(wait=True)
+        server.close()
+
+
+def test_on_stdin_eof_runs_are_cancelled_at_once_and_the_server_exits_though_stdout_is_not_read(tmp_path):
+    # After stdin closed, the server waited for ever while an answer was
+    # stuck behind a stdout the client did not read, and otherwise waited
+    # 5 s with its executions still running before it cancelled them.
+    config = write_config(tmp_path, {}, max_running=2, budget={"wall_clock": "60s"})
+    server = RawServer(tmp_path, config)
+    try:
+        server.initialize()
+        server.run("spin", "while (true) {}")
+        server.run("big", 'return "x".repeat(1000000)')  # its answer fills the pipe
+        server.wait_ended(1)
+        closed = time.monotonic()
+        server.process.stdin.close()
+        # (Before, it had not exited after 20 s.)
+        rc = server.process.wait(timeout=10)
+        took = time.monotonic() - closed
+        errors = server.stderr.read_text()
+        assert rc == 0, errors
+        assert "run_javascript ended cancelled" in errors and "the server is stopping" in errors, errors
+        # Answers get 2 s to flush; the process then ends at once.
+        assert took < 4, f"exited {took:.1f} s after stdin closed"
+    finally:
+        server.close()
+
+
+def test_on_stdin_eof_a_client_still_reading_gets_every_answer_and_the_server_exits_at_once(tmp_path):
+    config = write_config(tmp_path, {}, max_running=1, budget={"wall_clock": "60s"})
+    server = RawServer(tmp_path, config)
+    try:
+        server.initialize()
+        start_blocker(server, "spin")
+        closed = time.monotonic()
+        server.process.stdin.close()
+        answer = server.read()
+        assert server.process.wait(timeout=HANG) == 0
+        took = time.monotonic() - closed
+        assert answer["id"] == "spin" and answer["result"]["structuredContent"]["kind"] == "cancelled", answer
+        # Before, 5 s, the program running all the while.
+        assert took < 1.5, f"exited {took:.1f} s after stdin closed"
+    finally:
+        server.close()
+
+
+def test_over_streamable_http_a_call_whose_connection_closed_while_it_waited_never_runs(tmp_path):
+    # Each call on its own connection, closed once the response began: the
+    # calls outlived their connections, held their programs (300 of 4 MB:
+    # 1.31 GB) and all ran later, for no one.
+    config = write_config(tmp_path, {}, max_running=1, budget={"wall_clock": "60s"})
+    server = Watched(tmp_path, ["--config", str(config), "--listen", "127.0.0.1:0"])
+    blocker = None
+    try:
+        post, _, session = http_session(server)
+        base_call = post(run_request("base", padded(0)), session)
+        assert sse_answer(base_call.getresponse())["result"]["structuredContent"]["value"] == 0
+        base = server.status("VmHWM")
+        blocker = post(run_request("blocker", BLOCKER), session)
+        gone = 20
+        for i in range(gone):
+            connection = post(run_request(i, padded(i)), session)
+            assert connection.getresponse().status == 200
+            connection.close()
+        wait_stderr(server, "was not run: its HTTP response stream closed", gone)
+        grew = (server.status("VmHWM") - base) // 1024
+        print(f"base {base} kB, grew {grew} MiB")
+        post(cancel_request("blocker"), session).getresponse().read()
+        after = post(run_request("after", "return 2"), session)
+        assert sse_answer(after.getresponse())["result"]["structuredContent"]["value"] == 2
+        # The base, the blocker (cancelled) and the last: none of the gone.
+        assert server.ended() == 3, server.stderr.read_text()[-2000:]
+        assert grew < 64, f"the server grew {grew} MiB"
+    finally:
+        if blocker is not None:
+            blocker.close()
         server.close()
