@@ -28,7 +28,8 @@
 //! pair (`labels.rs`: a program that could have more than 524,288 such
 //! pairs is not parsed), and TypeScript whose parse takes time exponential
 //! in its nesting, which the wall clock abandons (see [`prepare_async`])
-//! but which runs on, so that at most one such parse runs at a time.
+//! but which runs on (taking only idle CPU), so that at most 16 such
+//! parses run at once.
 //!
 //! ```
 //! use wasmwire::source::{Language, prepare};
@@ -203,10 +204,10 @@ pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceErro
 /// waits without holding its thread. Dropping the future stops the wait,
 /// not the parse: swc cannot be interrupted, so the parser thread finishes
 /// that program at the lowest priority (and then ends) while other
-/// programs go to other parser threads, as long as no other such parse
-/// is still running; past that, a program that needs a parser
+/// programs go to other parser threads, as long as fewer than 16 such
+/// parses are still running; past that, a program that needs a parser
 /// thread is sent as written (JavaScript) or refused with the reason
-/// (TypeScript) until it ends.
+/// (TypeScript) until one ends.
 pub async fn prepare_async(program: &str, language: Language) -> Result<Prepared, SourceError> {
     match plan(program, language) {
         Plan::Ready(prepared) => prepared,
@@ -349,10 +350,10 @@ impl Watch {
 }
 
 /// Abandons its job when dropped before [`Abandon::disarm`]: a parse no
-/// one waits for is not started, and one already running goes on at the
-/// lowest priority (nice 19), so that it takes the CPU only from what
-/// would otherwise leave it idle, and is counted against
-/// [`MAX_UNAWAITED`] until it ends. swc cannot be stopped midway.
+/// one waits for is not started, and one already running goes on as an
+/// idle-class thread ([`lower_priority`]), taking only CPU that nothing
+/// else wants, and is counted against [`MAX_UNAWAITED`] until it ends.
+/// swc cannot be stopped midway.
 struct Abandon(Option<(Arc<Watch>, &'static Parsers)>);
 
 impl Abandon {
@@ -389,14 +390,24 @@ fn current_thread() -> i32 {
     }
 }
 
-/// Sets `thread`'s nice value to 19 (Linux: a thread's own priority).
+/// Puts `thread` in Linux's idle scheduling class (`SCHED_IDLE`: it runs
+/// only when no other thread of the machine wants the CPU), and its nice
+/// value at 19 where that class is refused. Any thread may lower its own
+/// class.
 fn lower_priority(thread: i32) {
     #[cfg(target_os = "linux")]
-    if let Ok(thread) = libc::id_t::try_from(thread) {
-        // SAFETY: setpriority takes plain integers; on Linux PRIO_PROCESS
-        // with a thread id sets that one thread's nice value.
-        unsafe {
-            libc::setpriority(libc::PRIO_PROCESS, thread, 19);
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: a thread id and a sched_param that lives across the call.
+        let idle = unsafe { libc::sched_setscheduler(thread, libc::SCHED_IDLE, &param) };
+        if idle != 0
+            && let Ok(thread) = libc::id_t::try_from(thread)
+        {
+            // SAFETY: setpriority takes plain integers; on Linux
+            // PRIO_PROCESS with a thread id sets that one thread's nice value.
+            unsafe {
+                libc::setpriority(libc::PRIO_PROCESS, thread, 19);
+            }
         }
     }
     #[cfg(not(target_os = "linux"))]
@@ -412,9 +423,11 @@ const IDLE_PARSERS: usize = 2;
 /// Some TypeScript takes swc time exponential in its nesting (300 bytes
 /// of nested `(<any>` casts: weeks), and nothing stops a parse midway: a
 /// program sent again and again would otherwise leave a thread spinning
-/// for each. Past this, a program that needs a parser thread is refused
-/// at once (TypeScript) or sent as written (JavaScript) until one ends.
-const MAX_UNAWAITED: usize = 1;
+/// for each. Those threads take only idle CPU ([`lower_priority`]), so
+/// one such program, or a few, costs no other execution anything; past
+/// this many, a program that needs a parser thread is refused at once
+/// (TypeScript) or sent as written (JavaScript) until one ends.
+const MAX_UNAWAITED: usize = 16;
 
 /// The process's parser threads, each with a stack deep enough for
 /// [`MAX_PARSED_BYTES`], started on demand and kept ([`IDLE_PARSERS`] of
@@ -428,18 +441,21 @@ struct Parsers {
     idle: Mutex<Vec<mpsc::Sender<Job>>>,
     /// Parses abandoned while running that have not ended.
     unawaited: AtomicUsize,
+    /// How many of those there may be before no more parses start.
+    max_unawaited: usize,
 }
 
 impl Parsers {
-    const fn new() -> Self {
+    const fn new(max_unawaited: usize) -> Self {
         Parsers {
             idle: Mutex::new(Vec::new()),
             unawaited: AtomicUsize::new(0),
+            max_unawaited,
         }
     }
 
     fn shared() -> &'static Parsers {
-        static PARSERS: Parsers = Parsers::new();
+        static PARSERS: Parsers = Parsers::new(MAX_UNAWAITED);
         &PARSERS
     }
 
@@ -453,10 +469,10 @@ impl Parsers {
         watch: Arc<Watch>,
     ) -> Result<(), String> {
         let unawaited = self.unawaited.load(Ordering::SeqCst);
-        if unawaited >= MAX_UNAWAITED {
+        if unawaited >= self.max_unawaited {
             return Err(format!(
-                "the TypeScript compiler is still busy with {unawaited} earlier program(s) \
-                 that ran out of time while compiled; try again when it is done"
+                "the TypeScript compiler is still busy with {unawaited} earlier programs \
+                 that ran out of time while compiled; try again when one is done"
             ));
         }
         let mut job = Job {
@@ -612,12 +628,12 @@ mod tests {
     #[test]
     fn parses_no_one_waits_for_are_counted_until_they_end_and_bounded() {
         // Parsers of its own, so that other tests' programs are not refused.
-        let parsers: &'static Parsers = Box::leak(Box::new(Parsers::new()));
-        // About a second of swc's time (exponential in the nesting: 22
+        let parsers: &'static Parsers = Box::leak(Box::new(Parsers::new(2)));
+        // A third of a second of swc's time (exponential in the nesting: 22
         // levels took 9 s, 40 would take weeks).
-        let slow = format!("return {}1{}", "(<any>".repeat(19), ")".repeat(19));
+        let slow = format!("return {}1{}", "(<any>".repeat(17), ")".repeat(17));
         let mut watches = Vec::new();
-        for _ in 0..MAX_UNAWAITED {
+        for _ in 0..2 {
             let watch = Arc::new(Watch::default());
             parsers
                 .hand(&slow, Language::TypeScript, |_| {}, watch.clone())
@@ -627,12 +643,12 @@ mod tests {
             drop(Abandon(Some((watch.clone(), parsers))));
             watches.push(watch);
         }
-        assert_eq!(parsers.unawaited.load(Ordering::SeqCst), MAX_UNAWAITED);
+        assert_eq!(parsers.unawaited.load(Ordering::SeqCst), 2);
         let refused = parsers
             .hand("1", Language::TypeScript, |_| {}, Arc::default())
             .unwrap_err();
         assert!(
-            refused.contains("still busy with 1 earlier program"),
+            refused.contains("still busy with 2 earlier program"),
             "{refused}"
         );
         let typescript = settle("1", Language::TypeScript, Err(refused.clone()));
