@@ -481,22 +481,11 @@ fn run_measuring_peak(args: &[&str], program: &str) -> (i32, String, String, u64
         let _ = stderr.read_to_end(&mut s);
         String::from_utf8_lossy(&s).into_owned()
     });
-    let status_file = format!("/proc/{}/status", child.id());
-    let high_water = |status: &str| {
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix("VmHWM:"))
-            .and_then(|kib| kib.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-    };
     let mut peak_kib = 0;
     let status = loop {
         // Read before asking whether it ended: a read after the exit finds
         // no memory (a zombie has none), never a smaller mark.
-        if let Some(kib) = std::fs::read_to_string(&status_file)
-            .ok()
-            .as_deref()
-            .and_then(high_water)
-        {
+        if let Some(kib) = high_water_kib(child.id()) {
             peak_kib = peak_kib.max(kib);
         }
         if let Some(status) = child.try_wait().expect("the child is waited for") {
@@ -507,6 +496,15 @@ fn run_measuring_peak(args: &[&str], program: &str) -> (i32, String, String, u64
     assert!(peak_kib > 0, "no VmHWM was read for {args:?}");
     let code = status.code().unwrap_or(-1);
     (code, out.join().unwrap(), err.join().unwrap(), peak_kib)
+}
+
+/// The `VmHWM` of process `pid` in KiB, if it is there to read.
+fn high_water_kib(pid: u32) -> Option<u64> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|kib| kib.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// The process child of the end-to-end suites (tests/children/child.py).
@@ -757,19 +755,10 @@ fn peak_with_stderr_unread(program: &str) -> (u64, String) {
         let _ = stdout.read_to_string(&mut s);
         s
     });
-    let status_file = format!("/proc/{}/status", child.id());
     let mut peak_kib = 0;
     let deadline = std::time::Instant::now() + Duration::from_secs(120);
     loop {
-        if let Some(kib) = std::fs::read_to_string(&status_file)
-            .ok()
-            .and_then(|status| {
-                status
-                    .lines()
-                    .find_map(|line| line.strip_prefix("VmHWM:"))
-                    .and_then(|kib| kib.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            })
-        {
+        if let Some(kib) = high_water_kib(child.id()) {
             peak_kib = peak_kib.max(kib);
         }
         if child.try_wait().unwrap().is_some() {

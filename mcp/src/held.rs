@@ -532,6 +532,46 @@ impl<B> Drop for HeldBody<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    type DuplexAnswers = Answers<
+        rmcp::transport::async_rw::AsyncRwTransport<
+            RoleServer,
+            tokio::io::DuplexStream,
+            Counted<tokio::io::DuplexStream>,
+        >,
+    >;
+
+    /// `Answers` over in-memory pipes: the client's end (`client`, its
+    /// buffer `client_buffer` bytes), what rmcp writes (`from_rmcp`), the
+    /// count of it, and the sender of the bytes gone out.
+    struct Duplex {
+        answers: DuplexAnswers,
+        client: tokio::io::DuplexStream,
+        from_rmcp: tokio::io::DuplexStream,
+        count: watch::Receiver<Count>,
+        left: watch::Sender<u64>,
+    }
+
+    fn duplex(client_buffer: usize, max_unanswered: usize) -> Duplex {
+        let (rmcp_reads, client) = tokio::io::duplex(client_buffer);
+        let (from_rmcp, rmcp_writes) = tokio::io::duplex(1 << 16);
+        let counted = Counted::new(rmcp_writes);
+        let count = counted.count();
+        let (left, out) = watch::channel(0);
+        let answers = Answers::new(
+            rmcp::transport::async_rw::AsyncRwTransport::new(rmcp_reads, counted),
+            count.clone(),
+            out,
+            max_unanswered,
+        );
+        Duplex {
+            answers,
+            client,
+            from_rmcp,
+            count,
+            left,
+        }
+    }
     use rmcp::model::{
         CancelledNotification, CancelledNotificationParam, ClientRequest, ErrorData,
         JsonRpcNotification, JsonRpcRequest, JsonRpcVersion2_0, PingRequest, ServerResult,
@@ -669,21 +709,16 @@ mod tests {
     /// writer reports, not when rmcp has handed it over.
     #[tokio::test]
     async fn a_place_comes_back_once_the_answer_has_left() {
-        use rmcp::transport::async_rw::AsyncRwTransport;
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
         let places = Arc::new(Semaphore::new(1));
-        let (rmcp_reads, mut client) = tokio::io::duplex(1 << 10);
-        let (mut from_rmcp, rmcp_writes) = tokio::io::duplex(1 << 16);
-        let counted = Counted::new(rmcp_writes);
-        let count = counted.count();
-        let (left, out) = watch::channel(0);
-        let mut answers = Answers::new(
-            AsyncRwTransport::<RoleServer, _, _>::new(rmcp_reads, counted),
-            count.clone(),
-            out,
-            16,
-        );
+        let Duplex {
+            mut answers,
+            mut client,
+            mut from_rmcp,
+            count,
+            left,
+        } = duplex(1 << 10, 16);
         let written = || count.borrow().written;
         client
             .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
@@ -734,20 +769,15 @@ mod tests {
     /// request is cancelled.
     #[tokio::test]
     async fn past_max_unanswered_requests_nothing_more_is_read_until_one_is_answered() {
-        use rmcp::transport::async_rw::AsyncRwTransport;
         use tokio::io::AsyncWriteExt;
 
-        let (rmcp_reads, mut client) = tokio::io::duplex(1 << 12);
-        let (_from_rmcp, rmcp_writes) = tokio::io::duplex(1 << 16);
-        let counted = Counted::new(rmcp_writes);
-        let count = counted.count();
-        let (left, out) = watch::channel(0);
-        let mut answers = Answers::new(
-            AsyncRwTransport::<RoleServer, _, _>::new(rmcp_reads, counted),
-            count.clone(),
-            out,
-            2,
-        );
+        let Duplex {
+            mut answers,
+            mut client,
+            from_rmcp: _from_rmcp,
+            left,
+            ..
+        } = duplex(1 << 12, 2);
         for id in 1..=3 {
             let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
             client.write_all(line.as_bytes()).await.unwrap();

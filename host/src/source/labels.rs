@@ -111,7 +111,7 @@ fn read_name(program: &str, start: usize) -> String {
     name
 }
 
-/// A `\uXXXX` or `\u{X…}` escape at the start of `text`: its character
+/// A `\u0061` or `\u{61}` escape at the start of `text`: its character
 /// and length.
 fn escape(text: &str) -> Option<(char, usize)> {
     let rest = text.strip_prefix("\\u")?;
