@@ -50,6 +50,7 @@ mod labels;
 mod object_block;
 mod position;
 mod stack;
+mod transform_cost;
 mod typescript;
 
 use std::panic::{self, AssertUnwindSafe};
@@ -514,6 +515,9 @@ impl Parsers {
                         // rather than parse another program at it.
                         break;
                     }
+                    // Kept for the next program: without what this one's
+                    // nesting made it touch.
+                    stack::release_unused();
                     let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
                     if idle.len() >= IDLE_PARSERS {
                         break;
@@ -674,6 +678,46 @@ mod tests {
             )
             .unwrap();
         assert!(matches!(answered.recv().unwrap(), Ok(Ok(_))));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_kept_parser_thread_gives_back_the_stack_a_deep_program_touched() {
+        let parsers: &'static Parsers = Box::leak(Box::new(Parsers::new(MAX_UNAWAITED)));
+        let ask = |program: String, answer: Box<dyn FnOnce() -> usize + Send>| {
+            let (sent, got) = mpsc::channel();
+            parsers
+                .hand(
+                    &program,
+                    Language::JavaScript,
+                    move |_| {
+                        let _ = sent.send(answer());
+                    },
+                    Arc::default(),
+                )
+                .unwrap();
+            got.recv().unwrap()
+        };
+        // 64 KiB of unclosed brackets: the deepest nesting the parsed size
+        // allows, about 200 MiB of the parser thread's stack.
+        let deep = "(".repeat(MAX_PARSED_BYTES);
+        let touched = ask(deep, Box::new(stack::resident_below_here));
+        assert!(
+            touched > 64 << 20,
+            "the deep parse touched only {touched} bytes"
+        );
+        // The same kept thread (the only one these parsers have, once it is
+        // idle again) takes the next program, with that stack given back.
+        wait_for("the parser thread is idle again", || {
+            parsers
+                .idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .len()
+                == 1
+        });
+        let after = ask("1".to_owned(), Box::new(stack::resident_below_here));
+        assert!(after < 1 << 20, "{after} bytes of stack still resident");
     }
 
     #[test]

@@ -100,6 +100,7 @@ pub(crate) fn strip(program: &str) -> Result<Stripped, SourceError> {
             })
         }
         Err(ErrorCode::UnsupportedSyntax) => {
+            survey.transform.clone().map_err(SourceError::Failed)?;
             transform(&blank_type_imports(program, &survey.type_imports))
         }
         Err(_) => Err(run.error(program, 0)),
@@ -147,13 +148,16 @@ fn realign(input: &str, output: &str, survey: &Survey) -> Option<(String, Vec<(u
 }
 
 /// What the module parse tells about a program.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Survey {
     /// The byte offset of every `return` outside a function, and whether it
     /// has no value.
     returns: BTreeMap<usize, bool>,
     /// The byte range of every import that imports only types.
     type_imports: Vec<(usize, usize)>,
+    /// Why swc's full transform is not to be given the program, if it is
+    /// not (`transform_cost`).
+    transform: Result<(), String>,
 }
 
 /// Parses `program` as a module: its top-level `return`s and its type-only
@@ -197,6 +201,7 @@ fn survey(program: &str) -> Result<Survey, SourceError> {
     Ok(Survey {
         returns: finder.found,
         type_imports,
+        transform: super::transform_cost::check(&module),
     })
 }
 
