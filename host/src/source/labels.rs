@@ -112,19 +112,29 @@ fn read_name(program: &str, start: usize) -> String {
 }
 
 /// A `\u0061` or `\u{61}` escape at the start of `text`: its character
-/// and length.
+/// and length. Braces may hold any number of leading zeros, as swc takes
+/// them (`\u{0000061}` is `a`); only the hex digits are read, so a text of
+/// unclosed `\u{` is still read in linear time.
 fn escape(text: &str) -> Option<(char, usize)> {
     let rest = text.strip_prefix("\\u")?;
     let (digits, len) = match rest.strip_prefix('{') {
         Some(braced) => {
-            // At most six hex digits, so a text of unclosed `\u{` is
-            // read in linear time.
-            let close = braced.bytes().take(7).position(|b| b == b'}')?;
-            (&braced[..close], 2 + 1 + close + 1)
+            let hex = braced.bytes().take_while(u8::is_ascii_hexdigit).count();
+            if braced.as_bytes().get(hex) != Some(&b'}') {
+                return None;
+            }
+            (braced[..hex].trim_start_matches('0'), 2 + 1 + hex + 1)
         }
         None => (rest.get(..4)?, 2 + 4),
     };
-    let code = u32::from_str_radix(digits, 16).ok()?;
+    if digits.len() > 6 {
+        return None;
+    }
+    let code = if digits.is_empty() {
+        0
+    } else {
+        u32::from_str_radix(digits, 16).ok()?
+    };
     Some((char::from_u32(code)?, len))
 }
 
@@ -147,12 +157,21 @@ fn colon_follows(program: &str, start: usize) -> bool {
     while at < end {
         match bytes[at] {
             b':' => return true,
-            b'/' if bytes.get(at + 1) == Some(&b'/') => {
-                match bytes[at..end].iter().position(|&b| b == b'\n') {
-                    Some(newline) => at += newline + 1,
-                    None => return false,
-                }
-            }
+            // A line comment: `//`, and the HTML-like `<!--` and `-->`
+            // swc also takes as one (wherever `-->` stands: where it is no
+            // comment, a colon found past it only counts one name more).
+            b'/' if bytes.get(at + 1) == Some(&b'/') => match line_end(bytes, at, end) {
+                Some(next) => at = next,
+                None => return false,
+            },
+            b'<' if bytes[at..].starts_with(b"<!--") => match line_end(bytes, at, end) {
+                Some(next) => at = next,
+                None => return false,
+            },
+            b'-' if bytes[at..].starts_with(b"-->") => match line_end(bytes, at, end) {
+                Some(next) => at = next,
+                None => return false,
+            },
             b'/' if bytes.get(at + 1) == Some(&b'*') => {
                 match bytes[(at + 2).min(end)..end]
                     .windows(2)
@@ -176,9 +195,23 @@ fn colon_follows(program: &str, start: usize) -> bool {
     false
 }
 
-/// Whitespace and line breaks as JavaScript has them beyond ASCII.
+/// Whitespace and line breaks as JavaScript has them beyond ASCII, and
+/// those swc also skips (U+200B, U+180E).
 fn is_space(c: char) -> bool {
-    c.is_whitespace() || c == '\u{feff}'
+    c.is_whitespace() || matches!(c, '\u{feff}' | '\u{200b}' | '\u{180e}')
+}
+
+/// Just past the line terminator that ends the line of `at` (`\n`, `\r`,
+/// U+2028 or U+2029), if one comes before `end`.
+fn line_end(bytes: &[u8], at: usize, end: usize) -> Option<usize> {
+    let rest = &bytes[at..end];
+    rest.iter().enumerate().find_map(|(i, &b)| match b {
+        b'\n' | b'\r' => Some(at + i + 1),
+        0xe2 if rest.get(i + 1) == Some(&0x80) && matches!(rest.get(i + 2), Some(0xa8 | 0xa9)) => {
+            Some(at + i + 3)
+        }
+        _ => None,
+    })
 }
 
 fn char_len(program: &str, at: usize) -> usize {
@@ -200,6 +233,14 @@ mod tests {
     #[test]
     fn a_label_spelt_with_escapes_or_spaces_of_any_kind_is_counted() {
         assert_eq!(duplicate_pairs("a: \\u0061: \\u{61}: 1"), 3);
+        assert_eq!(duplicate_pairs("a: \\u{0000061}: \\u{000000000061}: 1"), 3);
+        // Comments of every kind between a name and its colon, ended by
+        // every line terminator; spaces swc skips that Unicode does not.
+        assert_eq!(
+            duplicate_pairs("a<!--1\n: a\n-->1\n: a//1\r: a//1\u{2028}: 1"),
+            6
+        );
+        assert_eq!(duplicate_pairs("a\u{200b}: a\u{180e}: 1"), 1);
         assert_eq!(duplicate_pairs("a/* x */: a // y\n : a\u{a0}: 1"), 3);
         assert_eq!(duplicate_pairs("é: é: 1"), 1);
         // After a line break, a comma (here in a comment) proves nothing.

@@ -11,9 +11,12 @@
 //! refuses one whose folded strings or indentation could pass a bound,
 //! before swc is given it.
 
+use std::collections::HashSet;
+
 use swc_ecma_ast::{
-    BinaryOp, BlockStmt, Class, ClassMember, Expr, Lit, Module, ObjectLit, PropOrSpread, Stmt,
-    SwitchCase, SwitchStmt, TsEnumDecl, TsEnumMember, TsModuleBlock,
+    ArrowExpr, BinaryOp, BlockStmt, Class, ClassMember, Expr, Lit, MemberExpr, MemberProp, Module,
+    ObjectLit, PropOrSpread, Stmt, SwitchCase, SwitchStmt, TsEnumDecl, TsEnumMember,
+    TsEnumMemberId, TsModuleBlock, TsModuleDecl, TsNamespaceDecl, VarDeclarator,
 };
 use swc_ecma_visit::{Visit, VisitWith};
 
@@ -25,6 +28,17 @@ pub(crate) const MAX_ENUM_VALUE: u64 = 1 << 20;
 /// statements, members and cases, of how deep each is, so 4 MiB of spaces.
 pub(crate) const MAX_INDENT_LEVELS: u64 = 1 << 20;
 
+/// The most the folded values may come to, written out wherever swc puts
+/// them (each enum member's where it is declared, and again at every
+/// `E.A` it inlines): what a frame carries to the child, 16 MiB. One value
+/// just under [`MAX_ENUM_VALUE`], named 2,000 times, took 1.7 GB.
+pub(crate) const MAX_FOLDED_TOTAL: u64 = 16 << 20;
+
+/// The most operators one foldable value (an enum member's, a variable's)
+/// may join: swc's folding copies the expression at every level of it
+/// (`x + x + …`, 3,000 terms: 862 MB).
+pub(crate) const MAX_FOLDED_OPERATORS: u64 = 512;
+
 /// Why `module` is not to be transformed, if it is not.
 pub(crate) fn check(module: &Module) -> Result<(), String> {
     let mut cost = Cost::default();
@@ -33,6 +47,20 @@ pub(crate) fn check(module: &Module) -> Result<(), String> {
         return Err(format!(
             "an enum member's value could be {} bytes once its strings are joined; at most {MAX_ENUM_VALUE} are compiled",
             cost.largest
+        ));
+    }
+    if cost.total > MAX_FOLDED_TOTAL {
+        return Err(format!(
+            "its enum members' values, written out where they are declared and where they are \
+             named, could come to {} bytes; at most {MAX_FOLDED_TOTAL} are compiled",
+            cost.total
+        ));
+    }
+    if cost.operators > MAX_FOLDED_OPERATORS {
+        return Err(format!(
+            "a value it would fold (an enum member's or a variable's) joins {} operators; at most \
+             {MAX_FOLDED_OPERATORS} are compiled",
+            cost.operators
         ));
     }
     if cost.indent > MAX_INDENT_LEVELS {
@@ -52,14 +80,28 @@ struct Cost {
     depth: u64,
     /// The sum of the depths of what the printer puts on a line of its own.
     indent: u64,
-    /// The longest value any enum member could fold to so far.
+    /// The longest value any enum member or variable could fold to so far.
     largest: u64,
+    /// The most binary operators in one such value.
+    operators: u64,
+    /// The folded values written out, as far as they could come to.
+    total: u64,
+    /// The names of the enum members so far, to know `E.A` for one.
+    members: HashSet<String>,
 }
 
 impl Cost {
     /// One line of output at the current depth.
     fn line(&mut self) {
         self.indent = self.indent.saturating_add(self.depth);
+    }
+
+    /// Takes in a value swc may fold: its length, and its operators.
+    fn folded(&mut self, expr: &Expr) {
+        let value = self.value(expr);
+        self.largest = self.largest.max(value);
+        self.total = self.total.saturating_add(value);
+        self.operators = self.operators.max(operators(expr));
     }
 
     /// Walks `node` one level deeper.
@@ -80,6 +122,14 @@ impl Cost {
             Expr::Lit(_) => NUMBER,
             Expr::Ident(_) | Expr::Member(_) => self.largest.max(NUMBER),
             Expr::Paren(paren) => self.value(&paren.expr),
+            // What only types or checks a value is the value.
+            Expr::TsAs(e) => self.value(&e.expr),
+            Expr::TsSatisfies(e) => self.value(&e.expr),
+            Expr::TsNonNull(e) => self.value(&e.expr),
+            Expr::TsTypeAssertion(e) => self.value(&e.expr),
+            Expr::TsConstAssertion(e) => self.value(&e.expr),
+            Expr::TsInstantiation(e) => self.value(&e.expr),
+            Expr::Seq(seq) => seq.exprs.last().map_or(NUMBER, |e| self.value(e)),
             Expr::Bin(bin) if bin.op == BinaryOp::Add => {
                 self.value(&bin.left).saturating_add(self.value(&bin.right))
             }
@@ -95,14 +145,58 @@ impl Cost {
                     .fold(quasis, u64::saturating_add)
             }
             Expr::Cond(cond) => self.value(&cond.cons).max(self.value(&cond.alt)),
-            _ => NUMBER,
+            // Numbers, whatever they are made of.
+            Expr::Bin(_) | Expr::Unary(_) | Expr::Update(_) => NUMBER,
+            // Anything else may name a value (`E?.A`, `E["A"]`).
+            _ => self.largest.max(NUMBER),
         }
     }
 }
 
+/// The binary operators in `expr`, counted without recursion (a chain of
+/// thousands is as deep).
+fn operators(expr: &Expr) -> u64 {
+    let mut count = 0u64;
+    let mut pending = vec![expr];
+    while let Some(expr) = pending.pop() {
+        match expr {
+            Expr::Bin(bin) => {
+                count += 1;
+                pending.push(&bin.left);
+                pending.push(&bin.right);
+            }
+            Expr::Paren(e) => pending.push(&e.expr),
+            Expr::TsAs(e) => pending.push(&e.expr),
+            Expr::TsSatisfies(e) => pending.push(&e.expr),
+            Expr::TsNonNull(e) => pending.push(&e.expr),
+            Expr::TsTypeAssertion(e) => pending.push(&e.expr),
+            Expr::Tpl(tpl) => pending.extend(tpl.exprs.iter().map(|e| &**e)),
+            Expr::Unary(e) => pending.push(&e.arg),
+            Expr::Cond(e) => pending.extend([&*e.test, &*e.cons, &*e.alt]),
+            _ => {}
+        }
+    }
+    count
+}
+
 impl Visit for Cost {
     fn visit_stmt(&mut self, node: &Stmt) {
+        // A statement's own statements (a body without braces, a block)
+        // are a level deeper.
         self.line();
+        self.nested(node);
+    }
+
+    // Counted as a line: its body may be printed as a block of its own.
+    fn visit_arrow_expr(&mut self, node: &ArrowExpr) {
+        self.line();
+        self.nested(node);
+    }
+
+    fn visit_var_declarator(&mut self, node: &VarDeclarator) {
+        if let Some(init) = &node.init {
+            self.folded(init);
+        }
         node.visit_children_with(self);
     }
 
@@ -124,7 +218,28 @@ impl Visit for Cost {
     fn visit_ts_enum_member(&mut self, node: &TsEnumMember) {
         self.line();
         if let Some(init) = &node.init {
-            self.largest = self.largest.max(self.value(init));
+            self.folded(init);
+        }
+        let name = match &node.id {
+            TsEnumMemberId::Ident(id) => id.sym.to_string(),
+            TsEnumMemberId::Str(s) => s.value.to_string_lossy().into_owned(),
+        };
+        self.members.insert(name);
+        node.visit_children_with(self);
+    }
+
+    // `E.A` or `E["A"]` of an enum member: swc may write its value there.
+    fn visit_member_expr(&mut self, node: &MemberExpr) {
+        let named = match &node.prop {
+            MemberProp::Ident(name) => self.members.contains(name.sym.as_str()),
+            MemberProp::Computed(computed) => match &*computed.expr {
+                Expr::Lit(Lit::Str(s)) => self.members.contains(&*s.value.to_string_lossy()),
+                _ => false,
+            },
+            MemberProp::PrivateName(_) => false,
+        };
+        if named {
+            self.total = self.total.saturating_add(self.largest);
         }
         node.visit_children_with(self);
     }
@@ -134,6 +249,16 @@ impl Visit for Cost {
     }
 
     fn visit_ts_module_block(&mut self, node: &TsModuleBlock) {
+        self.nested(node);
+    }
+
+    fn visit_ts_module_decl(&mut self, node: &TsModuleDecl) {
+        self.nested(node);
+    }
+
+    // `namespace a.b.c`: each name a namespace of its own.
+    fn visit_ts_namespace_decl(&mut self, node: &TsNamespaceDecl) {
+        self.line();
         self.nested(node);
     }
 
@@ -202,6 +327,37 @@ mod tests {
             ));
         }
         assert!(cost_of(&program).is_err());
+        // Through what only types a value, and through variables swc folds.
+        let wrapped: Vec<String> = std::iter::once("A0 = \"ab\"".to_owned())
+            .chain((1..27).map(|i| format!("A{i} = (A{} as string)! + <string>A{}", i - 1, i - 1)))
+            .collect();
+        assert!(cost_of(&format!("enum E {{ {} }}", wrapped.join(", "))).is_err());
+        let mut consts = String::from("enum E { A }\nconst C0 = \"ab\";\n");
+        for i in 1..30 {
+            consts.push_str(&format!("const C{i} = C{} + C{};\n", i - 1, i - 1));
+        }
+        assert!(cost_of(&consts).is_err());
+        // A long chain of operators, folded at every level.
+        let chain = format!("enum E {{ A = {} }}", vec!["1"; 3000].join(" + "));
+        let refused = cost_of(&chain).unwrap_err();
+        assert!(refused.contains("joins 2999 operators"), "{refused}");
+        // One large value named many times, or given to many members.
+        let big = format!("\"{}\"", "x".repeat(100_000));
+        let named = format!("enum E {{ A = {big} }}\n{}", "E.A;\n".repeat(40));
+        let refused = cost_of(&named).unwrap_err();
+        assert!(
+            refused.contains("written out where they are declared"),
+            "{refused}"
+        );
+        let given = format!(
+            "enum E {{ A = {big}, {} }}",
+            (0..40)
+                .map(|i| format!("B{i} = E[\"A\"]"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        assert!(cost_of(&given).is_err());
+        cost_of(&format!("enum E {{ A = {big} }}\nE.A;")).unwrap();
         // Numbers do not grow.
         let flags: Vec<String> = (0..2000)
             .map(|i| format!("F{i} = 1 << {}", i % 31))
@@ -218,6 +374,14 @@ mod tests {
         let namespaces =
             |n: usize| format!("{}let x = 1;{}", "namespace A { ".repeat(n), "}".repeat(n));
         assert!(cost_of(&namespaces(3_000)).is_err());
+        // Nesting without braces: dotted namespaces, bodies of `if`,
+        // arrows' bodies.
+        let dotted = format!("namespace {} {{ }}", vec!["a"; 2_000].join("."));
+        assert!(cost_of(&dotted).is_err());
+        let ifs = format!("enum E {{ A }}\n{}x;", "if (a) ".repeat(2_000));
+        assert!(cost_of(&ifs).is_err());
+        let arrows = format!("enum E {{ A }}\nconst f = {}1;", "() => ".repeat(2_000));
+        assert!(cost_of(&arrows).is_err());
         // Many statements at a moderate depth: the sum is what counts.
         let wide = format!(
             "enum E {{ A }}\n{}{}{}",
