@@ -1,11 +1,14 @@
-//! Hands the library the guest component (package `wasmwire-guest`, built
-//! for `wasm32-wasip2`) as the compile-time environment variable
-//! `WASMWIRE_GUEST_WASM`, for `include_bytes!`. Three sources, first match:
+//! Hands the library its two components, built for `wasm32-wasip2`: the
+//! guest (package `wasmwire-guest`, the child) as the compile-time
+//! environment variable `WASMWIRE_GUEST_WASM`, and the TypeScript compiler
+//! (package `wasmwire-typescript`, run to prepare a TypeScript program) as
+//! `WASMWIRE_TYPESCRIPT_WASM`, for `include_bytes!`. Three sources, first
+//! match:
 //!
-//! 1. `WASMWIRE_PREBUILT_GUEST=<file.wasm>`: that component (for machines
-//!    that build the guest elsewhere).
-//! 2. `WASMWIRE_GUEST_FROM_SOURCE=1`: the guest built from `guest/` now, by
-//!    a nested `cargo build` with its own target directory
+//! 1. `WASMWIRE_PREBUILT_GUEST=<file.wasm>`: that guest component (for
+//!    machines that build the guest elsewhere), and the shipped compiler.
+//! 2. `WASMWIRE_GUEST_FROM_SOURCE=1`: both built from `guest/` and
+//!    `typescript/` now, by a nested `cargo build` with its own target directory
 //!    (`<target>/guest-wasm`; sharing the outer one would wait forever on
 //!    the outer cargo's lock). QuickJS is C, so this needs a wasi-sdk: this
 //!    script makes a wasi-sdk-shaped directory of symlinks to Debian's
@@ -14,13 +17,15 @@
 //!    checkout, the target directory and cargo's home are remapped, so the
 //!    same sources give the same bytes on any machine with the same
 //!    toolchain (the test command checks this against the shipped file).
-//! 3. Otherwise the component that ships with the crate,
-//!    `prebuilt/wasmwire-guest.wasm`, so that building the library needs
-//!    neither clang, nor wasi-libc, nor the wasm32 target.
+//! 3. Otherwise the components that ship with the crate,
+//!    `prebuilt/wasmwire-guest.wasm` and `prebuilt/wasmwire-typescript.wasm`,
+//!    so that building the library needs neither clang, nor wasi-libc, nor
+//!    the wasm32 target.
 //!
-//! Its SHA-256 goes with it, as `WASMWIRE_GUEST_SHA256` (the file of the 32
-//! bytes): the compiled-component cache is keyed by it, and hashing 2 MB at
-//! every start was a sixth of a CLI run.
+//! Each one's SHA-256 goes with it, as `WASMWIRE_GUEST_SHA256` and
+//! `WASMWIRE_TYPESCRIPT_SHA256` (the file of the 32 bytes): the
+//! compiled-component cache is keyed by it, and hashing 2 MB at every start
+//! was a sixth of a CLI run.
 
 use std::env;
 use std::ffi::OsString;
@@ -29,14 +34,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 const GUEST_PACKAGE: &str = "wasmwire-guest";
+const TYPESCRIPT_PACKAGE: &str = "wasmwire-typescript";
 const GUEST_TARGET: &str = "wasm32-wasip2";
 /// Names a guest component built elsewhere, to embed instead of building one.
 const PREBUILT: &str = "WASMWIRE_PREBUILT_GUEST";
 /// Set to `1`, builds the guest from `guest/` instead of embedding the
 /// shipped component.
 const FROM_SOURCE: &str = "WASMWIRE_GUEST_FROM_SOURCE";
-/// The shipped component, relative to this crate.
+/// The shipped components, relative to this crate.
 const SHIPPED: &str = "prebuilt/wasmwire-guest.wasm";
+const SHIPPED_TYPESCRIPT: &str = "prebuilt/wasmwire-typescript.wasm";
 
 /// Debian's parts of a wasi-sdk (packages clang-19, llvm-19, wasi-libc).
 const CLANG: &str = "/usr/bin/clang-19";
@@ -74,24 +81,31 @@ fn build() -> Result<(), String> {
         fs::copy(&prebuilt, &embedded)
             .map_err(|e| format!("{PREBUILT}={}: {e}", Path::new(&prebuilt).display()))?;
         println!("cargo::rerun-if-changed={}", Path::new(&prebuilt).display());
-        return embed(&embedded);
+        embed(&embedded, "GUEST")?;
+        return embed_shipped(&manifest_dir, SHIPPED_TYPESCRIPT, "TYPESCRIPT");
     }
     if env::var_os(FROM_SOURCE).is_some_and(|v| v == "1") {
         return from_source(&manifest_dir, &out_dir);
     }
-    let shipped = manifest_dir.join(SHIPPED);
+    embed_shipped(&manifest_dir, SHIPPED, "GUEST")?;
+    embed_shipped(&manifest_dir, SHIPPED_TYPESCRIPT, "TYPESCRIPT")
+}
+
+/// Embeds the shipped component at `shipped` as `WASMWIRE_<name>_*`.
+fn embed_shipped(manifest_dir: &Path, shipped: &str, name: &str) -> Result<(), String> {
+    let shipped = manifest_dir.join(shipped);
     if !shipped.is_file() {
         return Err(format!(
-            "{} is missing: build the guest from source with {FROM_SOURCE}=1",
+            "{} is missing: build the components from source with {FROM_SOURCE}=1",
             shipped.display()
         ));
     }
     println!("cargo::rerun-if-changed={}", shipped.display());
-    embed(&shipped)
+    embed(&shipped, name)
 }
 
-/// Builds the guest from `guest/` (a checkout of the whole workspace) and
-/// embeds it.
+/// Builds the guest from `guest/` and the TypeScript compiler from
+/// `typescript/` (a checkout of the whole workspace) and embeds them.
 fn from_source(manifest_dir: &Path, out_dir: &Path) -> Result<(), String> {
     let workspace = manifest_dir
         .parent()
@@ -104,28 +118,54 @@ fn from_source(manifest_dir: &Path, out_dir: &Path) -> Result<(), String> {
         ));
     }
     watch(&workspace);
-    let embedded = out_dir.join("wasmwire-guest.wasm");
 
     let guest_target_dir = nested_cargo::target_dir(out_dir, &workspace).join("guest-wasm");
     let wasi_sdk = wasi_sdk(&guest_target_dir)?;
     check_rust_target()?;
 
+    for package in [GUEST_PACKAGE, TYPESCRIPT_PACKAGE] {
+        nested_build(package, &workspace, &guest_target_dir, &wasi_sdk)?;
+    }
+    for (package, name) in [(GUEST_PACKAGE, "GUEST"), (TYPESCRIPT_PACKAGE, "TYPESCRIPT")] {
+        let built = guest_target_dir
+            .join(GUEST_TARGET)
+            .join("release")
+            .join(format!("{package}.wasm"));
+        // A copy per build, so a concurrent nested build cannot change the
+        // bytes under this crate's `include_bytes!`.
+        let embedded = out_dir.join(format!("{package}.wasm"));
+        fs::copy(&built, &embedded)
+            .map_err(|e| format!("the build left no {}: {e}", built.display()))?;
+        embed(&embedded, name)?;
+    }
+    Ok(())
+}
+
+/// Builds `package` for the guest target in `target_dir`, with its own
+/// cargo: one package a build, so that what one depends on cannot change
+/// the features (and so the bytes) of the other.
+fn nested_build(
+    package: &str,
+    workspace: &Path,
+    target_dir: &Path,
+    wasi_sdk: &Path,
+) -> Result<(), String> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
     let mut command = Command::new(cargo);
     command
-        .current_dir(&workspace)
+        .current_dir(workspace)
         .args([
             "build",
             "--release",
             "--target",
             GUEST_TARGET,
             "-p",
-            GUEST_PACKAGE,
+            package,
         ])
         .arg("--manifest-path")
         .arg(workspace.join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(&guest_target_dir)
+        .arg(target_dir)
         // The workspace's release profile keeps debug info for the host;
         // in the guest it would be most of the component (the C parts get
         // full DWARF), embedded in every host binary. The name section
@@ -140,9 +180,9 @@ fn from_source(manifest_dir: &Path, out_dir: &Path) -> Result<(), String> {
         .args(["--config", "profile.release.incremental=false"])
         .args(["--config", "profile.release.codegen-units=1"])
         .args(["--config", "profile.release.lto=\"fat\""])
-        .env("WASI_SDK", &wasi_sdk);
+        .env("WASI_SDK", wasi_sdk);
     nested_cargo::scrub_environment(&mut command);
-    let mut cflags = reproducible(&mut command, &workspace, &guest_target_dir);
+    let mut cflags = reproducible(&mut command, workspace, target_dir);
     // QuickJS's vsnprintf calls (every line of every stack trace) go to the
     // guest's own, which writes the formats they use without wasi-libc's
     // general printf machinery: guest/c/format.c.
@@ -158,23 +198,14 @@ fn from_source(manifest_dir: &Path, out_dir: &Path) -> Result<(), String> {
     command.env("CFLAGS_wasm32_wasip2", cflags.join(" "));
     let status = command
         .status()
-        .map_err(|e| format!("could not run cargo to build the guest: {e}"))?;
+        .map_err(|e| format!("could not run cargo to build {package}: {e}"))?;
     if !status.success() {
         return Err(format!(
-            "building the guest component failed ({status}); its errors are above. \
+            "building the {package} component failed ({status}); its errors are above. \
              If a C compiler or the wasm32-wasip2 target is missing, {SETUP_HINT}"
         ));
     }
-
-    let built = guest_target_dir
-        .join(GUEST_TARGET)
-        .join("release")
-        .join(format!("{GUEST_PACKAGE}.wasm"));
-    // A copy per build, so a concurrent nested build cannot change the bytes
-    // under this crate's `include_bytes!`.
-    fs::copy(&built, &embedded)
-        .map_err(|e| format!("the guest build left no {}: {e}", built.display()))?;
-    embed(&embedded)
+    Ok(())
 }
 
 /// Remaps every machine-specific path the guest's build would record (in
@@ -208,19 +239,27 @@ fn reproducible(command: &mut Command, workspace: &Path, target_dir: &Path) -> V
         .collect()
 }
 
-fn embed(component: &Path) -> Result<(), String> {
+/// Hands `component` to the library as `WASMWIRE_<name>_WASM`, and its
+/// SHA-256 as `WASMWIRE_<name>_SHA256`.
+fn embed(component: &Path, name: &str) -> Result<(), String> {
     println!(
-        "cargo::rustc-env=WASMWIRE_GUEST_WASM={}",
+        "cargo::rustc-env=WASMWIRE_{name}_WASM={}",
         component.display()
     );
     use sha2::{Digest, Sha256};
     let bytes =
         fs::read(component).map_err(|e| format!("cannot read {}: {e}", component.display()))?;
-    let digest_file = PathBuf::from(var("OUT_DIR")?).join("wasmwire-guest.sha256");
+    let digest_file = PathBuf::from(var("OUT_DIR")?).join(format!(
+        "{}.sha256",
+        component
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or(name)
+    ));
     fs::write(&digest_file, Sha256::digest(&bytes))
         .map_err(|e| format!("cannot write {}: {e}", digest_file.display()))?;
     println!(
-        "cargo::rustc-env=WASMWIRE_GUEST_SHA256={}",
+        "cargo::rustc-env=WASMWIRE_{name}_SHA256={}",
         digest_file.display()
     );
     Ok(())
@@ -230,13 +269,18 @@ fn var(name: &str) -> Result<String, String> {
     env::var(name).map_err(|_| format!("cargo did not set {name}"))
 }
 
-/// Rebuild the guest when its sources, the protocol or the WIT change.
+/// Rebuild the components when their sources, the protocol or the WIT
+/// change (the TypeScript compiler compiles the host's `src/source/` too).
 fn watch(workspace: &Path) {
     for path in [
         "guest/src",
         "guest/Cargo.toml",
         "guest/build.rs",
         "guest/c",
+        "typescript/src",
+        "typescript/build.rs",
+        "typescript/Cargo.toml",
+        "host/src/source",
         "wire/src",
         "wire/Cargo.toml",
         "wit",

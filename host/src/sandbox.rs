@@ -423,13 +423,17 @@ impl Sandbox {
                 biased;
                 () = cancel.cancelled() => Err(End::Cancelled),
                 () = &mut deadline => Err(End::WallClock),
-                prepared = source::prepare_async(&execution.program, language) => Ok(prepared),
+                prepared = source::prepare_async(&execution.program, language, budget.max_memory) => Ok(prepared),
             },
         };
         let prepared = match prepared {
             Ok(Ok(prepared)) => prepared,
             Ok(Err(e)) => {
-                let failure = WireResult::failure(&result_id, FailureKind::Invalid, e.to_string());
+                let kind = match e {
+                    source::SourceError::Memory { .. } => FailureKind::Limit,
+                    _ => FailureKind::Invalid,
+                };
+                let failure = WireResult::failure(&result_id, kind, e.to_string());
                 return Ok(Outcome {
                     elapsed: started.elapsed(),
                     ..Outcome::new(failure)

@@ -270,31 +270,6 @@ fn slow_to_parse() -> String {
     format!("{}a", "a < ".repeat(2000))
 }
 
-/// The scheduling policies of this process's parser threads
-/// (`wasmwire-source`): 0 is the normal class, 5 `SCHED_IDLE`.
-fn parser_policies() -> Vec<i64> {
-    let mut policies = Vec::new();
-    for task in std::fs::read_dir("/proc/self/task").expect("/proc is there") {
-        let task = task.expect("a task").path();
-        let comm = std::fs::read_to_string(task.join("comm")).unwrap_or_default();
-        if comm.trim() != "wasmwire-source" {
-            continue;
-        }
-        // After the command's closing parenthesis, the 39th field (field
-        // 41 of stat(5)) is the scheduling policy.
-        let stat = std::fs::read_to_string(task.join("stat")).unwrap_or_default();
-        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-        if let Some(policy) = after
-            .split_whitespace()
-            .nth(38)
-            .and_then(|n| n.parse().ok())
-        {
-            policies.push(policy);
-        }
-    }
-    policies
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_wall_clock_covers_preparing_the_program_and_a_slow_parse_holds_up_no_other() {
     let budget = wasmwire::Budget {
@@ -304,9 +279,8 @@ async fn the_wall_clock_covers_preparing_the_program_and_a_slow_parse_holds_up_n
     let slow = wasmwire::Execution::typescript(slow_to_parse()).budget(budget);
     let outcome = run_execution(&slow, wasmwire::CancellationToken::new()).await;
     assert_failed(&outcome, FailureKind::Limit, "wall clock");
-    // A program too small to need a parser thread's stack: its parse grows
-    // exponentially with its nesting (20 levels: seconds), and it too ends
-    // at the wall clock.
+    // A small program whose parse grows exponentially with its nesting (20
+    // levels: seconds): it too ends at the wall clock.
     let tiny = format!("{}a{}", "<T>(".repeat(20), ")".repeat(20));
     let execution = wasmwire::Execution::typescript(tiny.clone()).budget(budget);
     let started = std::time::Instant::now();
@@ -325,16 +299,8 @@ async fn the_wall_clock_covers_preparing_the_program_and_a_slow_parse_holds_up_n
         waited < parse,
         "the wall clock waited for the parse: {waited:?} against {parse:?}"
     );
-    // swc cannot be stopped: the abandoned parse goes on, in the idle
-    // scheduling class (only CPU nothing else wants).
-    assert!(
-        parser_policies().contains(&5),
-        "no parser thread in SCHED_IDLE: {:?}",
-        parser_policies()
-    );
-    // The abandoned parse still has its thread; a program that also needs
-    // a parser thread (too long to parse on a worker's stack) does not
-    // wait for it.
+    // The compile ended with the execution (its sandbox went with the
+    // future that ran it): the next program is compiled at once.
     let next = format!("const s = {:?};\ns.length", "x".repeat(4000));
     let next = wasmwire::Execution::typescript(next).budget(wasmwire::Budget {
         wall_clock: std::time::Duration::from_secs(1),

@@ -1,13 +1,19 @@
 //! The program as written, and the program as sent.
 //!
-//! Before a program goes to the child it is prepared here, in the host:
+//! Before a program goes to the child it is prepared:
 //!
 //! - **TypeScript** becomes JavaScript by blanking its types in place
 //!   (swc's type stripper), so every line and column is still the
 //!   program's own. The few constructs that need code of their own (`enum`,
 //!   `namespace`) are transformed instead, and mapped back through the
 //!   transform's source map. A TypeScript syntax error is a [`SourceError`]
-//!   with the program's line and column.
+//!   with the program's line and column. The host never runs swc on
+//!   TypeScript: a TypeScript program is prepared whole (all the steps
+//!   here) by the TypeScript compiler, a component of its own run in a
+//!   fresh sandbox per program, held to the execution's memory cap and
+//!   wall clock (`compiler.rs`). swc's parse of some TypeScript takes time
+//!   exponential in its nesting, and its transform memory exponential in an
+//!   enum's members; neither can be stopped midway anywhere else.
 //! - **A last expression is returned.** When the program's last top-level
 //!   statement is an expression statement, its value is returned (see
 //!   `completion.rs` for how), so that `await search("x")` alone gives
@@ -22,14 +28,14 @@
 //! it (or it is not parsed: see below), it is sent as it is, and the child
 //! reports its own syntax error.
 //!
-//! **What a parse may take.** swc cannot be stopped midway, and some
-//! programs cost it far more than their size. Two such classes are known
-//! and bounded: nested labels of one name, for which swc holds an error per
-//! pair (`labels.rs`: a program that could have more than 524,288 such
-//! pairs is not parsed), and TypeScript whose parse takes time exponential
-//! in its nesting, which the wall clock abandons (see [`prepare_async`])
-//! but which runs on (taking only idle CPU), so that at most 16 such
-//! parses run at once.
+//! **What a JavaScript parse may take.** JavaScript is parsed here, in the
+//! host (it is every program's path, and a sandbox per parse would cost
+//! each `return 1` an instance): swc's JavaScript parse stayed linear in
+//! the program over every shape tried but one, nested labels of one name,
+//! for which swc holds an error per pair (`labels.rs`: a program that could
+//! have more than 524,288 such pairs is not parsed). A parse the wall clock
+//! abandons runs on taking only idle CPU, and at most 16 such parses run at
+//! once (see [`prepare_async`]).
 //!
 //! ```
 //! use wasmwire::source::{Language, prepare};
@@ -45,26 +51,35 @@
 //! ```
 
 mod body;
+mod compiled;
+mod compiler;
 mod completion;
 mod labels;
+mod language;
 mod object_block;
 mod position;
+mod prepare;
 mod stack;
-mod transform_cost;
-mod typescript;
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::thread;
+use std::time::Duration;
 
+pub use language::{Language, SourceError};
 pub use position::PositionMap;
+pub use prepare::Prepared;
+
+pub(crate) use compiler::{
+    COMPONENT as TYPESCRIPT_COMPONENT, COMPONENT_SHA256 as TYPESCRIPT_COMPONENT_SHA256,
+};
 
 /// The largest program the parser reads (64 KiB). swc's parser and its
 /// visitors recurse, about 3 KiB of stack for each level of brackets: a
 /// program of 64 KiB nests at most 32 Ki levels, which the parser thread's stack
 /// holds (measured). A larger JavaScript program is sent as it is; a
-/// larger TypeScript program is refused.
+/// larger TypeScript program is refused (before the compiler is started).
 pub const MAX_PARSED_BYTES: usize = 64 << 10;
 
 /// The stack of the thread the parser runs on (256 MiB of address space;
@@ -79,95 +94,6 @@ const STACK_PER_BYTE: usize = PARSER_STACK / MAX_PARSED_BYTES;
 /// called: the frames above the parser's first level, and the caller's own.
 const STACK_MARGIN: usize = 256 << 10;
 
-/// The language a program is written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Language {
-    /// JavaScript, sent as written (but for a returned last expression).
-    #[default]
-    JavaScript,
-    /// TypeScript: its types are stripped before it is sent.
-    TypeScript,
-}
-
-/// A program ready to send, and how to map the child's places back.
-#[derive(Debug, Clone)]
-pub struct Prepared {
-    /// The JavaScript to send to the child.
-    pub text: String,
-    /// From places in `text` to places in the program.
-    pub map: PositionMap,
-    /// What to tell a program that answers `null` of how it ended, when it
-    /// likely meant to answer something: it ended by declaring a variable
-    /// (`const total = ...`), or in an `if`, `try` or block whose branches
-    /// end in expressions (which a function body does not answer).
-    pub unanswered: Option<String>,
-}
-
-impl Prepared {
-    /// `program` exactly as written, with the identity map (for a child
-    /// that is not given JavaScript to prepare).
-    pub fn as_written(program: &str) -> Self {
-        Self::unchanged(program)
-    }
-
-    /// `program` as it is, with the identity map.
-    fn unchanged(program: &str) -> Self {
-        Self {
-            text: program.to_owned(),
-            map: PositionMap::default(),
-            unanswered: None,
-        }
-    }
-}
-
-/// Why a TypeScript program cannot be sent.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SourceError {
-    /// The program is not valid TypeScript.
-    #[error("TypeScript syntax error at line {line}, column {column}: {message}")]
-    Syntax {
-        /// What the parser found.
-        message: String,
-        /// The program's line (1-based).
-        line: usize,
-        /// The program's column, in characters (1-based).
-        column: usize,
-    },
-    /// The program is longer than the parser reads ([`MAX_PARSED_BYTES`]).
-    #[error("the TypeScript program is {len} bytes; at most {max} bytes are compiled")]
-    TooLarge {
-        /// The program's length in bytes.
-        len: usize,
-        /// The most there may be.
-        max: usize,
-    },
-    /// The TypeScript compiler failed on a program it parsed.
-    #[error("the TypeScript program could not be compiled: {0}")]
-    Failed(String),
-}
-
-impl SourceError {
-    /// This error with its place mapped back through `steps` (edits made
-    /// before the program was compiled).
-    fn mapped(self, steps: &[position::Step]) -> Self {
-        match self {
-            SourceError::Syntax {
-                message,
-                line,
-                column,
-            } if !steps.is_empty() => {
-                let (line, column) = PositionMap::new(steps.to_vec()).original(line, column);
-                SourceError::Syntax {
-                    message,
-                    line,
-                    column,
-                }
-            }
-            other => other,
-        }
-    }
-}
-
 /// Prepares `program` for the child: strips TypeScript's types, returns a
 /// last expression, and says how the child's places map back.
 ///
@@ -176,49 +102,64 @@ impl SourceError {
 ///
 /// Where it is parsed: a program nests at most one level per byte, so a
 /// JavaScript program whose bytes times 4 KiB (plus a margin) fit in
-/// the calling thread's remaining stack is parsed right here; a larger one,
-/// and any TypeScript, on a parser thread (with a stack deep enough for
+/// the calling thread's remaining stack is parsed right here; a larger one
+/// on a parser thread (with a stack deep enough for
 /// [`MAX_PARSED_BYTES`]), and this call waits for it. The hand-off costs
 /// two thread wake-ups: measured on a 2-core VM with the other core idle,
 /// 215 µs against 63 µs for a whole `return 1` execution parsed here.
 ///
-/// The parse takes time that grows faster than the program's length for
-/// some TypeScript (16 KiB of `a < a < …` took 12 s; 116 bytes of nested
-/// `<T>(` 16 s): a caller with a deadline uses [`prepare_async`], which it
-/// can stop waiting for.
+/// TypeScript is compiled in the TypeScript compiler's sandbox, on a
+/// thread of its own, with the default memory cap
+/// ([`DEFAULT_MAX_MEMORY`](crate::DEFAULT_MAX_MEMORY)) and at most
+/// [`BLOCKING_COMPILE_LIMIT`] of time; a caller with a budget of its own
+/// uses [`prepare_async`].
 pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceError> {
-    match plan(program, language) {
-        Plan::Ready(prepared) => prepared,
-        Plan::Here => prepare_in_place(program, language),
+    if language == Language::TypeScript {
+        return compile_blocking(program);
+    }
+    match plan(program) {
+        Plan::AsWritten => Ok(Prepared::unchanged(program)),
+        Plan::Here => Ok(prepare_in_place(program)),
         Plan::Handed => {
             let (answer, answered) = mpsc::sync_channel(1);
             let send = move |prepared| drop(answer.send(prepared));
-            let handed = Parsers::shared().hand(program, language, send, Arc::default());
+            let handed = Parsers::shared().hand(program, send, Arc::default());
             let answer = handed.map(|()| answered.recv().ok());
-            settle(program, language, answer)
+            Ok(settle(program, answer))
         }
     }
 }
 
-/// [`prepare`] for an async caller: a program too large to parse on the
-/// calling thread is parsed on a parser thread while the caller's task
-/// waits without holding its thread. Dropping the future stops the wait,
-/// not the parse: swc cannot be interrupted, so the parser thread finishes
-/// that program at the lowest priority (and then ends) while other
-/// programs go to other parser threads, as long as fewer than 16 such
-/// parses are still running; past that, a program that needs a parser
-/// thread is sent as written (JavaScript) or refused with the reason
-/// (TypeScript) until one ends.
-pub async fn prepare_async(program: &str, language: Language) -> Result<Prepared, SourceError> {
-    match plan(program, language) {
-        Plan::Ready(prepared) => prepared,
-        Plan::Here => prepare_in_place(program, language),
+/// [`prepare`] for an async caller, whose budget holds the TypeScript
+/// compiler too: its memory to `max_memory` bytes (0: no cap but a 32-bit
+/// memory's), its time to the caller's, since dropping the future ends the
+/// compile.
+///
+/// A JavaScript program too large to parse on the calling thread is parsed
+/// on a parser thread while the caller's task waits without holding its
+/// thread. Dropping the future stops the wait, not the parse: swc cannot
+/// be interrupted, so the parser thread finishes that program at the
+/// lowest priority (and then ends) while other programs go to other parser
+/// threads, as long as fewer than 16 such parses are still running; past
+/// that, a program that needs a parser thread is sent as written until one
+/// ends.
+pub async fn prepare_async(
+    program: &str,
+    language: Language,
+    max_memory: u64,
+) -> Result<Prepared, SourceError> {
+    if language == Language::TypeScript {
+        return compile(program, max_memory).await;
+    }
+    match plan(program) {
+        Plan::AsWritten => Ok(Prepared::unchanged(program)),
+        Plan::Here => Ok(prepare_in_place(program)),
         Plan::Handed => {
             let (answer, answered) = tokio::sync::oneshot::channel();
             let watch = Arc::new(Watch::default());
             let send = move |prepared| drop(answer.send(prepared));
             let parsers = Parsers::shared();
-            let handed = parsers.hand(program, language, send, watch.clone());
+            let handed = parsers.hand(program, send, watch.clone());
             // Dropped before the answer came (the wall clock, a cancel):
             // the parse is abandoned.
             let waiting = Abandon(Some((watch, parsers)));
@@ -227,15 +168,67 @@ pub async fn prepare_async(program: &str, language: Language) -> Result<Prepared
                 Err(refused) => Err(refused),
             };
             waiting.disarm();
-            settle(program, language, prepared)
+            Ok(settle(program, prepared))
         }
     }
 }
 
-/// Where a program is prepared, or what it comes to without a parse.
+/// `program` (TypeScript) prepared by the TypeScript compiler, in its
+/// sandbox, with a memory cap of `max_memory` bytes.
+async fn compile(program: &str, max_memory: u64) -> Result<Prepared, SourceError> {
+    if program.len() > MAX_PARSED_BYTES {
+        return Err(SourceError::TooLarge {
+            len: program.len(),
+            max: MAX_PARSED_BYTES,
+        });
+    }
+    compiler::prepare(program, max_memory).await
+}
+
+/// How long [`prepare`] lets the TypeScript compiler run, having no wall
+/// clock of the caller's to go by.
+pub const BLOCKING_COMPILE_LIMIT: Duration = Duration::from_secs(30);
+
+/// [`compile`] for a caller that waits: on a thread of its own (the caller
+/// may be inside an async runtime, which cannot be blocked on from
+/// within), with the default memory cap and [`BLOCKING_COMPILE_LIMIT`].
+fn compile_blocking(program: &str) -> Result<Prepared, SourceError> {
+    thread::scope(|scope| {
+        let compiling = thread::Builder::new()
+            .name("wasmwire-typescript".into())
+            .spawn_scoped(scope, || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_time()
+                    .build()
+                    .map_err(|e| SourceError::Failed(format!("no runtime to compile in: {e}")))?;
+                runtime.block_on(async {
+                    tokio::time::timeout(
+                        BLOCKING_COMPILE_LIMIT,
+                        compile(program, crate::DEFAULT_MAX_MEMORY),
+                    )
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(SourceError::Failed(format!(
+                            "the TypeScript compiler took more than {} s",
+                            BLOCKING_COMPILE_LIMIT.as_secs()
+                        )))
+                    })
+                })
+            })
+            .map_err(|e| SourceError::Failed(format!("no thread to compile on: {e}")))?;
+        compiling.join().unwrap_or_else(|_| {
+            Err(SourceError::Failed(
+                "the TypeScript compiler's thread panicked".to_owned(),
+            ))
+        })
+    })
+}
+
+/// Where a JavaScript program is prepared, if it is.
 enum Plan {
-    /// Decided without parsing (a program over [`MAX_PARSED_BYTES`]).
-    Ready(Result<Prepared, SourceError>),
+    /// Nowhere: it is sent as written (over [`MAX_PARSED_BYTES`], or past
+    /// the labels' bound).
+    AsWritten,
     /// On the calling thread: its stack holds the deepest nesting the
     /// program's length allows.
     Here,
@@ -243,28 +236,13 @@ enum Plan {
     Handed,
 }
 
-fn plan(program: &str, language: Language) -> Plan {
-    if program.len() > MAX_PARSED_BYTES {
-        return Plan::Ready(match language {
-            Language::JavaScript => Ok(Prepared::unchanged(program)),
-            Language::TypeScript => Err(SourceError::TooLarge {
-                len: program.len(),
-                max: MAX_PARSED_BYTES,
-            }),
-        });
-    }
-    let pairs = labels::duplicate_pairs(program);
-    if pairs > labels::MAX_DUPLICATE_PAIRS {
-        // swc would hold an error for every pair of nested same-named
-        // labels (`labels.rs`): gigabytes for a few thousand.
-        return Plan::Ready(match language {
-            Language::JavaScript => Ok(Prepared::unchanged(program)),
-            Language::TypeScript => Err(SourceError::Failed(format!(
-                "it has {pairs} pairs of places that could be nested labels of the same name \
-                 (a label, or the first key of an object literal); at most {} are compiled",
-                labels::MAX_DUPLICATE_PAIRS
-            ))),
-        });
+fn plan(program: &str) -> Plan {
+    // swc would hold an error for every pair of nested same-named labels
+    // (`labels.rs`): gigabytes for a few thousand.
+    if program.len() > MAX_PARSED_BYTES
+        || labels::duplicate_pairs(program) > labels::MAX_DUPLICATE_PAIRS
+    {
+        return Plan::AsWritten;
     }
     let fits_here = stack::remaining().is_some_and(|left| {
         left >= program
@@ -272,10 +250,7 @@ fn plan(program: &str, language: Language) -> Plan {
             .saturating_mul(STACK_PER_BYTE)
             .saturating_add(STACK_MARGIN)
     });
-    // TypeScript never: swc's parse of some of it grows exponentially
-    // with nesting (116 bytes of `<T>(` took 16 s), and only a parse on
-    // another thread can be abandoned when the wall clock runs out.
-    if fits_here && language == Language::JavaScript {
+    if fits_here {
         Plan::Here
     } else {
         #[cfg(test)]
@@ -284,48 +259,39 @@ fn plan(program: &str, language: Language) -> Plan {
     }
 }
 
-/// What a prepare came to: the parser's answer, `None` when the parser
-/// thread went away without one, or why no parser thread took it.
-fn settle(
-    program: &str,
-    language: Language,
-    answer: Result<Option<Answer>, String>,
-) -> Result<Prepared, SourceError> {
-    let unreadable = |why: String| match language {
-        Language::JavaScript => Ok(Prepared::unchanged(program)),
-        Language::TypeScript => Err(SourceError::Failed(why)),
-    };
+/// What a prepare came to: the parser's answer, or the program as written
+/// when the parser panicked, its thread went away without an answer
+/// (`None`), or no parser thread took it (why, which the child's own
+/// parse will say better).
+fn settle(program: &str, answer: Result<Option<Answer>, String>) -> Prepared {
     match answer {
         Ok(Some(Ok(prepared))) => prepared,
-        Ok(Some(Err(Panicked))) => unreadable("the TypeScript compiler panicked".to_owned()),
-        Ok(None) => {
-            unreadable("the TypeScript compiler's thread ended without an answer".to_owned())
-        }
-        Err(refused) => unreadable(refused),
+        Ok(Some(Err(Panicked)) | None) | Err(_) => Prepared::unchanged(program),
     }
 }
 
 /// [`prepare`] on the calling thread.
-fn prepare_in_place(program: &str, language: Language) -> Result<Prepared, SourceError> {
-    let answer = prepare_guarded(program.to_owned(), language);
-    settle(program, language, Ok(Some(answer)))
+fn prepare_in_place(program: &str) -> Prepared {
+    let answer = prepare_guarded(program.to_owned());
+    settle(program, Ok(Some(answer)))
 }
 
 /// [`prepare_here`], with a panic (swc's bug) caught where it happened.
-fn prepare_guarded(program: String, language: Language) -> Answer {
-    panic::catch_unwind(AssertUnwindSafe(|| prepare_here(program, language))).map_err(|_| Panicked)
+fn prepare_guarded(program: String) -> Answer {
+    #[cfg(test)]
+    tests::hold_if_asked(&program);
+    panic::catch_unwind(AssertUnwindSafe(|| prepare_here(program))).map_err(|_| Panicked)
 }
 
 /// A prepare that panicked (swc's bug, caught where it ran).
 struct Panicked;
 
 /// What a parser thread hands back.
-type Answer = Result<Result<Prepared, SourceError>, Panicked>;
+type Answer = Result<Prepared, Panicked>;
 
 /// One program for a parser thread, and what takes its answer.
 struct Job {
     program: String,
-    language: Language,
     answer: Box<dyn FnOnce(Answer) + Send>,
     watch: Arc<Watch>,
 }
@@ -421,13 +387,13 @@ const IDLE_PARSERS: usize = 2;
 
 /// Parses no one waits for any more (their wall clock ran out, or the run
 /// was cancelled) that may still be running before no more are started.
-/// Some TypeScript takes swc time exponential in its nesting (300 bytes
-/// of nested `(<any>` casts: weeks), and nothing stops a parse midway: a
-/// program sent again and again would otherwise leave a thread spinning
-/// for each. Those threads take only idle CPU ([`lower_priority`]), so
-/// one such program, or a few, costs no other execution anything; past
-/// this many, a program that needs a parser thread is refused at once
-/// (TypeScript) or sent as written (JavaScript) until one ends.
+/// No JavaScript is known that takes swc long (TypeScript, some of which
+/// takes it time exponential in its nesting, is never parsed here), but
+/// nothing stops a parse midway: a program sent again and again would
+/// leave a thread running for each. Those threads take only idle CPU
+/// ([`lower_priority`]), so one such program, or a few, costs no other
+/// execution anything; past this many, a program that needs a parser
+/// thread is sent as written until one ends.
 const MAX_UNAWAITED: usize = 16;
 
 /// The process's parser threads, each with a stack deep enough for
@@ -465,20 +431,18 @@ impl Parsers {
     fn hand(
         &'static self,
         program: &str,
-        language: Language,
         answer: impl FnOnce(Answer) + Send + 'static,
         watch: Arc<Watch>,
     ) -> Result<(), String> {
         let unawaited = self.unawaited.load(Ordering::SeqCst);
         if unawaited >= self.max_unawaited {
             return Err(format!(
-                "the TypeScript compiler is still busy with {unawaited} earlier programs \
-                 that ran out of time while compiled; try again when one is done"
+                "the parser is still busy with {unawaited} earlier programs \
+                 that ran out of time while parsed"
             ));
         }
         let mut job = Job {
             program: program.to_owned(),
-            language,
             answer: Box::new(answer),
             watch,
         };
@@ -489,7 +453,7 @@ impl Parsers {
                 .unwrap_or_else(PoisonError::into_inner)
                 .pop();
             let Some(parser) = idle.or_else(|| self.start()) else {
-                return Err("no thread could be started for the TypeScript compiler".to_owned());
+                return Err("no thread could be started for the parser".to_owned());
             };
             // A kept thread only ends by dropping its receiver after a
             // panic outside `catch_unwind`; then the job goes to another.
@@ -534,7 +498,6 @@ impl Parsers {
     fn run(&self, job: Job) -> bool {
         let Job {
             program,
-            language,
             answer,
             watch,
         } = job;
@@ -545,7 +508,7 @@ impl Parsers {
             }
             state.parsing = Some(current_thread());
         }
-        let prepared = prepare_guarded(program, language);
+        let prepared = prepare_guarded(program);
         let mut state = watch.state();
         state.parsing = None;
         if state.counted {
@@ -560,46 +523,10 @@ impl Parsers {
     }
 }
 
-/// [`prepare`], on the calling thread, with the copy of the program the
-/// job brought (sent on as it is when nothing changes).
-fn prepare_here(program: String, language: Language) -> Result<Prepared, SourceError> {
-    let (program, mut steps) = match object_block::parenthesise(&program, language) {
-        Some((text, steps)) => (text, steps.to_vec()),
-        None => (program, Vec::new()),
-    };
-    let mut text = match language {
-        Language::JavaScript => program,
-        Language::TypeScript => {
-            let stripped = typescript::strip(&program).map_err(|error| error.mapped(&steps))?;
-            steps.extend(stripped.steps);
-            stripped.text
-        }
-    };
-    let mut unanswered = None;
-    match completion::ending(&text) {
-        completion::Ending::Returned(returned, step) => {
-            text = returned;
-            steps.push(step);
-        }
-        completion::Ending::Declared(name) => {
-            unanswered = Some(format!(
-                "the program ended by declaring `{name}` and answered null: \
-                 end it with `return {name}` (or `{name}` alone) to answer it"
-            ));
-        }
-        completion::Ending::InBranches(what) => {
-            unanswered = Some(format!(
-                "the program ended in {what} and answered null: an expression inside it \
-                 is not the program's value; `return` the value from inside it"
-            ));
-        }
-        completion::Ending::Other => {}
-    }
-    Ok(Prepared {
-        text,
-        map: PositionMap::new(steps),
-        unanswered,
-    })
+/// [`prepare`] of JavaScript, on the calling thread, with the copy of the
+/// program the job brought (sent on as it is when nothing changes).
+fn prepare_here(program: String) -> Prepared {
+    prepare::prepare_javascript(program)
 }
 
 #[cfg(test)]
@@ -629,41 +556,48 @@ mod tests {
         }
     }
 
+    /// A program whose parse a test holds until it lets go of it
+    /// ([`release_held`]): no JavaScript is known that takes swc long.
+    pub(super) const HELD: &str = "/* held by the test */ 1";
+
+    static HOLD: (Mutex<bool>, std::sync::Condvar) = (Mutex::new(false), std::sync::Condvar::new());
+
+    /// Waits, if `program` is [`HELD`], until the test lets go of it.
+    pub(super) fn hold_if_asked(program: &str) {
+        if program == HELD {
+            let released = HOLD.0.lock().unwrap();
+            drop(HOLD.1.wait_while(released, |released| !*released).unwrap());
+        }
+    }
+
+    fn release_held() {
+        *HOLD.0.lock().unwrap() = true;
+        HOLD.1.notify_all();
+    }
+
     #[test]
     fn parses_no_one_waits_for_are_counted_until_they_end_and_bounded() {
         // Parsers of its own, so that other tests' programs are not refused.
         let parsers: &'static Parsers = Box::leak(Box::new(Parsers::new(2)));
-        // A third of a second of swc's time (exponential in the nesting: 22
-        // levels took 9 s, 40 would take weeks).
-        let slow = format!("return {}1{}", "(<any>".repeat(17), ")".repeat(17));
         let mut watches = Vec::new();
         for _ in 0..2 {
             let watch = Arc::new(Watch::default());
-            parsers
-                .hand(&slow, Language::TypeScript, |_| {}, watch.clone())
-                .unwrap();
+            parsers.hand(HELD, |_| {}, watch.clone()).unwrap();
             wait_for("the parse starts", || watch.state().parsing.is_some());
             // Its wall clock ran out.
             drop(Abandon(Some((watch.clone(), parsers))));
             watches.push(watch);
         }
         assert_eq!(parsers.unawaited.load(Ordering::SeqCst), 2);
-        let refused = parsers
-            .hand("1", Language::TypeScript, |_| {}, Arc::default())
-            .unwrap_err();
+        let refused = parsers.hand("1", |_| {}, Arc::default()).unwrap_err();
         assert!(
             refused.contains("still busy with 2 earlier program"),
             "{refused}"
         );
-        let typescript = settle("1", Language::TypeScript, Err(refused.clone()));
-        assert_eq!(
-            typescript.unwrap_err(),
-            SourceError::Failed(refused.clone())
-        );
-        let javascript = settle("1", Language::JavaScript, Err(refused));
-        assert_eq!(javascript.unwrap().text, "1", "sent as written");
+        assert_eq!(settle("1", Err(refused)).text, "1", "sent as written");
 
         // As each ends, it is counted no more, and programs are taken again.
+        release_held();
         wait_for("the abandoned parses end", || {
             parsers.unawaited.load(Ordering::SeqCst) == 0
         });
@@ -671,13 +605,15 @@ mod tests {
         let (answer, answered) = mpsc::channel();
         parsers
             .hand(
-                "let x: number = 1",
-                Language::TypeScript,
+                "x + 1",
                 move |prepared| drop(answer.send(prepared)),
                 Arc::default(),
             )
             .unwrap();
-        assert!(matches!(answered.recv().unwrap(), Ok(Ok(_))));
+        let Ok(prepared) = answered.recv().unwrap() else {
+            panic!("the parse panicked");
+        };
+        assert!(prepared.text.starts_with("__wasmwire_last = x + 1"));
     }
 
     #[cfg(target_os = "linux")]
@@ -689,7 +625,6 @@ mod tests {
             parsers
                 .hand(
                     &program,
-                    Language::JavaScript,
                     move |_| {
                         let _ = sent.send(answer());
                     },
@@ -735,12 +670,10 @@ mod tests {
                     "__wasmwire_last = x + 1\n;return __wasmwire_last;\nvar __wasmwire_last;"
                 );
                 assert_eq!(handed_off(), before, "the small program was handed off");
-                prepare("x + 1", Language::TypeScript).unwrap();
-                assert_eq!(handed_off(), before + 1, "TypeScript was parsed here");
                 let deep = format!("{}1{}", "(".repeat(2000), ")".repeat(2000));
-                let prepared = prepare(&deep, Language::TypeScript).unwrap();
+                let prepared = prepare(&deep, Language::JavaScript).unwrap();
                 assert!(prepared.text.starts_with("__wasmwire_last = (((("));
-                assert_eq!(handed_off(), before + 2, "the deep program was parsed here");
+                assert_eq!(handed_off(), before + 1, "the deep program was parsed here");
             })
             .unwrap()
             .join()
@@ -848,12 +781,21 @@ mod tests {
         let program = format!("{}1{}", "(".repeat(depth), ")".repeat(depth));
         let js = prepare(&program, Language::JavaScript).unwrap();
         assert!(js.text.starts_with(&format!("__wasmwire_last = {program}")));
-        let ts = prepare(
-            &format!("{}1{}", "[".repeat(depth), "]".repeat(depth)),
-            Language::TypeScript,
-        )
-        .unwrap();
+    }
+
+    #[test]
+    fn typescript_nested_past_the_compilers_stack_is_refused_and_less_is_compiled() {
+        let nested = |depth| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let ts = prepare(&nested(1_000), Language::TypeScript).unwrap();
         assert!(ts.text.starts_with("__wasmwire_last = [[["));
+        let deepest = MAX_PARSED_BYTES / 2 - 8;
+        let error = prepare(&nested(deepest), Language::TypeScript).unwrap_err();
+        assert_eq!(
+            error,
+            SourceError::Failed(
+                "the TypeScript program nests too deeply to be compiled".to_owned()
+            )
+        );
     }
 
     #[test]

@@ -112,6 +112,11 @@ impl PositionMap {
         Self { steps }
     }
 
+    /// The edits, in the order made.
+    pub(crate) fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
     /// Whether every place in the text sent is already the program's.
     pub fn is_identity(&self) -> bool {
         self.steps.is_empty()

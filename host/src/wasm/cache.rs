@@ -87,7 +87,7 @@ fn warn_once(why: &str) {
 
 /// The component compiled for `engine`: from `dir` if it holds it, else
 /// compiled now (and stored in `dir` for next time).
-pub(super) fn load_or_compile(
+pub(crate) fn load_or_compile(
     engine: &Engine,
     component: &[u8],
     dir: Option<&Path>,
@@ -146,10 +146,14 @@ fn key(engine: &Engine, component: &[u8], variant: &[u8]) -> String {
 }
 
 /// The SHA-256 of `component`: the one build.rs computed when it is the
-/// built-in guest (the same bytes, not a copy of them), else hashed now.
+/// built-in guest or TypeScript compiler (the same bytes, not a copy of
+/// them), else hashed now.
 fn component_digest(component: &[u8]) -> [u8; 32] {
     if std::ptr::eq(component, crate::sandbox::GUEST_COMPONENT) {
         return crate::sandbox::GUEST_COMPONENT_SHA256;
+    }
+    if std::ptr::eq(component, crate::source::TYPESCRIPT_COMPONENT) {
+        return crate::source::TYPESCRIPT_COMPONENT_SHA256;
     }
     Sha256::digest(component).into()
 }

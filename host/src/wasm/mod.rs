@@ -33,7 +33,7 @@
 //!
 //! [`Engine`]: wasmtime::Engine
 
-mod cache;
+pub(crate) mod cache;
 mod call_channel;
 mod child;
 mod engine;

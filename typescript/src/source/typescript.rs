@@ -35,6 +35,7 @@ use swc_ts_fast_strip::{ErrorCode, Mode, Options, TransformOutput, operate};
 use super::SourceError;
 use super::body::{self, HEAD};
 use super::position::{Generated, Lines, Step};
+use super::prepare::Stripped;
 
 /// Stands in for a top-level `return` with a value: an assignment takes any
 /// expression a `return` does.
@@ -45,15 +46,6 @@ const RETURN_BARE: &str = "      ";
 
 /// The keyword the stand-ins replace (as long as each).
 const RETURN: &str = "return";
-
-/// JavaScript for a TypeScript program, and the edits that moved places.
-#[derive(Debug)]
-pub(crate) struct Stripped {
-    /// The JavaScript.
-    pub(crate) text: String,
-    /// Empty when the types were blanked in place.
-    pub(crate) steps: Vec<Step>,
-}
 
 /// The parser's view: TypeScript, not TSX (so `<` is a comparison or a
 /// type argument, never an element).

@@ -1,0 +1,192 @@
+//! TypeScript compiled in a sandbox of its own.
+//!
+//! swc cannot be stopped midway, and some TypeScript costs it far more than
+//! its length: 300 bytes of nested `(<any>` casts take its parse weeks, 447
+//! bytes of enum members that join earlier ones took its transform 1.9 GiB.
+//! So the host never runs swc on TypeScript. The TypeScript compiler
+//! (package `wasmwire-typescript`: the host's own preparation, with swc's
+//! stripper) is a WASI command component, built with the guest and shipped
+//! with it; each TypeScript program is prepared by a fresh instance of it,
+//! given the program on standard input and nothing else (no arguments, no
+//! environment, no files, no sockets), which writes its answer on standard
+//! output ([`Compiled`]).
+//!
+//! That instance is held to what the execution is held to: its linear
+//! memory to the execution's memory cap, and its time to the execution's
+//! wall clock, because it runs as part of the future that waits for it,
+//! yielding every [`YIELD_FUEL`] units of fuel: dropping the future (the
+//! wall clock, a cancel) ends the compile there, and its memory goes with
+//! the store. Its stacks are bounded too, so a program nested past them
+//! ends in a trap, said as "nests too deeply".
+
+use std::sync::OnceLock;
+
+use wasmtime::component::{Component, Linker, ResourceTable};
+use wasmtime::{Config, Engine, Store, Trap};
+use wasmtime_wasi::p2::bindings::Command;
+use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use super::compiled::Compiled;
+use super::{Prepared, SourceError};
+use crate::wasm::limits::MemoryLimiter;
+
+/// The TypeScript compiler component (see `build.rs`).
+pub(crate) static COMPONENT: &[u8] = include_bytes!(env!("WASMWIRE_TYPESCRIPT_WASM"));
+
+/// Its SHA-256, computed when the library was built.
+pub(crate) static COMPONENT_SHA256: [u8; 32] = *include_bytes!(env!("WASMWIRE_TYPESCRIPT_SHA256"));
+
+/// Fuel the compiler burns between two yields to the caller's executor
+/// (about a millisecond of its work): how late a wall clock or a cancel
+/// can stop it.
+const YIELD_FUEL: u64 = 1_000_000;
+
+/// The most of the compiler's own stack its compiled code may use (the
+/// stack of wasm frames; the Rust shadow stack is in its linear memory).
+const MAX_WASM_STACK: usize = 8 << 20;
+
+/// The most the compiler may write as its answer: the JavaScript, and for a
+/// transformed program its input, output and source map (a 64 KiB program
+/// comes to well under a megabyte). Past it the answer is cut short and
+/// does not read.
+const MAX_ANSWER: usize = 64 << 20;
+
+/// The most it may write on its standard error (a panic's message).
+const MAX_STDERR: usize = 64 << 10;
+
+/// The engine and the compiled component, made once per process.
+struct Compiler {
+    engine: Engine,
+    component: Component,
+    linker: Linker<State>,
+}
+
+/// One instance's state: its WASI context and its memory's limiter.
+struct State {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limiter: MemoryLimiter,
+}
+
+impl WasiView for State {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// The process's compiler, once it has been made (or failed to be).
+static COMPILER: OnceLock<Result<Compiler, String>> = OnceLock::new();
+
+impl Compiler {
+    /// The process's compiler, made on first use (compiling the component,
+    /// or loading it from the compiled-component cache); why not, if it
+    /// cannot be made. The first use compiles it on tokio's blocking pool
+    /// (seconds with a cold cache), which the caller's task waits for
+    /// without holding its thread.
+    async fn shared() -> Result<&'static Compiler, SourceError> {
+        let made = match COMPILER.get() {
+            Some(made) => made,
+            None => tokio::task::spawn_blocking(|| {
+                COMPILER.get_or_init(|| Compiler::new().map_err(|e| format!("{e:#}")))
+            })
+            .await
+            .map_err(|e| {
+                SourceError::Failed(format!("the TypeScript compiler's load failed: {e}"))
+            })?,
+        };
+        made.as_ref().map_err(|why| {
+            SourceError::Failed(format!(
+                "the TypeScript compiler could not be loaded: {why}"
+            ))
+        })
+    }
+
+    fn new() -> wasmtime::Result<Compiler> {
+        let mut config = Config::new();
+        config
+            .consume_fuel(true)
+            .max_wasm_stack(MAX_WASM_STACK)
+            .async_stack_size(MAX_WASM_STACK + (1 << 20))
+            .memory_init_cow(true);
+        let engine = Engine::new(&config)?;
+        let component = crate::wasm::cache::load_or_compile(
+            &engine,
+            COMPONENT,
+            crate::wasm::default_cache_dir().as_deref(),
+        )?;
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+        Ok(Compiler {
+            engine,
+            component,
+            linker,
+        })
+    }
+}
+
+/// `program` (TypeScript) prepared in a fresh instance of the compiler whose
+/// linear memory may grow to `max_memory` bytes (0: as far as a 32-bit
+/// memory goes). Dropping the future ends the compile.
+pub(crate) async fn prepare(program: &str, max_memory: u64) -> Result<Prepared, SourceError> {
+    let compiler = Compiler::shared().await?;
+    let answer = MemoryOutputPipe::new(MAX_ANSWER);
+    let stderr = MemoryOutputPipe::new(MAX_STDERR);
+    let wasi = WasiCtx::builder()
+        .stdin(MemoryInputPipe::new(program.as_bytes().to_vec()))
+        .stdout(answer.clone())
+        .stderr(stderr.clone())
+        .allow_tcp(false)
+        .allow_udp(false)
+        .allow_ip_name_lookup(false)
+        .socket_addr_check(|_, _| Box::pin(async { false }))
+        .build();
+    let mut store = Store::new(
+        &compiler.engine,
+        State {
+            wasi,
+            table: ResourceTable::new(),
+            limiter: MemoryLimiter::new(max_memory),
+        },
+    );
+    store.limiter(|state| &mut state.limiter);
+    let failed = |why: String| SourceError::Failed(format!("the TypeScript compiler {why}"));
+    store
+        .set_fuel(u64::MAX)
+        .and_then(|()| store.fuel_async_yield_interval(Some(YIELD_FUEL)))
+        .map_err(|e| failed(format!("could not be started: {e}")))?;
+    let ran =
+        match Command::instantiate_async(&mut store, &compiler.component, &compiler.linker).await {
+            Ok(command) => command.wasi_cli_run().call_run(&mut store).await,
+            Err(e) => Err(e),
+        };
+    let refused = store.data().limiter.refused().is_some();
+    drop(store);
+    if refused {
+        return Err(SourceError::Memory { max_memory });
+    }
+    match ran {
+        Ok(Ok(())) => {}
+        Ok(Err(())) => {
+            let said = String::from_utf8_lossy(&stderr.contents())
+                .trim()
+                .to_owned();
+            return Err(failed(format!("failed: {said}")));
+        }
+        Err(e) => {
+            return Err(match e.downcast_ref::<Trap>() {
+                Some(Trap::StackOverflow | Trap::MemoryOutOfBounds) => SourceError::Failed(
+                    "the TypeScript program nests too deeply to be compiled".to_owned(),
+                ),
+                _ => failed(format!("stopped: {e}")),
+            });
+        }
+    }
+    serde_json::from_slice::<Compiled>(&answer.contents())
+        .ok()
+        .and_then(Compiled::into_prepared)
+        .unwrap_or_else(|| Err(failed("gave an answer that does not read".to_owned())))
+}
