@@ -310,6 +310,57 @@ async fn the_wall_clock_covers_preparing_the_program_and_a_slow_parse_holds_up_n
     assert_eq!(value(&outcome), json!(4000));
 }
 
+#[tokio::test]
+async fn typescript_that_makes_its_compiler_take_more_than_the_memory_cap_ends_at_the_cap() {
+    // swc keeps an error for every pair of nested labels of one name: 2,000
+    // of them, 24 KB of program, took the parent 149 MB when it compiled
+    // TypeScript itself, and 1.95 GiB for 447 bytes of doubling enum
+    // members (which the compiler refuses at once now). The compiler's
+    // sandbox is held to the execution's cap: `limit`, nothing left over.
+    let program = format!("var a;\n{}1\n", "a: ".repeat(2_000));
+    for max_memory in [16 << 20, 64 << 20] {
+        let execution =
+            wasmwire::Execution::typescript(program.clone()).budget(wasmwire::Budget {
+                max_memory,
+                ..wasmwire_tests::budget()
+            });
+        let outcome = run_execution(&execution, wasmwire::CancellationToken::new()).await;
+        assert_failed(
+            &outcome,
+            FailureKind::Limit,
+            &format!(
+                "memory limit: compiling the TypeScript program needed more than the \
+                 {max_memory} bytes the execution may hold"
+            ),
+        );
+    }
+    // Under the smaller cap an ordinary program still compiles and runs.
+    let execution = wasmwire::Execution::typescript("const n: number = 6;\nn * 7").budget(
+        wasmwire::Budget {
+            max_memory: 16 << 20,
+            ..wasmwire_tests::budget()
+        },
+    );
+    let outcome = run_execution(&execution, wasmwire::CancellationToken::new()).await;
+    assert_eq!(value(&outcome), json!(42));
+}
+
+#[tokio::test]
+async fn typescript_nested_past_the_compilers_stacks_is_refused_saying_so() {
+    let depth = 16_000;
+    let program = format!("return {}1{}", "[".repeat(depth), "]".repeat(depth));
+    let outcome = run_execution(
+        &wasmwire::Execution::typescript(program),
+        wasmwire::CancellationToken::new(),
+    )
+    .await;
+    assert_failed(
+        &outcome,
+        FailureKind::Invalid,
+        "the TypeScript program nests too deeply to be compiled",
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_ends_an_execution_whose_program_is_still_being_prepared() {
     let cancel = wasmwire::CancellationToken::new();

@@ -10,6 +10,11 @@
 //! beside an `enum`: 3 GiB). [`check`] walks the parsed program once and
 //! refuses one whose folded strings or indentation could pass a bound,
 //! before swc is given it.
+//!
+//! The compiler runs in a sandbox held to the execution's memory cap and
+//! wall clock, which is what bounds any program; this check is the courtesy
+//! of saying what in the program would cost too much, at once, rather than
+//! a memory limit reached after seconds of work.
 
 use std::collections::HashSet;
 
