@@ -77,6 +77,16 @@ pub(crate) enum Backend {
 const PIPE_BYTES: usize = 256 * 1024;
 
 impl Backend {
+    /// Where compiled components are cached for this backend's executions
+    /// (the TypeScript compiler's): the wasm backend's own directory, the
+    /// default one for the process backend.
+    pub fn cache_dir(&self) -> Option<std::path::PathBuf> {
+        match self {
+            Backend::Wasm(child) => child.cache_dir().map(std::path::Path::to_path_buf),
+            Backend::Process(_) => crate::wasm::default_cache_dir(),
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Backend::Wasm(_) => "wasm",

@@ -402,6 +402,19 @@ impl Sandbox {
             (None, Backend::Wasm(_)) => Some(Language::JavaScript),
             (None, Backend::Process(_)) => None,
         };
+        let cache_dir = self.backend.cache_dir();
+        if language == Some(Language::TypeScript) {
+            // The TypeScript compiler is compiled once (seconds, with a cold
+            // cache) before the wall clock starts, as the guest is when the
+            // Sandbox is built: making it is not the program's time. A
+            // compiler that cannot be made says so when it is asked to
+            // compile, below.
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => {}
+                _ = source::load_compiler(cache_dir.clone()) => {}
+            }
+        }
         // The wall clock runs from here: preparing the program is part of
         // the execution (swc's parse of some TypeScript grows faster than
         // its length), and a cancel ends the wait for it too.
@@ -423,7 +436,12 @@ impl Sandbox {
                 biased;
                 () = cancel.cancelled() => Err(End::Cancelled),
                 () = &mut deadline => Err(End::WallClock),
-                prepared = source::prepare_async(&execution.program, language, budget.max_memory) => Ok(prepared),
+                prepared = source::prepare_within(
+                    &execution.program,
+                    language,
+                    budget.max_memory,
+                    cache_dir,
+                ) => Ok(prepared),
             },
         };
         let prepared = match prepared {

@@ -319,11 +319,10 @@ async fn typescript_that_makes_its_compiler_take_more_than_the_memory_cap_ends_a
     // sandbox is held to the execution's cap: `limit`, nothing left over.
     let program = format!("var a;\n{}1\n", "a: ".repeat(2_000));
     for max_memory in [16 << 20, 64 << 20] {
-        let execution =
-            wasmwire::Execution::typescript(program.clone()).budget(wasmwire::Budget {
-                max_memory,
-                ..wasmwire_tests::budget()
-            });
+        let execution = wasmwire::Execution::typescript(program.clone()).budget(wasmwire::Budget {
+            max_memory,
+            ..wasmwire_tests::budget()
+        });
         let outcome = run_execution(&execution, wasmwire::CancellationToken::new()).await;
         assert_failed(
             &outcome,
@@ -335,14 +334,47 @@ async fn typescript_that_makes_its_compiler_take_more_than_the_memory_cap_ends_a
         );
     }
     // Under the smaller cap an ordinary program still compiles and runs.
-    let execution = wasmwire::Execution::typescript("const n: number = 6;\nn * 7").budget(
-        wasmwire::Budget {
+    let execution =
+        wasmwire::Execution::typescript("const n: number = 6;\nn * 7").budget(wasmwire::Budget {
             max_memory: 16 << 20,
             ..wasmwire_tests::budget()
-        },
-    );
+        });
     let outcome = run_execution(&execution, wasmwire::CancellationToken::new()).await;
     assert_eq!(value(&outcome), json!(42));
+}
+
+#[tokio::test]
+async fn the_typescript_compiler_is_cached_where_the_sandbox_caches_its_guest() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("typescript-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let sandbox = wasmwire::Sandbox::new(wasmwire::SandboxOptions {
+        engine: wasmwire::wasm::EngineOptions {
+            cache_dir: Some(dir.clone()),
+            ..wasmwire::wasm::EngineOptions::default()
+        },
+        ..wasmwire::SandboxOptions::default()
+    })
+    .expect("the sandbox builds");
+    let compiled = || {
+        std::fs::read_dir(&dir)
+            .expect("the cache directory was made")
+            .filter_map(Result::ok)
+            .filter(|entry| entry.path().extension().is_some_and(|e| e == "cwasm"))
+            .count()
+    };
+    assert_eq!(compiled(), 1, "the guest alone, before any TypeScript");
+    let outcome = sandbox
+        .run(
+            &wasmwire::Execution::typescript("const n: number = 2;\nn + 1"),
+            &wasmwire::Tools::new(),
+            wasmwire::CancellationToken::new(),
+        )
+        .await
+        .expect("the execution starts");
+    assert_eq!(value(&outcome), json!(3));
+    assert_eq!(compiled(), 2, "the TypeScript compiler beside the guest");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]

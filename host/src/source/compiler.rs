@@ -18,8 +18,14 @@
 //! wall clock, a cancel) ends the compile there, and its memory goes with
 //! the store. Its stacks are bounded too, so a program nested past them
 //! ends in a trap, said as "nests too deeply".
+//!
+//! Its compiled form is cached where the guest's is: a Sandbox's own cache
+//! directory (`EngineOptions::cache_dir`; none, and it is compiled in
+//! memory), the default one for a process backend and for
+//! [`prepare`](super::prepare) and [`prepare_async`](super::prepare_async).
 
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use wasmtime::component::{Component, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store, Trap};
@@ -78,20 +84,38 @@ impl WasiView for State {
     }
 }
 
-/// The process's compiler, once it has been made (or failed to be).
-static COMPILER: OnceLock<Result<Compiler, String>> = OnceLock::new();
+/// A compiler made (or that failed to be), once.
+type Made = OnceLock<Result<Compiler, String>>;
+
+/// The process's compilers, one for each cache directory they were asked
+/// for (a Sandbox's own, or none), made once each and kept.
+static COMPILERS: Mutex<Vec<(Option<PathBuf>, &'static Made)>> = Mutex::new(Vec::new());
 
 impl Compiler {
-    /// The process's compiler, made on first use (compiling the component,
-    /// or loading it from the compiled-component cache); why not, if it
+    /// The process's compiler for `cache_dir`, made on first use (compiling
+    /// the component, or loading it from that cache); why not, if it
     /// cannot be made. The first use compiles it on tokio's blocking pool
     /// (seconds with a cold cache), which the caller's task waits for
     /// without holding its thread.
-    async fn shared() -> Result<&'static Compiler, SourceError> {
-        let made = match COMPILER.get() {
+    async fn shared(cache_dir: Option<PathBuf>) -> Result<&'static Compiler, SourceError> {
+        let slot: &'static Made = {
+            let mut compilers = COMPILERS.lock().unwrap_or_else(PoisonError::into_inner);
+            match compilers.iter().find(|(dir, _)| *dir == cache_dir) {
+                Some(&(_, slot)) => slot,
+                None => {
+                    // Kept for the process's life: one per directory used.
+                    let slot: &'static Made = Box::leak(Box::default());
+                    compilers.push((cache_dir.clone(), slot));
+                    slot
+                }
+            }
+        };
+        let made = match slot.get() {
             Some(made) => made,
-            None => tokio::task::spawn_blocking(|| {
-                COMPILER.get_or_init(|| Compiler::new().map_err(|e| format!("{e:#}")))
+            None => tokio::task::spawn_blocking(move || {
+                slot.get_or_init(|| {
+                    Compiler::new(cache_dir.as_deref()).map_err(|e| format!("{e:#}"))
+                })
             })
             .await
             .map_err(|e| {
@@ -105,7 +129,7 @@ impl Compiler {
         })
     }
 
-    fn new() -> wasmtime::Result<Compiler> {
+    fn new(cache_dir: Option<&Path>) -> wasmtime::Result<Compiler> {
         let mut config = Config::new();
         config
             .consume_fuel(true)
@@ -113,11 +137,7 @@ impl Compiler {
             .async_stack_size(MAX_WASM_STACK + (1 << 20))
             .memory_init_cow(true);
         let engine = Engine::new(&config)?;
-        let component = crate::wasm::cache::load_or_compile(
-            &engine,
-            COMPONENT,
-            crate::wasm::default_cache_dir().as_deref(),
-        )?;
+        let component = crate::wasm::cache::load_or_compile(&engine, COMPONENT, cache_dir)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         Ok(Compiler {
@@ -128,11 +148,22 @@ impl Compiler {
     }
 }
 
+/// Makes the compiler for `cache_dir` ready, or says why it cannot be.
+pub(crate) async fn load(cache_dir: Option<PathBuf>) -> Result<(), SourceError> {
+    Compiler::shared(cache_dir).await.map(drop)
+}
+
 /// `program` (TypeScript) prepared in a fresh instance of the compiler whose
 /// linear memory may grow to `max_memory` bytes (0: as far as a 32-bit
-/// memory goes). Dropping the future ends the compile.
-pub(crate) async fn prepare(program: &str, max_memory: u64) -> Result<Prepared, SourceError> {
-    let compiler = Compiler::shared().await?;
+/// memory goes), the compiler's compiled form cached in `cache_dir` (none:
+/// compiled in memory, once per process). Dropping the future ends the
+/// compile.
+pub(crate) async fn prepare(
+    program: &str,
+    max_memory: u64,
+    cache_dir: Option<PathBuf>,
+) -> Result<Prepared, SourceError> {
+    let compiler = Compiler::shared(cache_dir).await?;
     let answer = MemoryOutputPipe::new(MAX_ANSWER);
     let stderr = MemoryOutputPipe::new(MAX_STDERR);
     let wasi = WasiCtx::builder()

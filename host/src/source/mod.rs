@@ -148,8 +148,25 @@ pub async fn prepare_async(
     language: Language,
     max_memory: u64,
 ) -> Result<Prepared, SourceError> {
+    prepare_within(
+        program,
+        language,
+        max_memory,
+        crate::wasm::default_cache_dir(),
+    )
+    .await
+}
+
+/// [`prepare_async`], with the TypeScript compiler's compiled form cached
+/// in `cache_dir` (a Sandbox's own; `None`: compiled in memory).
+pub(crate) async fn prepare_within(
+    program: &str,
+    language: Language,
+    max_memory: u64,
+    cache_dir: Option<std::path::PathBuf>,
+) -> Result<Prepared, SourceError> {
     if language == Language::TypeScript {
-        return compile(program, max_memory).await;
+        return compile(program, max_memory, cache_dir).await;
     }
     match plan(program) {
         Plan::AsWritten => Ok(Prepared::unchanged(program)),
@@ -173,16 +190,26 @@ pub async fn prepare_async(
     }
 }
 
+/// Makes the TypeScript compiler for `cache_dir` ready, if it is not:
+/// compiles it, or loads it from that cache (see `compiler.rs`).
+pub(crate) async fn load_compiler(cache_dir: Option<std::path::PathBuf>) {
+    let _ = compiler::load(cache_dir).await;
+}
+
 /// `program` (TypeScript) prepared by the TypeScript compiler, in its
 /// sandbox, with a memory cap of `max_memory` bytes.
-async fn compile(program: &str, max_memory: u64) -> Result<Prepared, SourceError> {
+async fn compile(
+    program: &str,
+    max_memory: u64,
+    cache_dir: Option<std::path::PathBuf>,
+) -> Result<Prepared, SourceError> {
     if program.len() > MAX_PARSED_BYTES {
         return Err(SourceError::TooLarge {
             len: program.len(),
             max: MAX_PARSED_BYTES,
         });
     }
-    compiler::prepare(program, max_memory).await
+    compiler::prepare(program, max_memory, cache_dir).await
 }
 
 /// How long [`prepare`] lets the TypeScript compiler run, having no wall
@@ -204,7 +231,11 @@ fn compile_blocking(program: &str) -> Result<Prepared, SourceError> {
                 runtime.block_on(async {
                     tokio::time::timeout(
                         BLOCKING_COMPILE_LIMIT,
-                        compile(program, crate::DEFAULT_MAX_MEMORY),
+                        compile(
+                            program,
+                            crate::DEFAULT_MAX_MEMORY,
+                            crate::wasm::default_cache_dir(),
+                        ),
                     )
                     .await
                     .unwrap_or_else(|_| {

@@ -33,6 +33,9 @@ pub struct WasmChild {
     ticker: Ticker,
     /// The most linear memory a child can be given, in bytes.
     memory_ceiling: u64,
+    /// Where compiled components are cached (the TypeScript compiler's
+    /// too), if anywhere.
+    cache_dir: Option<std::path::PathBuf>,
 }
 
 // Shared across threads and tasks, as documented.
@@ -109,7 +112,14 @@ impl WasmChild {
             memory_ceiling: options
                 .pooling
                 .map_or(WASM32_MEMORY_MAX, |pooling| pooling.max_memory),
+            cache_dir: options.cache_dir.clone(),
         })
+    }
+
+    /// Where this child's compiled component is cached, if anywhere
+    /// ([`EngineOptions::cache_dir`]).
+    pub fn cache_dir(&self) -> Option<&std::path::Path> {
+        self.cache_dir.as_deref()
     }
 
     /// The most linear memory a child can be given, in bytes: a pool slot's
