@@ -33,7 +33,7 @@ use wasmtime_wasi::p2::bindings::Command;
 use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::compiled::Compiled;
+use super::compiled::{Compiled, CompiledStep};
 use super::{Prepared, SourceError};
 use crate::wasm::limits::MemoryLimiter;
 
@@ -218,6 +218,52 @@ pub(crate) async fn prepare(
     }
     serde_json::from_slice::<Compiled>(&answer.contents())
         .ok()
+        .filter(maps_fit)
         .and_then(Compiled::into_prepared)
         .unwrap_or_else(|| Err(failed("gave an answer that does not read".to_owned())))
+}
+
+/// The most source map the host reads back from the compiler, as JSON. A
+/// map's tokens take the host many times their text once read, and the
+/// compiler runs untrusted programs: were one to subvert it, this bounds
+/// what its answer can make the host hold. A transformed program of 64 KiB
+/// has a map of a few hundred KiB (a long folded string is one token).
+const MAX_SOURCE_MAP: usize = 4 << 20;
+
+/// Whether every source map in `compiled` is within [`MAX_SOURCE_MAP`].
+fn maps_fit(compiled: &Compiled) -> bool {
+    match compiled {
+        Compiled::Prepared { steps, .. } => steps.iter().all(|step| match step {
+            CompiledStep::Generated { map, .. } => map.len() <= MAX_SOURCE_MAP,
+            CompiledStep::Inserted { .. } => true,
+        }),
+        Compiled::Syntax { .. } | Compiled::Failed(_) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generated(map_bytes: usize) -> Compiled {
+        Compiled::Prepared {
+            text: "1".to_owned(),
+            steps: vec![CompiledStep::Generated {
+                map: " ".repeat(map_bytes),
+                first_line: 1,
+                first_column: 1,
+                head_columns: 0,
+                input: String::new(),
+                output: String::new(),
+            }],
+            unanswered: None,
+        }
+    }
+
+    #[test]
+    fn an_answer_with_a_source_map_past_the_bound_is_not_read() {
+        assert!(maps_fit(&generated(MAX_SOURCE_MAP)));
+        assert!(!maps_fit(&generated(MAX_SOURCE_MAP + 1)));
+        assert!(maps_fit(&Compiled::Failed("x".to_owned())));
+    }
 }
