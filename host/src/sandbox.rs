@@ -402,8 +402,11 @@ impl Sandbox {
             (None, Backend::Wasm(_)) => Some(Language::JavaScript),
             (None, Backend::Process(_)) => None,
         };
-        let cache_dir = self.backend.cache_dir();
-        if language == Some(Language::TypeScript) {
+        // Only TypeScript needs it: JavaScript (every `return 1`) is parsed
+        // here, and pays for no path.
+        let typescript = language == Some(Language::TypeScript);
+        let cache_dir = typescript.then(|| self.backend.cache_dir()).flatten();
+        if typescript {
             // The TypeScript compiler is compiled once (seconds, with a cold
             // cache) before the wall clock starts, as the guest is when the
             // Sandbox is built: making it is not the program's time. A
