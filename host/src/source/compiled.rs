@@ -28,7 +28,7 @@ pub(crate) enum Compiled {
         line: usize,
         column: usize,
     },
-    /// [`SourceError::Failed`] (or [`SourceError::TooLarge`], said in words).
+    /// [`SourceError::Failed`]'s reason (or another error, said in words).
     Failed(String),
 }
 
@@ -76,6 +76,9 @@ impl Compiled {
                 line,
                 column,
             },
+            // The reason alone: the host's `SourceError::Failed` says what
+            // failed around it.
+            Err(SourceError::Failed(why)) => Compiled::Failed(why),
             Err(other) => Compiled::Failed(other.to_string()),
         }
     }

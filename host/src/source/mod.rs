@@ -830,6 +830,23 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_from_inside_the_compiler_is_said_once() {
+        // Members that double their value: the compiler refuses the enum
+        // before swc folds it, saying why.
+        let mut members = vec!["A0 = \"ab\"".to_owned()];
+        members.extend((1..40).map(|i| format!("A{i} = A{} + A{}", i - 1, i - 1)));
+        let program = format!("enum E {{ {} }}\nE.A39.length", members.join(", "));
+        let error = prepare(&program, Language::TypeScript)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("the TypeScript program could not be compiled: "),
+            "{error}"
+        );
+        assert_eq!(error.matches("could not be compiled").count(), 1, "{error}");
+    }
+
+    #[test]
     fn a_typescript_error_is_a_source_error() {
         let error = prepare("let x: = 1;", Language::TypeScript).unwrap_err();
         assert!(
