@@ -62,6 +62,11 @@ pub(crate) const TOO_LONG_WORDS: &str = "the server's answer of ";
 /// How much a pump holds between its two ends.
 const PIPE: usize = 64 << 10;
 
+/// Refusals the stdio filter may have made and not yet written: past them it
+/// reads no more of stdin until stdout takes some (a client that sends bad
+/// lines and reads nothing holds this many, not one per line it sent).
+const REFUSALS_QUEUED: usize = 64;
+
 /// How long a closed upstream may take to exit before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
 
@@ -413,7 +418,7 @@ pub(crate) fn stdio(max_unanswered: usize) -> (ServerStdio, JoinHandle<()>, Canc
     let rmcp_writes = Counted::new(rmcp_writes);
     let written = rmcp_writes.count();
     let (left, out) = watch::channel(0);
-    let (answers, answered) = mpsc::unbounded_channel();
+    let (answers, answered) = mpsc::channel(REFUSALS_QUEUED);
     let closed = CancellationToken::new();
     let reading = closed.clone().drop_guard();
     tokio::spawn(async move {
@@ -431,39 +436,36 @@ pub(crate) fn stdio(max_unanswered: usize) -> (ServerStdio, JoinHandle<()>, Canc
 }
 
 /// Copies the client's lines to rmcp, but for a request too deep to read,
-/// which is answered (through `answers`) instead.
+/// which is answered (through `answers`) instead. No line is read while
+/// [`REFUSALS_QUEUED`] refusals wait to be written.
 async fn requests(
     from: impl AsyncRead + Unpin,
     to: impl AsyncWrite + Unpin,
-    answers: mpsc::UnboundedSender<Vec<u8>>,
+    answers: mpsc::Sender<Vec<u8>>,
 ) {
-    let refuse = |refusal: Vec<u8>| {
-        let _ = answers.send(refusal);
-    };
     filter_lines(
         from,
         to,
-        |line| {
+        |line, refusals| {
             if let Some((ids, why)) = not_json_rpc_2(line) {
-                for id in ids {
-                    refuse(error_line(&id, -32600, &why));
-                }
+                refusals.extend(ids.iter().map(|id| error_line(id, -32600, &why)));
                 return Some(Vec::new());
             }
             let deep = too_deep(line)?;
             if let (true, Some(id)) = (deep.request, &deep.id) {
-                refuse(request_refused(deep.depth, id));
+                refusals.push(request_refused(deep.depth, id));
             }
             Some(Vec::new())
         },
-        |long| {
+        |long, refusals| {
             // A request whose `method` comes after its head is one too:
             // what has an id and is no answer is answered.
             if let (false, Some(id)) = (long.is_answer(), long.id()) {
-                refuse(request_too_long(long.len, &id));
+                refusals.push(request_too_long(long.len, &id));
             }
             Vec::new()
         },
+        Some(&answers),
     )
     .await;
 }
@@ -474,7 +476,7 @@ async fn answers_in(from: impl AsyncRead + Unpin, to: impl AsyncWrite + Unpin) {
     filter_lines(
         from,
         to,
-        |line| {
+        |line, _| {
             let deep = too_deep(line)?;
             Some(match (&deep.id, deep.request) {
                 (Some(id), false) => answer_unread(deep.depth, id),
@@ -483,10 +485,11 @@ async fn answers_in(from: impl AsyncRead + Unpin, to: impl AsyncWrite + Unpin) {
         },
         // Only what is surely an answer: an id of the upstream's own
         // requests is of another space, and must fail no call of ours.
-        |long| match (long.is_answer(), long.id()) {
+        |long, _| match (long.is_answer(), long.id()) {
             (true, Some(id)) => answer_too_long(long.len, &id),
             _ => Vec::new(),
         },
+        None,
     )
     .await;
 }
@@ -495,13 +498,17 @@ async fn answers_in(from: impl AsyncRead + Unpin, to: impl AsyncWrite + Unpin) {
 /// passes it as it came, `Some(text)` puts `text` in its place (nothing,
 /// to drop it). A line longer than rmcp reads is not held: it is dropped
 /// (rmcp would drop it), and what `too_long` makes of its ends and length
-/// goes in its place once it has ended.
+/// goes in its place once it has ended. What either pushes to its second
+/// argument goes to `back` (answers to the sender of the lines) before the
+/// next line is read, waiting while `back` is full.
 async fn filter_lines(
     from: impl AsyncRead + Unpin,
     mut to: impl AsyncWrite + Unpin,
-    mut judge: impl FnMut(&[u8]) -> Option<Vec<u8>>,
-    mut too_long: impl FnMut(&Long) -> Vec<u8>,
+    mut judge: impl FnMut(&[u8], &mut Vec<Vec<u8>>) -> Option<Vec<u8>>,
+    mut too_long: impl FnMut(&Long, &mut Vec<Vec<u8>>) -> Vec<u8>,
+    back: Option<&mpsc::Sender<Vec<u8>>>,
 ) {
+    let mut answers = Vec::new();
     let mut from = BufReader::new(from);
     let mut line = Vec::new();
     // Inside a line too long to hold: only its ends are kept.
@@ -528,19 +535,25 @@ async fn filter_lines(
         if newline.is_none() {
             continue;
         }
-        if let Some(long) = long.take() {
-            if to.write_all(&too_long(&long)).await.is_err() {
-                return;
-            }
-            continue;
-        }
-        let written = match judge(&line) {
-            None => to.write_all(&line).await,
-            Some(instead) => to.write_all(&instead).await,
+        let written = if let Some(long) = long.take() {
+            to.write_all(&too_long(&long, &mut answers)).await
+        } else {
+            let written = match judge(&line, &mut answers) {
+                None => to.write_all(&line).await,
+                Some(instead) => to.write_all(&instead).await,
+            };
+            line.clear();
+            written
         };
-        line.clear();
         if written.is_err() {
             return;
+        }
+        for answer in answers.drain(..) {
+            // Nobody left to write it: the answers are dropped, the lines
+            // still go through.
+            if let Some(back) = back {
+                let _ = back.send(answer).await;
+            }
         }
     }
     // A last line without its newline goes as it came (rmcp drops it).
@@ -553,7 +566,7 @@ async fn filter_lines(
 async fn answers_out(
     from: impl AsyncRead + Unpin,
     mut to: impl AsyncWrite + Unpin,
-    mut answers: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut answers: mpsc::Receiver<Vec<u8>>,
     left: watch::Sender<u64>,
 ) {
     let mut from = BufReader::new(from);
@@ -762,7 +775,7 @@ mod tests {
         );
         let plain = "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
         let input = format!("{deep}{notification}{plain}");
-        let (answers, answered) = mpsc::unbounded_channel();
+        let (answers, answered) = mpsc::channel(REFUSALS_QUEUED);
         let mut to_rmcp = Vec::new();
         requests(input.as_bytes(), &mut to_rmcp, answers).await;
         assert_eq!(String::from_utf8(to_rmcp).unwrap(), plain);
@@ -822,7 +835,7 @@ mod tests {
         let answer = format!(r#"{{"jsonrpc":"2.0","id":5,"result":{params}}}"#);
         let plain = "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n";
         let input = format!("{first}\n{last}\r\n{notification}\n{method_last}\n{answer}\n{plain}");
-        let (answers, mut answered) = mpsc::unbounded_channel();
+        let (answers, mut answered) = mpsc::channel(REFUSALS_QUEUED);
         let mut to_rmcp = Vec::new();
         requests(input.as_bytes(), &mut to_rmcp, answers).await;
         assert_eq!(String::from_utf8(to_rmcp).unwrap(), plain);
@@ -842,6 +855,38 @@ mod tests {
                 "{message}"
             );
         }
+    }
+
+    /// A client that sent lines to refuse and read nothing made the server
+    /// hold a refusal for every line, without bound; now reading stops
+    /// while [`REFUSALS_QUEUED`] wait to be written, and none is lost.
+    #[tokio::test]
+    async fn refusals_nobody_reads_stop_the_reading_and_none_is_lost() {
+        let sent = 1000;
+        let input: String = (0..sent)
+            .map(|id| format!("{{\"jsonrpc\":\"1.0\",\"id\":{id},\"method\":\"x\"}}\n"))
+            .collect();
+        let (answers, mut answered) = mpsc::channel(REFUSALS_QUEUED);
+        let mut to_rmcp = Vec::new();
+        // Unconstrained: no poll ends for tokio's budget, only for a wait.
+        let mut reading = std::pin::pin!(tokio::task::unconstrained(requests(
+            input.as_bytes(),
+            &mut to_rmcp,
+            answers
+        )));
+        let mut ids = Vec::new();
+        // Every line is there to read at once, so a poll reads until it
+        // must wait, which it does only for refusals nobody took.
+        while futures::poll!(reading.as_mut()).is_pending() {
+            assert_eq!(answered.len(), REFUSALS_QUEUED);
+            while let Ok(line) = answered.try_recv() {
+                ids.extend(json_lines(&line).iter().map(|l| l["id"].as_i64().unwrap()));
+            }
+        }
+        while let Ok(line) = answered.try_recv() {
+            ids.extend(json_lines(&line).iter().map(|l| l["id"].as_i64().unwrap()));
+        }
+        assert_eq!(ids, (0..sent).collect::<Vec<_>>());
     }
 
     /// An upstream answer longer than rmcp reads left the program's call
