@@ -447,6 +447,9 @@ async fn a_last_expression_is_returned_after_a_namespace_and_in_sloppy_javascrip
             "\"use strict\"; let r = 'sloppy'\ntry { undeclared = 1 } catch (e) { r = e.name }\nr",
             json!("ReferenceError"),
         ),
+        // A program that names the variable the value goes through (it
+        // returned null).
+        ("let __wasmwire_last = 5;\n__wasmwire_last * 2", json!(10)),
     ] {
         let (outcome, _) = run_prepared(program, Language::JavaScript).await;
         assert_eq!(value(&outcome), want, "{program}");

@@ -5,7 +5,9 @@
 //! `undefined` instead. When the program's last top-level statement is an
 //! expression statement `E;`, it becomes `__wasmwire_last = E;`, and
 //! `;return __wasmwire_last;` (with the `var` that declares it) is added on
-//! lines of its own after the program. Nothing else changes: not an
+//! lines of its own after the program (a program that writes that name
+//! itself gets one it does not write: `__wasmwire_last$`, with as many `$`
+//! as it takes). Nothing else changes: not an
 //! expression inside a block (`if`, `try`, `for`, `{}`; such an ending is
 //! named, [`Ending::InBranches`], for a hint), not a program that already
 //! ends with `return`. (A last `{ ... }` that reads as an object
@@ -35,17 +37,37 @@ use swc_ecma_ast::{Decl, Expr, ExprStmt, Pat, Stmt, VarDeclKind};
 use super::body::{HEAD, offset, parse_program};
 use super::position::{Lines, Step};
 
-/// What is put before the expression: an assignment to a variable the
-/// program is not expected to use.
-const ASSIGN: &str = "__wasmwire_last = ";
-
-/// The variable [`ASSIGN`] and [`RETURN_IT`] use.
+/// The variable the value goes through, unless the program writes it.
 const VARIABLE: &str = "__wasmwire_last";
 
-/// What is added after the program: the return of that variable, and its
+/// A variable `program` does not write anywhere: [`VARIABLE`], or it
+/// followed by one `$` more than the most that follow it in the program.
+/// One pass, however often the program writes the name.
+fn variable(program: &str) -> String {
+    let mut dollars = None;
+    let mut rest = program;
+    while let Some(at) = rest.find(VARIABLE) {
+        rest = &rest[at + VARIABLE.len()..];
+        let run = rest.len() - rest.trim_start_matches('$').len();
+        dollars = dollars.max(Some(run));
+    }
+    match dollars {
+        None => VARIABLE.to_owned(),
+        Some(most) => format!("{VARIABLE}{}", "$".repeat(most + 1)),
+    }
+}
+
+/// What is put before the expression: an assignment to `variable`.
+fn assign(variable: &str) -> String {
+    format!("{variable} = ")
+}
+
+/// What is added after the program: the return of `variable`, and its
 /// declaration (a `var`, hoisted, so it is declared before the assignment
 /// runs, in sloppy and strict mode alike).
-const RETURN_IT: &str = "\n;return __wasmwire_last;\nvar __wasmwire_last;";
+fn return_it(variable: &str) -> String {
+    format!("\n;return {variable};\nvar {variable};")
+}
 
 /// What is put before a sequence expression, which cannot be assigned
 /// without parentheses.
@@ -146,12 +168,6 @@ fn declared(statement: &Stmt) -> Option<String> {
 /// How `program` ends ([`Ending`]), and the program returning its value
 /// when it ends in an expression.
 pub(crate) fn ending(program: &str) -> Ending {
-    // A program that names the variable itself (`let __wasmwire_last`
-    // would be redeclared by the added `var`, an error on a line the
-    // program does not have) is left as it is.
-    if program.contains(VARIABLE) {
-        return Ending::Other;
-    }
     let Some(script) = parse_program(program) else {
         return Ending::Other;
     };
@@ -185,15 +201,18 @@ fn returned(program: &str, expression: &ExprStmt) -> Option<(String, Step)> {
     let (line, column) = Lines::new(program).position(at);
     let sequence = matches!(&*expression.expr, Expr::Seq(_));
     let (before, after) = if sequence {
-        (RETURN, "")
+        (RETURN.to_owned(), String::new())
     } else {
-        (ASSIGN, RETURN_IT)
+        // Not one the program writes: `let __wasmwire_last` would be
+        // declared again by the added `var`.
+        let variable = variable(program);
+        (assign(&variable), return_it(&variable))
     };
     let mut text = String::with_capacity(program.len() + before.len() + after.len());
     text.push_str(&program[..at]);
-    text.push_str(before);
+    text.push_str(&before);
     text.push_str(&program[at..]);
-    text.push_str(after);
+    text.push_str(&after);
     let step = Step::Inserted {
         line,
         column,
@@ -215,7 +234,8 @@ mod tests {
     /// `program` as the rewrite should make it: `head`, the assignment,
     /// `rest`, and the return after it.
     fn assigned(head: &str, rest: &str) -> String {
-        format!("{head}{ASSIGN}{rest}{RETURN_IT}")
+        let (assign, return_it) = (assign(VARIABLE), return_it(VARIABLE));
+        format!("{head}{assign}{rest}{return_it}")
     }
 
     #[test]
@@ -293,15 +313,33 @@ mod tests {
         );
     }
 
+    /// A program that wrote the variable's name was left as it was, and
+    /// returned nothing (`null`).
     #[test]
-    fn a_program_that_names_the_variable_is_left_alone() {
-        for program in ["let __wasmwire_last = 1;\n2", "__wasmwire_last\n3"] {
+    fn a_program_that_names_the_variable_gets_one_it_does_not_name() {
+        for (program, variable) in [
+            ("let __wasmwire_last = 1;\n2", "__wasmwire_last$"),
+            ("__wasmwire_last\n3", "__wasmwire_last$"),
+            (
+                "let __wasmwire_last$ = 1, a__wasmwire_last$$$b = 2;\n__wasmwire_last$ + 1",
+                "__wasmwire_last$$$$",
+            ),
+        ] {
+            let text = return_last_expression(program).map(|r| r.0);
+            let (head, rest) = program.rsplit_once('\n').unwrap();
             assert_eq!(
-                return_last_expression(program).map(|r| r.0),
-                None,
+                text.as_deref(),
+                Some(
+                    format!("{head}\n{variable} = {rest}\n;return {variable};\nvar {variable};")
+                        .as_str()
+                ),
                 "{program}"
             );
         }
+        assert_eq!(variable("let x = 1;\nx"), VARIABLE);
+        // However often it is written, one pass.
+        let many = "__wasmwire_last$;".repeat(10_000);
+        assert_eq!(variable(&many), "__wasmwire_last$$");
     }
 
     #[test]
