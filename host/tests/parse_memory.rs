@@ -76,6 +76,16 @@ fn nested_labels_of_one_name_take_the_parent_a_bounded_amount() {
         peak < 4 * MIB,
         "2,000 nested labels took {peak} bytes to prepare"
     );
+    // The same label spelt as a lone surrogate escape, which swc keeps as
+    // one name however it is written and the bound read as none (64 KiB
+    // of it: 1.56 GiB; these 2,000: 154 MiB).
+    let surrogates = format!("{}1\n", "\\u{DFFF}: ".repeat(2_000));
+    let (peak, prepared) = peak_of(&surrogates, Language::JavaScript);
+    assert_eq!(prepared.unwrap(), surrogates);
+    assert!(
+        peak < 4 * MIB,
+        "2,000 labels spelt as surrogates took {peak} bytes to prepare"
+    );
     // TypeScript is compiled in the compiler's sandbox, whose linear memory
     // (which this allocator does not see) is held to the default cap of 64
     // MiB: swc's errors for 2,000 labels pass it, and the host's own

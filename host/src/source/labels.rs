@@ -11,9 +11,14 @@
 //!
 //! The count must never be short of the labels swc sees, so it is loose in
 //! one direction only. Every `name :` is a candidate (in code, strings,
-//! comments and regular expressions alike), the name read with its escapes
-//! (`\u0061` is `a`), whitespace of any kind and comments allowed between
-//! the name and its colon. The only ones left out are those directly after
+//! comments and regular expressions alike), whitespace of any kind and
+//! comments allowed between the name and its colon. A name written with an
+//! escape (`\u0061`, `\u{61}`, a lone surrogate `\uDFFF`, which swc keeps
+//! as a name of its own, a pair `\uD835\uDC9C`, which it decodes) is not
+//! read at all: it is counted as the same name as every other candidate,
+//! so no spelling of one name can get past the count (the way lone
+//! surrogates got past reading escapes: 64 KiB of `\u{DFFF}: ` took the
+//! parent to 1.56 GiB). The only ones left out are those directly after
 //! `,`, `?`, `(`, `[` or `.` on the same line, with nothing but spaces
 //! between: a label starts a statement, and what follows those characters
 //! never does, or else (the character being in a string, comment or
@@ -39,12 +44,14 @@ pub(crate) const MAX_DUPLICATE_PAIRS: u64 = 1 << 19;
 const LOOKAHEAD: usize = 256;
 
 /// An upper bound on the pairs of nested same-named labels in `program`,
-/// for the parser's `DuplicateLabel` errors: the sum, over names, of
-/// `n(n-1)/2` for `n` candidate labels of that name.
+/// for the parser's `DuplicateLabel` errors: the sum, over names written
+/// without escapes, of `n(n-1)/2` for `n` candidate labels of that name,
+/// and for each candidate written with one, the number of candidates.
 pub(crate) fn duplicate_pairs(program: &str) -> u64 {
     let bytes = program.as_bytes();
-    let mut counts: HashMap<String, u64> = HashMap::new();
+    let mut counts: HashMap<&str, u64> = HashMap::new();
     let mut pairs: u64 = 0;
+    let (mut candidates, mut escaped) = (0u64, 0u64);
     let mut at = 0;
     while at < bytes.len() {
         let byte = bytes[at];
@@ -54,16 +61,22 @@ pub(crate) fn duplicate_pairs(program: &str) -> u64 {
         } else if starts_name(program, at) {
             let end = skip_name(program, at);
             if !after_expression_start(bytes, at) && colon_follows(program, end) {
-                let count = counts.entry(read_name(program, at)).or_insert(0);
-                pairs = pairs.saturating_add(*count);
-                *count += 1;
+                let name = &program[at..end];
+                candidates += 1;
+                if name.contains('\\') {
+                    escaped += 1;
+                } else {
+                    let count = counts.entry(name).or_insert(0);
+                    pairs = pairs.saturating_add(*count);
+                    *count += 1;
+                }
             }
             at = end.max(at + 1);
         } else {
             at += char_len(program, at);
         }
     }
-    pairs
+    pairs.saturating_add(escaped.saturating_mul(candidates))
 }
 
 /// Whether a name may start at `at`: a letter, `_`, `$`, an escape, or any
@@ -80,62 +93,34 @@ fn continues_name(program: &str, at: usize) -> bool {
     program.as_bytes()[at].is_ascii_digit() || starts_name(program, at)
 }
 
-/// The end of the name (or number) at `at`.
+/// The end of the name (or number) at `at`. An escape is passed over as
+/// far as swc could take it, whatever it stands for: `\u`, then `{`, hex
+/// digits and `}` when braced (four hex digits unbraced are name
+/// characters anyway). Where swc ends a name sooner, what it left is hex
+/// digits or a `}`, not a colon, so no label is missed by going further.
 fn skip_name(program: &str, mut at: usize) -> usize {
-    while at < program.len() && continues_name(program, at) {
-        at += match escape(&program[at..]) {
-            Some((_, len)) => len,
-            None => char_len(program, at),
-        };
-    }
-    at
-}
-
-/// The name at `start`, its escapes read (`\u0061`, `\u{61}`).
-fn read_name(program: &str, start: usize) -> String {
     let bytes = program.as_bytes();
-    let mut name = String::new();
-    let mut at = start;
     while at < bytes.len() && continues_name(program, at) {
-        if bytes[at] == b'\\'
-            && let Some((c, len)) = escape(&program[at..])
-        {
-            name.push(c);
-            at += len;
+        if bytes[at] != b'\\' {
+            at += char_len(program, at);
             continue;
         }
-        let len = char_len(program, at);
-        name.push_str(&program[at..at + len]);
-        at += len;
-    }
-    name
-}
-
-/// A `\u0061` or `\u{61}` escape at the start of `text`: its character
-/// and length. Braces may hold any number of leading zeros, as swc takes
-/// them (`\u{0000061}` is `a`); only the hex digits are read, so a text of
-/// unclosed `\u{` is still read in linear time.
-fn escape(text: &str) -> Option<(char, usize)> {
-    let rest = text.strip_prefix("\\u")?;
-    let (digits, len) = match rest.strip_prefix('{') {
-        Some(braced) => {
-            let hex = braced.bytes().take_while(u8::is_ascii_hexdigit).count();
-            if braced.as_bytes().get(hex) != Some(&b'}') {
-                return None;
+        at += 1;
+        if bytes.get(at) == Some(&b'u') {
+            at += 1;
+            if bytes.get(at) == Some(&b'{') {
+                at += 1;
+                at += bytes[at..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_hexdigit())
+                    .count();
+                if bytes.get(at) == Some(&b'}') {
+                    at += 1;
+                }
             }
-            (braced[..hex].trim_start_matches('0'), 2 + 1 + hex + 1)
         }
-        None => (rest.get(..4)?, 2 + 4),
-    };
-    if digits.len() > 6 {
-        return None;
     }
-    let code = if digits.is_empty() {
-        0
-    } else {
-        u32::from_str_radix(digits, 16).ok()?
-    };
-    Some((char::from_u32(code)?, len))
+    at
 }
 
 /// Whether the name at `at` comes directly after `,`, `?`, `(`, `[` or
@@ -232,8 +217,10 @@ mod tests {
 
     #[test]
     fn a_label_spelt_with_escapes_or_spaces_of_any_kind_is_counted() {
-        assert_eq!(duplicate_pairs("a: \\u0061: \\u{61}: 1"), 3);
-        assert_eq!(duplicate_pairs("a: \\u{0000061}: \\u{000000000061}: 1"), 3);
+        // Three candidates, two escaped: each of those is taken for the
+        // name of all three (3 pairs really).
+        assert_eq!(duplicate_pairs("a: \\u0061: \\u{61}: 1"), 6);
+        assert_eq!(duplicate_pairs("a: \\u{0000061}: \\u{000000000061}: 1"), 6);
         // Comments of every kind between a name and its colon, ended by
         // every line terminator; spaces swc skips that Unicode does not.
         assert_eq!(
@@ -245,6 +232,40 @@ mod tests {
         assert_eq!(duplicate_pairs("é: é: 1"), 1);
         // After a line break, a comma (here in a comment) proves nothing.
         assert_eq!(duplicate_pairs("a: //,\na: //,\na: 1"), 3);
+    }
+
+    /// swc keeps a lone surrogate escape as a name of its own
+    /// (`\u{DFFF}` and `\udfff` are both `\uDFFF`), which the count read
+    /// as no name (braced) or as another name per spelling, and decodes a
+    /// pair (`\uD835\uDC9C` is `𝒜`): 64 KiB of `\u{DFFF}: ` took the parent
+    /// to 1.56 GiB in swc's errors.
+    #[test]
+    fn every_spelling_of_a_name_with_escapes_counts_as_the_same_name() {
+        let n: u64 = 100;
+        for label in [
+            "\\u{DFFF}: ",
+            "\\u{dfff}: { ",
+            "\\uDFFF: ",
+            "\\udFfF: ",
+            "\\uD835\\uDC9C: ",
+            "\\u{1D49C}: ",
+            "a\\u{DFFF}b: ",
+            "\\u{110000}: ",
+            "\\x: ",
+        ] {
+            let program = format!("{}1", label.repeat(n as usize));
+            assert!(
+                duplicate_pairs(&program) >= n * (n - 1) / 2,
+                "{label}: {}",
+                duplicate_pairs(&program)
+            );
+        }
+        // Spellings mixed, and with a name written plainly.
+        let mixed = "\\uD835\\uDC9C: 𝒜: \\u{1D49C}: \\udfff: \\u{DFFF}: 1";
+        assert!(duplicate_pairs(mixed) >= 4);
+        // Past the bound, the program is not given to the parser.
+        let hostile = format!("{}1\n", "\\u{DFFF}: ".repeat(2_000));
+        assert!(duplicate_pairs(&hostile) > MAX_DUPLICATE_PAIRS);
     }
 
     #[test]
