@@ -8,9 +8,11 @@
 //! 1. `WASMWIRE_PREBUILT_GUEST=<file.wasm>`: that guest component (for
 //!    machines that build the guest elsewhere), and the shipped compiler.
 //! 2. `WASMWIRE_GUEST_FROM_SOURCE=1`: both built from `guest/` and
-//!    `typescript/` now, by a nested `cargo build` with its own target directory
-//!    (`<target>/guest-wasm`; sharing the outer one would wait forever on
-//!    the outer cargo's lock). QuickJS is C, so this needs a wasi-sdk: this
+//!    `typescript/` now, at once, by two nested `cargo build`s, each with a
+//!    target directory of its own (`<target>/guest-wasm` and
+//!    `<target>/typescript-wasm`; sharing the outer one would wait forever
+//!    on the outer cargo's lock, sharing one the two would take turns).
+//!    QuickJS is C, so this needs a wasi-sdk: this
 //!    script makes a wasi-sdk-shaped directory of symlinks to Debian's
 //!    clang-19 and wasi-libc (as `scripts/setup` installs them) unless
 //!    `WASI_SDK` already names one. The build is reproducible: paths of the
@@ -31,7 +33,7 @@ use std::env;
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::{Child, Command, ExitCode};
 
 const GUEST_PACKAGE: &str = "wasmwire-guest";
 const TYPESCRIPT_PACKAGE: &str = "wasmwire-typescript";
@@ -119,15 +121,46 @@ fn from_source(manifest_dir: &Path, out_dir: &Path) -> Result<(), String> {
     }
     watch(&workspace);
 
-    let guest_target_dir = nested_cargo::target_dir(out_dir, &workspace).join("guest-wasm");
-    let wasi_sdk = wasi_sdk(&guest_target_dir)?;
+    let target_dir = nested_cargo::target_dir(out_dir, &workspace);
+    let wasi_sdk = wasi_sdk(&target_dir.join("guest-wasm"))?;
     check_rust_target()?;
 
-    for package in [GUEST_PACKAGE, TYPESCRIPT_PACKAGE] {
-        nested_build(package, &workspace, &guest_target_dir, &wasi_sdk)?;
+    let builds = [
+        (GUEST_PACKAGE, target_dir.join("guest-wasm"), "GUEST"),
+        (
+            TYPESCRIPT_PACKAGE,
+            target_dir.join("typescript-wasm"),
+            "TYPESCRIPT",
+        ),
+    ];
+    // Both at once: each ends in a link of one thread (fat LTO), which the
+    // other's compiling overlaps. They share the outer build's job slots.
+    let running: Vec<_> = builds
+        .iter()
+        .map(|(package, dir, _)| nested_build(package, &workspace, dir, &wasi_sdk))
+        .collect();
+    let mut failed = None;
+    for (build, (package, ..)) in running.into_iter().zip(&builds) {
+        let ended = build.and_then(|mut child| {
+            child
+                .wait()
+                .map_err(|e| format!("could not wait for the cargo building {package}: {e}"))
+        });
+        let why = match ended {
+            Ok(status) if status.success() => continue,
+            Ok(status) => format!(
+                "building the {package} component failed ({status}); its errors are above. \
+                 If a C compiler or the wasm32-wasip2 target is missing, {SETUP_HINT}"
+            ),
+            Err(why) => why,
+        };
+        failed.get_or_insert(why);
     }
-    for (package, name) in [(GUEST_PACKAGE, "GUEST"), (TYPESCRIPT_PACKAGE, "TYPESCRIPT")] {
-        let built = guest_target_dir
+    if let Some(why) = failed {
+        return Err(why);
+    }
+    for (package, dir, name) in &builds {
+        let built = dir
             .join(GUEST_TARGET)
             .join("release")
             .join(format!("{package}.wasm"));
@@ -141,15 +174,15 @@ fn from_source(manifest_dir: &Path, out_dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Builds `package` for the guest target in `target_dir`, with its own
-/// cargo: one package a build, so that what one depends on cannot change
-/// the features (and so the bytes) of the other.
+/// Starts building `package` for the guest target in `target_dir`, with
+/// its own cargo: one package a build, so that what one depends on cannot
+/// change the features (and so the bytes) of the other.
 fn nested_build(
     package: &str,
     workspace: &Path,
     target_dir: &Path,
     wasi_sdk: &Path,
-) -> Result<(), String> {
+) -> Result<Child, String> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
     let mut command = Command::new(cargo);
     command
@@ -196,16 +229,9 @@ fn nested_build(
     // calls unchanged; -O1 and -Os were slower than both.
     cflags.push("-O2".to_owned());
     command.env("CFLAGS_wasm32_wasip2", cflags.join(" "));
-    let status = command
-        .status()
-        .map_err(|e| format!("could not run cargo to build {package}: {e}"))?;
-    if !status.success() {
-        return Err(format!(
-            "building the {package} component failed ({status}); its errors are above. \
-             If a C compiler or the wasm32-wasip2 target is missing, {SETUP_HINT}"
-        ));
-    }
-    Ok(())
+    command
+        .spawn()
+        .map_err(|e| format!("could not run cargo to build {package}: {e}"))
 }
 
 /// Remaps every machine-specific path the guest's build would record (in
