@@ -8,7 +8,6 @@
 use std::collections::HashMap;
 
 use rquickjs::{Function, Object};
-use wire::FailureKind;
 
 /// One call the program made.
 #[derive(Debug)]
@@ -30,30 +29,31 @@ pub(crate) struct Call<'js> {
     pub(crate) key: u64,
 }
 
-/// A ToolError the evaluator handed to the program, and its true class.
-#[derive(Debug)]
-pub(crate) struct IssuedToolError<'js> {
-    /// The object itself; recognised by identity, never by its properties.
-    pub(crate) error: Object<'js>,
-    /// The class of the failure.
-    pub(crate) kind: FailureKind,
-    /// The tool that failed.
-    pub(crate) tool: String,
-}
-
-/// Calls queued, calls in flight, and the ToolErrors issued so far.
+/// Calls queued and calls in flight.
 #[derive(Debug, Default)]
 pub(crate) struct Calls<'js> {
     queued: Vec<Call<'js>>,
     in_flight: HashMap<String, Call<'js>>,
-    issued: Vec<IssuedToolError<'js>>,
     keys: u64,
     /// Ids of calls on the wire the program withdrew, for the event loop
     /// to tell the transport.
     withdrawn: Vec<String>,
+    /// A call's promise could not be settled (QuickJS out of memory as it
+    /// queued the reaction): what awaits it waits for ever.
+    unsettled: bool,
 }
 
 impl<'js> Calls<'js> {
+    /// Notes that a call's promise could not be settled.
+    pub(crate) fn note_unsettled(&mut self) {
+        self.unsettled = true;
+    }
+
+    /// Whether a call's promise could not be settled.
+    pub(crate) fn unsettled(&self) -> bool {
+        self.unsettled
+    }
+
     /// Queues a call made by the program.
     pub(crate) fn queue(&mut self, call: Call<'js>) {
         self.queued.push(call);
@@ -125,15 +125,5 @@ impl<'js> Calls<'js> {
         // Lowest id first, so that failures are delivered deterministically.
         calls.sort_by(|(a, _), (b, _)| (a.len(), a).cmp(&(b.len(), b)));
         calls.into_iter().map(|(_, call)| call).collect()
-    }
-
-    /// Remembers a ToolError handed to the program.
-    pub(crate) fn issue(&mut self, issued: IssuedToolError<'js>) {
-        self.issued.push(issued);
-    }
-
-    /// The record of `error` if it is a ToolError the evaluator made.
-    pub(crate) fn issued(&self, error: &Object<'js>) -> Option<&IssuedToolError<'js>> {
-        self.issued.iter().find(|i| i.error == *error)
     }
 }

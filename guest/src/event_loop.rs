@@ -320,9 +320,7 @@ fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, reply: Reply) {
                     return;
                 }
             };
-            if call.resolve.call::<_, ()>((value,)).is_err() {
-                let _ = ctx.catch();
-            }
+            tool_error::settle(ctx, session, &call.resolve, value);
         }
         Err(failure) => {
             tool_error::reject(ctx, session, call, failure.kind, &failure.message);

@@ -7,17 +7,36 @@
 //! program can reach.
 
 use rquickjs::object::Property;
+use wire::FailureKind;
+
 use rquickjs::{Array, Constructor, Ctx, Function, Object, Persistent, Symbol, Type, Value};
 
 /// Defines `ToolError` and hands back the originals the evaluator keeps.
 /// Runs before the program, so every name here is still the intrinsic.
+///
+/// `stamp(error, issued)` marks a ToolError the evaluator hands the program
+/// with a private field (a base class whose constructor returns the error
+/// makes the subclass's field its own), and `issued(value)` reads it back:
+/// no program can read, copy or forge a private field, and it goes with
+/// the error when the program lets it go (a list of every ToolError issued
+/// kept each for the whole run: about 570 bytes a failed call).
 const PRELUDE: &str = r#"(function () {
   "use strict";
   class ToolError extends Error {}
   Object.defineProperty(ToolError.prototype, "name", {
     value: "ToolError", writable: true, enumerable: false, configurable: true,
   });
-  return [Error, ToolError, String.prototype.toWellFormed];
+  class Returns { constructor(error) { return error; } }
+  class Issued extends Returns {
+    #issued;
+    constructor(error, issued) { super(error); this.#issued = issued; }
+    static read(value) {
+      return typeof value === "object" && value !== null && #issued in value
+        ? value.#issued : undefined;
+    }
+  }
+  const stamp = (error, issued) => { new Issued(error, issued); };
+  return [Error, ToolError, String.prototype.toWellFormed, stamp, Issued.read];
 })()"#;
 
 /// The file name QuickJS reports for evaluator-internal code, so that a
@@ -35,6 +54,10 @@ pub(crate) struct Intrinsics<'js> {
     /// `String.prototype.toWellFormed`: JS strings may hold lone surrogates,
     /// Rust strings may not.
     to_well_formed: Function<'js>,
+    /// Marks a ToolError the evaluator issued, and reads the mark (see
+    /// [`PRELUDE`]).
+    stamp: Function<'js>,
+    read_stamp: Function<'js>,
     /// What the web surface's files share (see `web`): `watchSignal`
     /// for `host.call`'s `{signal}`, `adoptTimers`.
     web: Object<'js>,
@@ -44,7 +67,7 @@ pub(crate) struct Intrinsics<'js> {
 /// snapshot, so that no execution compiles the prelude again).
 #[derive(Debug)]
 pub(crate) struct Originals {
-    /// `[Error, ToolError, String.prototype.toWellFormed]`.
+    /// `[Error, ToolError, String.prototype.toWellFormed, stamp, read]`.
     captured: Persistent<Array<'static>>,
 }
 
@@ -78,13 +101,49 @@ impl<'js> Intrinsics<'js> {
         let error: Constructor = captured.get(0)?;
         let tool_error: Constructor = captured.get(1)?;
         let to_well_formed: Function = captured.get(2)?;
+        let stamp: Function = captured.get(3)?;
+        let read_stamp: Function = captured.get(4)?;
         let tool_error_prototype: Object = tool_error.get("prototype")?;
         Ok(Intrinsics {
             error,
             tool_error_prototype,
             to_well_formed,
+            stamp,
+            read_stamp,
             web,
         })
+    }
+
+    /// Marks `error` as a ToolError the evaluator issued for a call of
+    /// `tool` that failed as `kind`.
+    pub(crate) fn issue(
+        &self,
+        error: &Object<'js>,
+        kind: FailureKind,
+        tool: &str,
+    ) -> rquickjs::Result<()> {
+        // The kind's name has no line break; the tool's may.
+        let issued = format!("{}\n{tool}", kind.as_str());
+        self.stamp.call((error.clone(), issued))
+    }
+
+    /// The kind and tool of `value` if it is a ToolError the evaluator
+    /// issued (recognised by its mark, never by its properties).
+    pub(crate) fn issued(&self, value: &Value<'js>) -> Option<(FailureKind, String)> {
+        value.as_object()?;
+        let issued = match self
+            .read_stamp
+            .call::<_, Option<rquickjs::String>>((value.clone(),))
+        {
+            Ok(issued) => issued?,
+            Err(_) => {
+                let _ = value.ctx().catch();
+                return None;
+            }
+        };
+        let issued = issued.to_string().ok()?;
+        let (kind, tool) = issued.split_once('\n')?;
+        Some((kind.parse().ok()?, tool.to_owned()))
     }
 
     /// Hands the timers to `AbortSignal.timeout`: a `setTimeout` of its

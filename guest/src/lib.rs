@@ -488,6 +488,16 @@ fn run_program<'js, T: Transport + ?Sized>(
             "memory limit: QuickJS ran out of memory inside a promise job, which broke \
              the chain the program awaits",
         ),
+        Settled::Stuck
+            if session.with_calls(|calls| calls.unsettled()) == Some(true)
+                || tool_error::exception_pending(ctx) =>
+        {
+            Ending::failed(
+                FailureKind::Limit,
+                "memory limit: QuickJS ran out of memory as it settled a promise, and dropped \
+                 what was to run next, which left the program awaiting it",
+            )
+        }
         Settled::Stuck => {
             // What it left behind may be why nothing can settle (a call
             // that failed unseen).

@@ -11,10 +11,10 @@
 //! look-alike or by editing `kind` (which is read-only anyway).
 
 use rquickjs::object::Property;
-use rquickjs::{Ctx, Object, Value};
+use rquickjs::{Ctx, Function, Object, Value};
 use wire::FailureKind;
 
-use crate::calls::{Call, IssuedToolError};
+use crate::calls::{Call, Calls};
 use crate::session::Session;
 
 /// Fails `call` with a ToolError of class `kind`.
@@ -30,19 +30,45 @@ pub(crate) fn reject<'js>(
         // Out of memory while defining a few properties: the call still
         // fails, with whatever QuickJS threw.
         let thrown = caught(ctx, e);
-        let _ = call.reject.call::<_, ()>((thrown,));
+        settle(ctx, session, &call.reject, thrown);
         return;
     }
-    session.with_calls(|calls| {
-        calls.issue(IssuedToolError {
-            error: error.clone(),
-            kind,
-            tool: call.tool.clone(),
-        })
-    });
-    if call.reject.call::<_, ()>((error,)).is_err() {
-        let _ = ctx.catch();
+    if let Some(intrinsics) = session.intrinsics()
+        && let Err(e) = intrinsics.issue(&error, kind, &call.tool)
+    {
+        // Out of memory (the mark's few bytes): the call still fails, with
+        // whatever QuickJS threw.
+        let thrown = caught(ctx, e);
+        settle(ctx, session, &call.reject, thrown);
+        return;
     }
+    settle(ctx, session, &call.reject, error.into_value());
+}
+
+/// Settles a call's promise with `value` through `settle` (its resolve or
+/// reject); when QuickJS could not, notes that what awaits the promise may
+/// wait for ever, so that a program left so ends `limit` rather than "can
+/// never finish". QuickJS drops a reaction it has no memory to queue
+/// without a word: the settle returns as if it went well, and only the
+/// out-of-memory error it leaves pending says so.
+pub(crate) fn settle<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    settle: &Function<'js>,
+    value: Value<'js>,
+) {
+    if settle.call::<_, ()>((value,)).is_err() || exception_pending(ctx) {
+        let _ = ctx.catch();
+        session.with_calls(Calls::note_unsettled);
+    }
+}
+
+/// Whether an exception is pending on `ctx`: one QuickJS set and did not
+/// throw (a reaction it had no memory to queue, in the program's own
+/// promises too).
+pub(crate) fn exception_pending(ctx: &Ctx<'_>) -> bool {
+    // SAFETY: a live context.
+    unsafe { rquickjs::qjs::JS_HasException(ctx.as_raw().as_ptr()) }
 }
 
 /// Gives the call-site error its ToolError fields.
@@ -82,8 +108,5 @@ pub(crate) fn issued_kind<'js>(
     session: &Session<'js>,
     value: &Value<'js>,
 ) -> Option<(FailureKind, String)> {
-    let object = value.as_object()?;
-    session
-        .with_calls(|calls| calls.issued(object).map(|i| (i.kind, i.tool.clone())))
-        .flatten()
+    session.intrinsics()?.issued(value)
 }

@@ -135,6 +135,72 @@ async fn cyclic_garbage_is_collected_under_a_small_budget() {
     assert_eq!(value(&outcome), json!(1), "{:?}", outcome.result);
 }
 
+/// Every ToolError the evaluator issued was kept for the whole run (so
+/// that it could tell its own from a forged one), about 570 bytes a
+/// failed call: under 8 MiB, a loop that caught its failures ended after
+/// 2,242 of them, and as `invalid` "can never finish" (memory ran out as a
+/// rejection was queued, which left the loop's await pending). The mark
+/// now goes with the error.
+#[tokio::test]
+async fn failed_calls_a_program_catches_hold_none_of_its_memory() {
+    let program = "let n = 0; for (let i = 0; i < 50000; i++) { \
+                   try { await host.call('nope', {}); } catch (e) { n++; } } return n";
+    let outcome = run_with(program, with(|b| b.max_memory = 8 << 20)).await;
+    assert_eq!(value(&outcome), json!(50000), "{:?}", outcome.result);
+    assert_eq!(outcome.result.calls, 50000);
+    // Kept by the program, they take its memory, and that is its limit.
+    let program = "const kept = []; for (;;) { \
+                   try { await host.call('nope', {}); } catch (e) { kept.push(e); } }";
+    let outcome = run_with(program, with(|b| b.max_memory = 8 << 20)).await;
+    assert_failed(&outcome, FailureKind::Limit, "memory limit");
+}
+
+/// A program that fills its memory and then calls tools meets QuickJS
+/// out of memory as it settles a call's promise, where it drops the
+/// reaction it cannot queue and says nothing: the program's `await` was
+/// left pending, and the run ended `invalid`, "can never finish". Over
+/// a range of room left (where it happens depends on the heap's layout),
+/// every run now ends `ok` or `limit`.
+#[tokio::test]
+async fn memory_running_out_as_a_call_settles_is_a_limit_not_a_stuck_program() {
+    for room in 0..12 {
+        let program = format!(
+            "const keep = []; try {{ for (;;) keep.push(new Array(16).fill(0)); }} catch (e) {{}} \
+             keep.length -= {room}; let n = 0; \
+             for (let i = 0; i < 3000; i++) {{ try {{ await host.call('nope', {{}}); }} catch (e) {{ n++; }} }} \
+             return n"
+        );
+        let outcome = run_with(&program, with(|b| b.max_memory = 8 << 20)).await;
+        if !outcome.result.ok {
+            assert_failed(&outcome, FailureKind::Limit, "memory limit");
+        }
+    }
+}
+
+/// The mark cannot be read, copied or forged: a ToolError the program
+/// makes, or one it dresses as another kind, is the program's own error.
+#[tokio::test]
+async fn a_tool_error_the_program_forges_is_its_own_error() {
+    let outcome =
+        run("const e = new ToolError('x'); e.kind = 'transient'; e.tool = 'echo'; throw e").await;
+    assert_failed(&outcome, FailureKind::Invalid, "ToolError: x");
+    let outcome = run(
+        "let real; try { await host.call('nope', {}); } catch (e) { real = e; } \
+         throw Object.create(Object.getPrototypeOf(real), Object.getOwnPropertyDescriptors(real))",
+    )
+    .await;
+    assert_failed(&outcome, FailureKind::Invalid, "ToolError: no tool named");
+    // The error itself, rethrown, is still the tool's.
+    let outcome =
+        run("try { await host.call('nope', {}); } catch (e) { e.message = 'changed'; throw e; }")
+            .await;
+    assert_failed(
+        &outcome,
+        FailureKind::NotFound,
+        "ToolError from nope: changed",
+    );
+}
+
 #[tokio::test]
 async fn a_string_doubling_bomb_ends_as_limit() {
     // QuickJS concatenates into ropes, so this meets its 2^30-character
