@@ -41,9 +41,22 @@ pub(crate) struct Calls<'js> {
     /// A call's promise could not be settled (QuickJS out of memory as it
     /// queued the reaction): what awaits it waits for ever.
     unsettled: bool,
+    /// The ToolErrors handed to the program, as keys of a `WeakMap` (see
+    /// `Intrinsics::issue`); made when the first call fails.
+    issued: Option<Object<'js>>,
 }
 
 impl<'js> Calls<'js> {
+    /// The map of the ToolErrors issued, if a call has failed.
+    pub(crate) fn issued(&self) -> Option<Object<'js>> {
+        self.issued.clone()
+    }
+
+    /// Keeps the map of the ToolErrors issued.
+    pub(crate) fn keep_issued(&mut self, map: Object<'js>) {
+        self.issued = Some(map);
+    }
+
     /// Notes that a call's promise could not be settled.
     pub(crate) fn note_unsettled(&mut self) {
         self.unsettled = true;

@@ -6,6 +6,7 @@
 //! needs (JSON, property definition) goes through QuickJS's C API, which no
 //! program can reach.
 
+use rquickjs::function::This;
 use rquickjs::object::Property;
 use wire::FailureKind;
 
@@ -14,30 +15,25 @@ use rquickjs::{Array, Constructor, Ctx, Function, Object, Persistent, Symbol, Ty
 /// Defines `ToolError` and hands back the originals the evaluator keeps.
 /// Runs before the program, so every name here is still the intrinsic.
 ///
-/// `stamp(error, issued)` marks a ToolError the evaluator hands the program
-/// with a private field (a base class whose constructor returns the error
-/// makes the subclass's field its own), and `issued(value)` reads it back:
-/// no program can read, copy or forge a private field, and it goes with
-/// the error when the program lets it go (a list of every ToolError issued
-/// kept each for the whole run: about 570 bytes a failed call).
+/// `WeakMap` and its `get` and `set` keep the ToolErrors the evaluator
+/// issued, as keys of a map no program can reach (made for a run when its
+/// first call fails): told apart from forged ones by identity, and gone
+/// when the program lets them go (a list of them kept each for the whole
+/// run: about 570 bytes a failed call).
 const PRELUDE: &str = r#"(function () {
   "use strict";
   class ToolError extends Error {}
   Object.defineProperty(ToolError.prototype, "name", {
     value: "ToolError", writable: true, enumerable: false, configurable: true,
   });
-  class Returns { constructor(error) { return error; } }
-  class Issued extends Returns {
-    #issued;
-    constructor(error, issued) { super(error); this.#issued = issued; }
-    static read(value) {
-      return typeof value === "object" && value !== null && #issued in value
-        ? value.#issued : undefined;
-    }
-  }
-  const stamp = (error, issued) => { new Issued(error, issued); };
-  return [Error, ToolError, String.prototype.toWellFormed, stamp, Issued.read];
+  return [Error, ToolError, String.prototype.toWellFormed, WeakMap,
+          WeakMap.prototype.get, WeakMap.prototype.set];
 })()"#;
+
+/// Where [`PRELUDE`]'s array holds `WeakMap` and its `get` and `set`.
+const WEAK_MAP: usize = 3;
+const WEAK_MAP_GET: usize = 4;
+const WEAK_MAP_SET: usize = 5;
 
 /// The file name QuickJS reports for evaluator-internal code, so that a
 /// location search never mistakes it for the program.
@@ -54,10 +50,9 @@ pub(crate) struct Intrinsics<'js> {
     /// `String.prototype.toWellFormed`: JS strings may hold lone surrogates,
     /// Rust strings may not.
     to_well_formed: Function<'js>,
-    /// Marks a ToolError the evaluator issued, and reads the mark (see
-    /// [`PRELUDE`]).
-    stamp: Function<'js>,
-    read_stamp: Function<'js>,
+    /// What [`PRELUDE`] returned: the map of the ToolErrors the evaluator
+    /// issued is made and read through it, only when a call fails.
+    captured: Array<'js>,
     /// What the web surface's files share (see `web`): `watchSignal`
     /// for `host.call`'s `{signal}`, `adoptTimers`.
     web: Object<'js>,
@@ -67,7 +62,7 @@ pub(crate) struct Intrinsics<'js> {
 /// snapshot, so that no execution compiles the prelude again).
 #[derive(Debug)]
 pub(crate) struct Originals {
-    /// `[Error, ToolError, String.prototype.toWellFormed, stamp, read]`.
+    /// `[Error, ToolError, String.prototype.toWellFormed, WeakMap, get, set]`.
     captured: Persistent<Array<'static>>,
 }
 
@@ -101,40 +96,51 @@ impl<'js> Intrinsics<'js> {
         let error: Constructor = captured.get(0)?;
         let tool_error: Constructor = captured.get(1)?;
         let to_well_formed: Function = captured.get(2)?;
-        let stamp: Function = captured.get(3)?;
-        let read_stamp: Function = captured.get(4)?;
         let tool_error_prototype: Object = tool_error.get("prototype")?;
         Ok(Intrinsics {
             error,
             tool_error_prototype,
             to_well_formed,
-            stamp,
-            read_stamp,
+            captured,
             web,
         })
     }
 
-    /// Marks `error` as a ToolError the evaluator issued for a call of
-    /// `tool` that failed as `kind`.
+    /// A new map for the ToolErrors a run issues (the original
+    /// `WeakMap`'s).
+    pub(crate) fn issued_map(&self) -> rquickjs::Result<Object<'js>> {
+        let weak_map: Constructor = self.captured.get(WEAK_MAP)?;
+        weak_map.construct(())
+    }
+
+    /// Records in `map` that `error` is a ToolError the evaluator issued
+    /// for a call of `tool` that failed as `kind`.
     pub(crate) fn issue(
         &self,
+        map: &Object<'js>,
         error: &Object<'js>,
         kind: FailureKind,
         tool: &str,
     ) -> rquickjs::Result<()> {
         // The kind's name has no line break; the tool's may.
         let issued = format!("{}\n{tool}", kind.as_str());
-        self.stamp.call((error.clone(), issued))
+        let set: Function = self.captured.get(WEAK_MAP_SET)?;
+        set.call::<_, Value>((This(map.clone()), error.clone(), issued))
+            .map(drop)
     }
 
-    /// The kind and tool of `value` if it is a ToolError the evaluator
-    /// issued (recognised by its mark, never by its properties).
-    pub(crate) fn issued(&self, value: &Value<'js>) -> Option<(FailureKind, String)> {
+    /// The kind and tool of `value` if `map` has it as a ToolError the
+    /// evaluator issued (by identity, never by its properties).
+    pub(crate) fn issued(
+        &self,
+        map: &Object<'js>,
+        value: &Value<'js>,
+    ) -> Option<(FailureKind, String)> {
         value.as_object()?;
-        let issued = match self
-            .read_stamp
-            .call::<_, Option<rquickjs::String>>((value.clone(),))
-        {
+        let get = self.captured.get::<Function>(WEAK_MAP_GET);
+        let issued = match get.and_then(|get| {
+            get.call::<_, Option<rquickjs::String>>((This(map.clone()), value.clone()))
+        }) {
             Ok(issued) => issued?,
             Err(_) => {
                 let _ = value.ctx().catch();

@@ -33,9 +33,7 @@ pub(crate) fn reject<'js>(
         settle(ctx, session, &call.reject, thrown);
         return;
     }
-    if let Some(intrinsics) = session.intrinsics()
-        && let Err(e) = intrinsics.issue(&error, kind, &call.tool)
-    {
+    if let Err(e) = issue(session, &error, kind, &call.tool) {
         // Out of memory (the mark's few bytes): the call still fails, with
         // whatever QuickJS threw.
         let thrown = caught(ctx, e);
@@ -103,10 +101,33 @@ pub(crate) fn caught<'js>(ctx: &Ctx<'js>, error: rquickjs::Error) -> Value<'js> 
     }
 }
 
+/// Records `error` as a ToolError the evaluator issued, in the run's map
+/// (made now if this is the run's first).
+fn issue<'js>(
+    session: &Session<'js>,
+    error: &Object<'js>,
+    kind: FailureKind,
+    tool: &str,
+) -> rquickjs::Result<()> {
+    let Some(intrinsics) = session.intrinsics() else {
+        return Ok(());
+    };
+    let map = match session.with_calls(|calls| calls.issued()).flatten() {
+        Some(map) => map,
+        None => {
+            let map = intrinsics.issued_map()?;
+            session.with_calls(|calls| calls.keep_issued(map.clone()));
+            map
+        }
+    };
+    intrinsics.issue(&map, error, kind, tool)
+}
+
 /// The class of `value` if it is a ToolError the evaluator issued.
 pub(crate) fn issued_kind<'js>(
     session: &Session<'js>,
     value: &Value<'js>,
 ) -> Option<(FailureKind, String)> {
-    session.intrinsics()?.issued(value)
+    let map = session.with_calls(|calls| calls.issued()).flatten()?;
+    session.intrinsics()?.issued(&map, value)
 }
