@@ -32,6 +32,7 @@ use rquickjs::{Ctx, Exception, Function, Object, Value};
 use wire::StartBinding;
 
 use crate::calls::Call;
+use crate::intrinsics::Watched;
 use crate::session::Session;
 use crate::throw_site;
 use crate::tool_error;
@@ -258,11 +259,12 @@ fn call<'js>(
     let Some(key) = session.with_calls(|calls| calls.next_key()) else {
         return Err(ended(ctx));
     };
+    let mut watched = None;
     if let Some(signal) = signal {
         let on_abort = abort_call(ctx, session, key)?;
-        match intrinsics.watch_signal(signal, on_abort) {
-            Ok(None) => {}
-            Ok(Some(reason)) => return rejected(ctx, reason),
+        match intrinsics.watch_signal(signal.clone(), on_abort) {
+            Ok(Watched::Watching(watch)) => watched = Some((signal, watch)),
+            Ok(Watched::Aborted(reason)) => return rejected(ctx, reason),
             Err(e) => return rejected(ctx, tool_error::caught(ctx, e)),
         }
     }
@@ -276,6 +278,7 @@ fn call<'js>(
         reject,
         site,
         key,
+        signal: watched,
     };
     if session.with_calls(|calls| calls.queue(call)).is_none() {
         return Err(ended(ctx));

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use rquickjs::{Function, Object};
+use rquickjs::{Function, Object, Value};
 
 /// One call the program made.
 #[derive(Debug)]
@@ -27,6 +27,20 @@ pub(crate) struct Call<'js> {
     /// The call's number in this run (from [`Calls::next_key`]), by which
     /// its signal withdraws it before and after it has an id.
     pub(crate) key: u64,
+    /// Its signal and the key of the signal's watch, forgotten once the
+    /// call is answered ([`Call::done`]).
+    pub(crate) signal: Option<(Value<'js>, Value<'js>)>,
+}
+
+impl<'js> Call<'js> {
+    /// The call is answered: its signal stops watching for it.
+    pub(crate) fn done(&self, session: &crate::session::Session<'js>) {
+        if let Some((signal, key)) = &self.signal
+            && let Some(intrinsics) = session.intrinsics()
+        {
+            intrinsics.forget_signal(signal, key);
+        }
+    }
 }
 
 /// Calls queued and calls in flight.

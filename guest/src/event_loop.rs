@@ -303,6 +303,7 @@ fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, reply: Reply) {
         // here waits for it.
         return;
     };
+    call.done(session);
     match reply.outcome {
         Ok(value) => {
             let value = match parse_value(ctx, session, &value) {

@@ -39,6 +39,15 @@ const WEAK_MAP_SET: usize = 5;
 /// location search never mistakes it for the program.
 const PRELUDE_FILE: &str = "<wasmwire>";
 
+/// What watching a call's signal found.
+#[derive(Debug)]
+pub(crate) enum Watched<'js> {
+    /// It had already aborted, for this reason.
+    Aborted(Value<'js>),
+    /// It is watched; the key forgets the watch.
+    Watching(Value<'js>),
+}
+
 /// Handles on the original intrinsics. Cheap to clone (each is a reference).
 #[derive(Clone, Debug)]
 pub(crate) struct Intrinsics<'js> {
@@ -162,19 +171,34 @@ impl<'js> Intrinsics<'js> {
         adopt.call((set_timeout, clear_timeout))
     }
 
-    /// Watches `signal` for a call: `Ok(Some(reason))` when it is already
-    /// aborted, else `on_abort(reason)` is called once when it aborts. A
-    /// value that is not an AbortSignal is a TypeError.
+    /// Watches `signal` for a call: [`Watched::Aborted`] with its reason
+    /// when it is already aborted, else `on_abort(reason)` is called once
+    /// when it aborts, until [`Intrinsics::forget_signal`] with the key in
+    /// [`Watched::Watching`]. A value that is not an AbortSignal is a
+    /// TypeError.
     pub(crate) fn watch_signal(
         &self,
         signal: Value<'js>,
         on_abort: Function<'js>,
-    ) -> rquickjs::Result<Option<Value<'js>>> {
+    ) -> rquickjs::Result<Watched<'js>> {
         let watch: Function = self.web.get("watchSignal")?;
         let watched: Value = watch.call((signal, on_abort))?;
         match watched.as_object() {
-            Some(aborted) => Ok(Some(aborted.get("reason")?)),
-            None => Ok(None),
+            Some(aborted) => Ok(Watched::Aborted(aborted.get("reason")?)),
+            None => Ok(Watched::Watching(watched)),
+        }
+    }
+
+    /// Stops watching `signal` for the call whose watch is `key` (it has
+    /// been answered): a signal shared by many calls holds none of those
+    /// that are done.
+    pub(crate) fn forget_signal(&self, signal: &Value<'js>, key: &Value<'js>) {
+        let forgot = self
+            .web
+            .get::<_, Function>("forgetSignal")
+            .and_then(|forget| forget.call::<_, ()>((signal.clone(), key.clone())));
+        if forgot.is_err() {
+            let _ = signal.ctx().catch();
         }
     }
 

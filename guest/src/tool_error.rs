@@ -25,6 +25,7 @@ pub(crate) fn reject<'js>(
     kind: FailureKind,
     message: &str,
 ) {
+    call.done(session);
     let error = call.site.clone();
     if let Err(e) = dress(&error, kind, message, &call.tool) {
         // Out of memory while defining a few properties: the call still

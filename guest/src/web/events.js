@@ -17,7 +17,7 @@
   const arraySlice = Array.prototype.slice;
   const arraySplice = Array.prototype.splice;
   const MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set;
-  const mapDelete = Map.prototype.delete;
+  const mapDelete = Map.prototype.delete, mapForEach = Map.prototype.forEach;
   // `#field in v` throws "invalid 'in' operand" for a primitive.
   const isObject = (v) => v !== null && (typeof v === "object" || typeof v === "function");
   const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, "size").get;
@@ -145,6 +145,8 @@
     const i = findEntry(entries, capture);
     if (i < 0) return;
     entries[i].removed = true;
+    // Its signal no longer needs to remove it.
+    if (entries[i].signal !== undefined) forgetAbort(entries[i].signal, entries[i].abortKey);
     apply(arraySplice, entries, [i, 1]);
     if (entries.length === 0) apply(mapDelete, bucket.byCallback, [callback]);
     // A type with no listener left goes (a dispatch under way keeps its
@@ -185,10 +187,11 @@
         entries = [];
         apply(mapSet, bucket.byCallback, [callback, entries]);
       }
-      const entry = { callback, capture, once, removed: false };
+      const entry = { callback, capture, once, removed: false, signal, abortKey: 0 };
       apply(arrayPush, entries, [entry]);
       apply(arrayPush, bucket.list, [entry]);
-      if (signal !== undefined) onAbort(signal, () => this.removeEventListener(type, callback, { capture }));
+      if (signal !== undefined)
+        entry.abortKey = onAbort(signal, () => this.removeEventListener(type, callback, { capture }));
     }
     removeEventListener(type, callback, options) {
       const capture = typeof options === "boolean" ? options : !!(options && options.capture);
@@ -227,10 +230,16 @@
   let setTimer = null, clearTimer = null;
   shared.adoptTimers = function (set, clear) { setTimer = set; clearTimer = clear; };
 
+  // The keys of the algorithms signals run on abort.
+  let abortKeys = 0;
   const internal = Symbol("internal");
   class AbortSignal extends EventTarget {
     #aborted = false; #reason = undefined; #handler = null;
-    #inner = [];   // algorithms run on abort, before the event
+    // Algorithms run on abort, before the event, by key (a Map, made on
+    // first use): each is forgotten once what it was for is done (a call
+    // answered, a listener removed), or a signal shared by many calls
+    // kept one for every call it ever watched.
+    #inner = null;
     #dependents = [];   // signals made by AbortSignal.any over this one
     constructor(key) {
       if (key !== internal) throw new TypeError("Illegal constructor");
@@ -275,7 +284,13 @@
     }
     static _is(s) { return isObject(s) && #aborted in s; }
     static _aborted(s) { return s.#aborted; }
-    static _onAbort(s, f) { apply(arrayPush, s.#inner, [f]); }
+    static _onAbort(s, f) {
+      if (s.#inner === null) s.#inner = new MapCtor();
+      const key = ++abortKeys;
+      apply(mapSet, s.#inner, [key, f]);
+      return key;
+    }
+    static _forget(s, key) { if (s.#inner !== null) apply(mapDelete, s.#inner, [key]); }
     // A work list, not recursion: `any` of an `any` of ... thousands deep
     // (a retry loop that wraps its signal again each time) overflowed the
     // stack when the first one aborted.
@@ -287,16 +302,18 @@
         s.#aborted = true;
         s.#reason = reason;
         const inner = s.#inner, dependents = s.#dependents;
-        s.#inner = []; s.#dependents = [];
-        for (let i = 0; i < inner.length; i++) { try { inner[i](reason); } catch (e) { report(e); } }
+        s.#inner = null; s.#dependents = [];
+        if (inner !== null)
+          apply(mapForEach, inner, [(f) => { try { f(reason); } catch (e) { report(e); } }]);
         s.dispatchEvent(new Event("abort"));
         for (let i = dependents.length - 1; i >= 0; i--) apply(arrayPush, work, [dependents[i]]);
       }
     }
   }
   const isSignal = AbortSignal._is, signalAborted = AbortSignal._aborted,
-    onAbort = AbortSignal._onAbort, abortSignal = AbortSignal._abort;
-  delete AbortSignal._is; delete AbortSignal._aborted; delete AbortSignal._onAbort; delete AbortSignal._abort;
+    onAbort = AbortSignal._onAbort, forgetAbort = AbortSignal._forget, abortSignal = AbortSignal._abort;
+  delete AbortSignal._is; delete AbortSignal._aborted; delete AbortSignal._onAbort;
+  delete AbortSignal._forget; delete AbortSignal._abort;
   hide(AbortSignal.prototype, ["aborted", "reason", "onabort", "throwIfAborted"]);
   defineProperty(AbortSignal.prototype, Symbol.toStringTag, { value: "AbortSignal", configurable: true });
 
@@ -312,12 +329,14 @@
   defineProperty(AbortController.prototype, Symbol.toStringTag, { value: "AbortController", configurable: true });
 
   // For host.call's `{signal}`: see web/mod.rs, `Web::begin_run`.
+  // Returns the key to forget the watch by, or `{reason}` when the signal
+  // has already aborted.
   shared.watchSignal = function watchSignal(signal, abortCall) {
     if (!isSignal(signal)) throw new TypeError("host.call: options.signal must be an AbortSignal");
     if (signalAborted(signal)) return freeze({ reason: signal.reason });
-    onAbort(signal, abortCall);
-    return undefined;
+    return onAbort(signal, abortCall);
   };
+  shared.forgetSignal = function forgetSignal(signal, key) { forgetAbort(signal, key); };
 
   define(globalThis, "Event", Event);
   define(globalThis, "CustomEvent", CustomEvent);
