@@ -630,6 +630,57 @@ async fn a_signal_shared_by_many_calls_and_listeners_holds_none_that_are_done() 
     );
 }
 
+/// `AbortSignal.any` over a signal that lives long left the new signal
+/// with it for the run (2,549 calls, each with `AbortSignal.any([c.signal])`,
+/// filled 8 MiB), and a timeout signal stayed with its timer for its whole
+/// delay. They are held weakly now, as the DOM standard has it, and kept
+/// while something would see them abort: a listener, or a call.
+#[tokio::test]
+async fn signals_made_by_any_and_timeout_are_held_only_while_observed() {
+    let program = r#"
+        const c = new AbortController();
+        let failed = 0;
+        for (let i = 0; i < 50000; i++) {
+          try { await host.call("nope", {}, { signal: AbortSignal.any([c.signal]) }); } catch (e) { failed++; }
+        }
+        // A pending timer costs what it costs, but no longer its signal
+        // (2,011 such calls filled 8 MiB).
+        for (let i = 0; i < 4000; i++) {
+          try { await host.call("nope", {}, { signal: AbortSignal.timeout(60000) }); } catch (e) { failed++; }
+        }
+        const out = [failed];
+        // Observed only through what listens, the signals themselves dropped.
+        AbortSignal.any([c.signal]).addEventListener("abort", (e) => out.push("any:" + e.target.reason));
+        AbortSignal.any([AbortSignal.any([c.signal])]).onabort = () => out.push("nested");
+        AbortSignal.timeout(5).addEventListener("abort", (e) => out.push(e.target.reason.name));
+        const chained = AbortSignal.any([AbortSignal.timeout(5)]);
+        const pending = host.call("hang", undefined, { signal: AbortSignal.any([c.signal]) })
+          .catch((e) => "call:" + e);
+        await new Promise((r) => setTimeout(r, 30));
+        c.abort("stop");
+        out.push(chained.reason.name, await pending);
+        return out;
+    "#;
+    let (alive, dropped) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let tools = abort_tools(alive, dropped);
+    let mut small = budget();
+    small.max_memory = 8 << 20;
+    let outcome = run_on(wasmwire_tests::sandbox(), program, small, &tools).await;
+    assert_eq!(
+        value(&outcome),
+        json!([
+            54000,
+            "TimeoutError",
+            "any:stop",
+            "nested",
+            "TimeoutError",
+            "call:stop"
+        ]),
+        "{:?}",
+        outcome.result
+    );
+}
+
 #[tokio::test]
 async fn locale_methods_refuse_instead_of_answering_wrong() {
     let program = r#"
