@@ -697,7 +697,8 @@
     },
     countReset(l) {
       const k = label(l);
-      if (apply(mapHas, counts, [k])) apply(mapSet, counts, [k, 0]);
+      // Gone, as in Node: a label counted once and reset holds nothing.
+      if (apply(mapHas, counts, [k])) apply(mapDelete, counts, [k]);
       else emit(WARN, `Count for '${k}' does not exist`);
     },
     time(l) {

@@ -681,6 +681,57 @@ async fn signals_made_by_any_and_timeout_are_held_only_while_observed() {
     );
 }
 
+/// What an ordinary loop drops, the run drops, under 8 MiB (a probe's
+/// finds, each ended `limit` before): an observed `AbortSignal.any` over a
+/// controller dropped with it (its sources were kept with it, which
+/// nothing could abort any more: 600 turns), the same as a listener's
+/// `{ signal }` (400), a long-lived signal given to the listeners of
+/// targets the program drops (900; 800 with signals as the targets), and
+/// `console.countReset` of fresh labels (11,000). Each is still seen to
+/// work where it is kept.
+#[tokio::test]
+async fn what_a_loop_drops_of_signals_listeners_and_counts_the_run_drops() {
+    let program = r#"
+        const N = 60000;
+        for (let i = 0; i < N; i++) {
+          const c = new AbortController();
+          AbortSignal.any([c.signal]).addEventListener("abort", () => {});
+        }
+        for (let i = 0; i < N; i++) {
+          const c = new AbortController();
+          new EventTarget().addEventListener("x", () => {}, { signal: AbortSignal.any([c.signal]) });
+        }
+        const long = new AbortController();
+        for (let i = 0; i < N; i++) {
+          const t = new EventTarget();
+          t.addEventListener("x", () => t.dispatchEvent(new Event("y")), { signal: long.signal });
+        }
+        for (let i = 0; i < N; i++)
+          new AbortController().signal.addEventListener("abort", () => {}, { signal: long.signal });
+        for (let i = 0; i < N; i++) { console.count("c" + i); console.countReset("c" + i); }
+        // Kept, they still work: the target kept hears until the abort.
+        const out = [];
+        const kept = new EventTarget();
+        kept.addEventListener("x", () => out.push("heard"), { signal: long.signal });
+        const c = new AbortController();
+        AbortSignal.any([c.signal]).addEventListener("abort", () => out.push("any"));
+        kept.dispatchEvent(new Event("x"));
+        long.abort();
+        kept.dispatchEvent(new Event("x"));
+        c.abort();
+        return out;
+    "#;
+    let mut small = budget();
+    small.max_memory = 8 << 20;
+    let outcome = run_on(wasmwire_tests::sandbox(), program, small, &Tools::new()).await;
+    assert_eq!(
+        value(&outcome),
+        json!(["heard", "any"]),
+        "{:?}",
+        outcome.result
+    );
+}
+
 #[tokio::test]
 async fn locale_methods_refuse_instead_of_answering_wrong() {
     let program = r#"

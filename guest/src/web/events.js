@@ -18,8 +18,8 @@
   const arraySplice = Array.prototype.splice;
   const MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set;
   const mapDelete = Map.prototype.delete, mapForEach = Map.prototype.forEach;
-  const SetCtor = Set, setAdd = Set.prototype.add, setDelete = Set.prototype.delete;
-  const setHas = Set.prototype.has;
+  const SetCtor = Set, setAdd = Set.prototype.add, setHas = Set.prototype.has;
+  const setDelete = Set.prototype.delete;
   const WeakRefCtor = WeakRef, deref = WeakRef.prototype.deref;
   // `#field in v` throws "invalid 'in' operand" for a primitive.
   const isObject = (v) => v !== null && (typeof v === "object" || typeof v === "function");
@@ -195,8 +195,14 @@
       apply(arrayPush, entries, [entry]);
       apply(arrayPush, bucket.list, [entry]);
       if (type === "abort" && isSignal(this)) observed(this, 1);
-      if (signal !== undefined)
-        entry.abortKey = onAbort(signal, () => this.removeEventListener(type, callback, { capture }));
+      if (signal !== undefined) entry.abortKey = onAbortRemove(signal, this, type, entry);
+    }
+    // What `{ signal }` does when the signal aborts: the listener goes, if
+    // its target and entry are still there.
+    static _removeAborted(target, type, entry) {
+      if (entry.removed) return;
+      const bucket = listenersOf(target.#listeners, type, false);
+      if (bucket !== undefined) removeEntry(target, target.#listeners, type, bucket, entry.callback, entry.capture);
     }
     removeEventListener(type, callback, options) {
       const capture = typeof options === "boolean" ? options : !!(options && options.capture);
@@ -227,6 +233,8 @@
       return !event.defaultPrevented;
     }
   }
+  const removeAborted = EventTarget._removeAborted;
+  delete EventTarget._removeAborted;
   hide(EventTarget.prototype, ["addEventListener", "removeEventListener", "dispatchEvent"]);
   defineProperty(EventTarget.prototype, Symbol.toStringTag, { value: "EventTarget", configurable: true });
 
@@ -237,14 +245,22 @@
 
   // The keys of the algorithms signals run on abort.
   let abortKeys = 0;
-  // A signal made by `AbortSignal.any` or `AbortSignal.timeout` is held by
-  // its sources (or its timer) weakly, as the DOM standard has it, and
-  // kept here while something would see it abort: an abort listener, or an
-  // algorithm (a call watching it). Held strongly, every `any` over a
-  // signal that lives long stayed with it for the run (2,549 calls, each
-  // with `AbortSignal.any([c.signal])`, filled 8 MiB), and every timeout
-  // signal for its whole delay.
-  const observedWeak = new SetCtor();
+  // A signal made by `AbortSignal.any` is reached by its sources through a
+  // holder: a weak reference, and the signal itself while something would
+  // see it abort (an abort listener, or an algorithm: a call watching it,
+  // a listener it is to remove). So it lives as long as the standard
+  // says, no longer: while a source that could abort it lives and
+  // something would see it abort. Held strongly by its sources, every
+  // `any` over a signal that lives long stayed with it for the run (2,549
+  // calls, each with `AbortSignal.any([c.signal])`, filled 8 MiB); kept in
+  // a set of the run's while observed, an observed `any` kept its
+  // sources, which nothing could abort any more (600 controllers, each
+  // with an `any` over its signal listened to). A signal made by
+  // `AbortSignal.timeout` is held by its timer weakly, and in this set
+  // while observed: its timer is its only source, which aborts it or is
+  // gone. Held strongly, every timeout signal stayed for its whole delay
+  // (2,011 calls with `AbortSignal.timeout(60000)` filled 8 MiB).
+  const observedTimeouts = new SetCtor();
   const internal = Symbol("internal");
   class AbortSignal extends EventTarget {
     #aborted = false; #reason = undefined; #handler = null;
@@ -253,12 +269,16 @@
     // answered, a listener removed), or a signal shared by many calls
     // kept one for every call it ever watched.
     #inner = null;
-    // Weak references to the signals made by `any` over this one (dead
-    // ones pruned as it grows), and for a signal made by `any`, its
-    // sources (never themselves made by `any`: the standard's flattening).
+    // The holders of the signals made by `any` over this one (dead ones
+    // pruned as it grows), and for a signal made by `any`, its sources
+    // (never themselves made by `any`: the standard's flattening).
     #dependents = []; #pruneAt = 16; #sources = null;
-    // Held weakly by its sources or timer; how many would see it abort.
-    #weak = false; #observers = 0;
+    // A signal made by `any`: what its sources hold it by
+    // (`{ strong, weak }`); one made by `timeout`; how many would see it
+    // abort.
+    #holder = null; #timed = false; #observers = 0;
+    // When `#inner` is next looked over for listeners whose target is gone.
+    #innerPruneAt = 16;
     constructor(key) {
       if (key !== internal) throw new TypeError("Illegal constructor");
       super();
@@ -284,7 +304,7 @@
         throw new TypeError("AbortSignal.timeout: the delay must be a non-negative number of milliseconds");
       if (setTimer === null) throw new TypeError("AbortSignal.timeout: no timers in this context");
       const s = new AbortSignal(internal);
-      s.#weak = true;
+      s.#timed = true;
       const held = new WeakRefCtor(s);
       setTimer(() => {
         const t = apply(deref, held, []);
@@ -314,28 +334,31 @@
         else for (let j = 0; j < own.length; j++) take(own[j]);
       }
       s.#sources = flat;
-      s.#weak = true;
-      const held = new WeakRefCtor(s);
+      const holder = hold(s);
       for (let i = 0; i < flat.length; i++) {
         const source = flat[i];
-        apply(arrayPush, source.#dependents, [held]);
+        apply(arrayPush, source.#dependents, [holder]);
         if (source.#dependents.length > source.#pruneAt) {
           const all = source.#dependents, live = [];
           for (let j = 0; j < all.length; j++)
-            if (apply(deref, all[j], []) !== undefined) apply(arrayPush, live, [all[j]]);
+            if (apply(deref, all[j].weak, []) !== undefined) apply(arrayPush, live, [all[j]]);
           source.#dependents = live;
           source.#pruneAt = live.length * 2 > 16 ? live.length * 2 : 16;
         }
       }
       return s;
     }
-    // One more (or one fewer) would see `s` abort: a signal held weakly is
-    // kept while any would.
+    static _hold(s) {
+      s.#holder = { strong: undefined, weak: new WeakRefCtor(s) };
+      return s.#holder;
+    }
+    // One more (or one fewer) would see `s` abort: a signal its sources or
+    // timer hold weakly is held strongly while any would.
     static _observed(s, delta) {
       s.#observers += delta;
-      if (!s.#weak || s.#aborted) return;
-      if (s.#observers > 0) apply(setAdd, observedWeak, [s]);
-      else apply(setDelete, observedWeak, [s]);
+      if (s.#aborted) return;
+      if (s.#holder !== null) s.#holder.strong = s.#observers > 0 ? s : undefined;
+      else if (s.#timed) apply(s.#observers > 0 ? setAdd : setDelete, observedTimeouts, [s]);
     }
     static _is(s) { return isObject(s) && #aborted in s; }
     static _aborted(s) { return s.#aborted; }
@@ -344,7 +367,29 @@
       const key = ++abortKeys;
       apply(mapSet, s.#inner, [key, f]);
       observed(s, 1);
+      if (apply(mapSize, s.#inner, []) > s.#innerPruneAt) {
+        // Listeners whose target (or entry) is gone need no removing: a
+        // long-lived signal given to listeners of targets the program
+        // dropped kept each target and listener (1,300 bytes a target).
+        const dead = [];
+        apply(mapForEach, s.#inner, [(v, k) => {
+          if (typeof v !== "function" &&
+              (apply(deref, v.target, []) === undefined || apply(deref, v.entry, []) === undefined))
+            apply(arrayPush, dead, [k]);
+        }]);
+        for (let i = 0; i < dead.length; i++) forgetAbort(s, dead[i]);
+        const left = apply(mapSize, s.#inner, []);
+        s.#innerPruneAt = left * 2 > 16 ? left * 2 : 16;
+      }
       return key;
+    }
+    // A listener added with `{ signal: s }`: removed when `s` aborts. Its
+    // target and entry are held weakly: a target nothing else reaches
+    // cannot dispatch to the listener anyway.
+    static _onAbortRemove(s, target, type, entry) {
+      return onAbort(s, {
+        target: new WeakRefCtor(target), entry: new WeakRefCtor(entry), type,
+      });
     }
     static _forget(s, key) {
       if (s.#inner !== null && apply(mapDelete, s.#inner, [key])) observed(s, -1);
@@ -362,12 +407,21 @@
         const inner = s.#inner, dependents = s.#dependents;
         s.#inner = null; s.#dependents = [];
         // It aborts once: nothing more can see it do so.
-        if (s.#weak) apply(setDelete, observedWeak, [s]);
+        if (s.#holder !== null) s.#holder.strong = undefined;
+        if (s.#timed) apply(setDelete, observedTimeouts, [s]);
         if (inner !== null)
-          apply(mapForEach, inner, [(f) => { try { f(reason); } catch (e) { report(e); } }]);
+          apply(mapForEach, inner, [(f) => {
+            try {
+              if (typeof f === "function") f(reason);
+              else {
+                const target = apply(deref, f.target, []), entry = apply(deref, f.entry, []);
+                if (target !== undefined && entry !== undefined) removeAborted(target, f.type, entry);
+              }
+            } catch (e) { report(e); }
+          }]);
         s.dispatchEvent(new Event("abort"));
         for (let i = dependents.length - 1; i >= 0; i--) {
-          const d = apply(deref, dependents[i], []);
+          const d = apply(deref, dependents[i].weak, []);
           if (d !== undefined) apply(arrayPush, work, [d]);
         }
       }
@@ -375,9 +429,10 @@
   }
   const isSignal = AbortSignal._is, signalAborted = AbortSignal._aborted,
     onAbort = AbortSignal._onAbort, forgetAbort = AbortSignal._forget, abortSignal = AbortSignal._abort,
-    observed = AbortSignal._observed;
+    observed = AbortSignal._observed, hold = AbortSignal._hold, onAbortRemove = AbortSignal._onAbortRemove;
   delete AbortSignal._is; delete AbortSignal._aborted; delete AbortSignal._onAbort;
   delete AbortSignal._forget; delete AbortSignal._abort; delete AbortSignal._observed;
+  delete AbortSignal._hold; delete AbortSignal._onAbortRemove;
   hide(AbortSignal.prototype, ["aborted", "reason", "onabort", "throwIfAborted"]);
   defineProperty(AbortSignal.prototype, Symbol.toStringTag, { value: "AbortSignal", configurable: true });
 

