@@ -225,12 +225,7 @@ impl WasmChild {
                 _ => ChildEnd::Failed(exit::interrupted(why, &limits)),
             },
             Err(Stop::Instantiate(error)) => {
-                ChildEnd::Failed(match store.data().limiter.refused() {
-                    Some(refusal) => exit::memory_limit(refusal, &limits),
-                    None => ChildFailure::Instantiate {
-                        message: exit::describe(&error),
-                    },
-                })
+                ChildEnd::Failed(exit::not_instantiated(&error, store.data(), &limits))
             }
             Err(Stop::Run(error)) => exit::classify(&error, store.data(), &limits),
         };

@@ -163,6 +163,28 @@ pub(super) fn classify(
     ChildEnd::Failed(failure)
 }
 
+/// Names what stopped the child's instantiation. Instantiating runs wasm
+/// (the component's start functions), where an epoch tick can find the
+/// wall clock out or the run cancelled: that is the interrupt, not a child
+/// that could not be instantiated (a wall clock of 1 ns under load ended
+/// `unknown`, "the child could not be instantiated: wasm trap: interrupt",
+/// in 4 runs of 2,000).
+pub(super) fn not_instantiated(
+    error: &wasmtime::Error,
+    state: &ChildState,
+    limits: &super::ChildLimits,
+) -> ChildFailure {
+    if let Some(Trap::Interrupt) = error.downcast_ref::<Trap>() {
+        return interrupted(state.interrupt.unwrap_or(Interrupt::WallClock), limits);
+    }
+    match state.limiter.refused() {
+        Some(refusal) => memory_limit(refusal, limits),
+        None => ChildFailure::Instantiate {
+            message: describe(error),
+        },
+    }
+}
+
 /// The failure for an epoch interrupt or a host-side stop.
 pub(super) fn interrupted(why: Interrupt, limits: &super::ChildLimits) -> ChildFailure {
     match why {
@@ -267,6 +289,45 @@ mod tests {
             limit: Duration::from_millis(250),
         };
         assert_eq!(clock.to_string(), "wall clock of 250ms ran out");
+    }
+
+    fn quiet_state(limits: &super::super::ChildLimits) -> ChildState {
+        let io = super::super::ChildIo {
+            call_in: Box::new(tokio::io::empty()),
+            call_out: Box::new(tokio::io::sink()),
+            start_in: Box::new(tokio::io::empty()),
+            start_out: Box::new(tokio::io::sink()),
+            console: crate::console::Console::new(0),
+        };
+        let cancel = tokio_util::sync::CancellationToken::new();
+        ChildState::new(io, limits, std::time::Instant::now(), cancel)
+    }
+
+    /// An interrupt during instantiation (an epoch tick in a start
+    /// function) is the wall clock or the cancel that caused it; anything
+    /// else stays "could not be instantiated".
+    #[test]
+    fn an_interrupt_while_instantiating_is_the_wall_clock_or_the_cancel() {
+        let limits = super::super::ChildLimits {
+            max_memory: 0,
+            wall_clock: Duration::from_nanos(1),
+        };
+        let mut state = quiet_state(&limits);
+        let interrupt = wasmtime::Error::from(Trap::Interrupt);
+        assert!(matches!(
+            not_instantiated(&interrupt, &state, &limits),
+            ChildFailure::WallClock { .. }
+        ));
+        state.interrupt = Some(Interrupt::Cancelled);
+        assert!(matches!(
+            not_instantiated(&interrupt, &state, &limits),
+            ChildFailure::Cancelled
+        ));
+        let other = wasmtime::Error::msg("no slot");
+        assert!(matches!(
+            not_instantiated(&other, &state, &limits),
+            ChildFailure::Instantiate { .. }
+        ));
     }
 
     #[test]
