@@ -303,7 +303,7 @@ fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, reply: Reply) {
         // here waits for it.
         return;
     };
-    call.done(session);
+    // A failure's `reject` forgets the call's signal watch itself.
     match reply.outcome {
         Ok(value) => {
             let value = match parse_value(ctx, session, &value) {
@@ -321,6 +321,7 @@ fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, reply: Reply) {
                     return;
                 }
             };
+            call.done(session);
             tool_error::settle(ctx, session, &call.resolve, value);
         }
         Err(failure) => {
