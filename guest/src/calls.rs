@@ -52,9 +52,6 @@ pub(crate) struct Calls<'js> {
     /// Ids of calls on the wire the program withdrew, for the event loop
     /// to tell the transport.
     withdrawn: Vec<String>,
-    /// A call's promise could not be settled (QuickJS out of memory as it
-    /// queued the reaction): what awaits it waits for ever.
-    unsettled: bool,
     /// The ToolErrors handed to the program, as keys of a `WeakMap` (see
     /// `Intrinsics::issue`); made when the first call fails.
     issued: Option<Object<'js>>,
@@ -69,16 +66,6 @@ impl<'js> Calls<'js> {
     /// Keeps the map of the ToolErrors issued.
     pub(crate) fn keep_issued(&mut self, map: Object<'js>) {
         self.issued = Some(map);
-    }
-
-    /// Notes that a call's promise could not be settled.
-    pub(crate) fn note_unsettled(&mut self) {
-        self.unsettled = true;
-    }
-
-    /// Whether a call's promise could not be settled.
-    pub(crate) fn unsettled(&self) -> bool {
-        self.unsettled
     }
 
     /// Queues a call made by the program.

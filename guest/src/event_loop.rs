@@ -32,6 +32,7 @@ use rquickjs::promise::PromiseState;
 use rquickjs::{Ctx, Promise, Value};
 use wire::{ClientError, FailureKind, FrameError, ProtocolError, Reply};
 
+use crate::heap::Heap;
 use crate::limits::StackGuard;
 use crate::session::Session;
 use crate::stop::{Reason, Stop};
@@ -65,6 +66,7 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
     promise: &Promise<'js>,
     transport: &mut T,
     guard: &StackGuard,
+    heap: &Heap,
     stop: &Stop,
     tell_parent: bool,
 ) -> Settled<'js> {
@@ -73,7 +75,7 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
     let mut channel_first = false;
     loop {
         if let Some(reason) = stop.reason() {
-            return Settled::Halted(reason);
+            return halted(ctx, promise, reason);
         }
         while let Some(job) = run_one_job(ctx) {
             note_throw(ctx, session, promise);
@@ -82,7 +84,7 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
             }
             if let Some(reason) = stop.reason() {
                 // An interrupted job threw; the stop says why.
-                return Settled::Halted(reason);
+                return halted(ctx, promise, reason);
             }
             if let Err(thrown) = job {
                 // A job throws only when QuickJS itself fails (out of memory,
@@ -149,7 +151,7 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
             (_, _, Some((wake, now))) => transport.recv_within(wake.saturating_duration_since(now)),
         };
         match waited {
-            Ok(Some(reply)) => answer(ctx, session, reply),
+            Ok(Some(reply)) => answer(ctx, session, heap, reply),
             // A timer is due: the next turn fires it.
             Ok(None) => {}
             Err(ClientError::Protocol(e)) => return Settled::Protocol(e.to_string()),
@@ -160,6 +162,17 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
             }
         }
     }
+}
+
+/// The run stopped for `reason`. When the heap refused and the program's
+/// promise rejected with what followed (QuickJS's out-of-memory error,
+/// thrown where the program ran out), that rejection is the ending the
+/// evaluator judges: it says where. Otherwise the stop's reason is.
+fn halted<'js>(ctx: &Ctx<'js>, promise: &Promise<'js>, reason: Reason) -> Settled<'js> {
+    if matches!(reason, Reason::Memory { .. }) && promise.state() == PromiseState::Rejected {
+        return settled_value(ctx, promise, false);
+    }
+    Settled::Halted(reason)
 }
 
 /// Fires the first timer due at `now`, if any. `Some` when that ends the
@@ -294,7 +307,7 @@ fn send_queued<'js, T: Transport + ?Sized>(
 }
 
 /// Settles the call `reply` answers.
-fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, reply: Reply) {
+fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, heap: &Heap, reply: Reply) {
     let Some(call) = session
         .with_calls(|calls| calls.answered(&reply.id))
         .flatten()
@@ -306,7 +319,8 @@ fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, reply: Reply) {
     // A failure's `reject` forgets the call's signal watch itself.
     match reply.outcome {
         Ok(value) => {
-            let value = match parse_value(ctx, session, &value) {
+            // A value too large for the heap fails the call, not the run.
+            let value = match heap.tolerating(|| parse_value(ctx, session, &value)) {
                 Ok(parsed) => parsed,
                 Err(why) => {
                     // The value could not be built (memory ran out, or its
@@ -322,7 +336,7 @@ fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, reply: Reply) {
                 }
             };
             call.done(session);
-            tool_error::settle(ctx, session, &call.resolve, value);
+            tool_error::settle(ctx, &call.resolve, value);
         }
         Err(failure) => {
             tool_error::reject(ctx, session, call, failure.kind, &failure.message);

@@ -73,6 +73,7 @@ mod calls;
 pub mod channel;
 mod console;
 mod event_loop;
+mod heap;
 mod hints;
 mod intrinsics;
 mod limits;
@@ -95,6 +96,7 @@ use rquickjs::{Context, Runtime};
 use wire::{FailureKind, Start};
 
 use crate::event_loop::Settled;
+use crate::heap::Heap;
 use crate::intrinsics::{Intrinsics, Originals};
 use crate::limits::StackGuard;
 use crate::outcome::{Ending, Judge};
@@ -129,8 +131,10 @@ pub struct Evaluator {
     runtime: Runtime,
     context: Context,
     guard: StackGuard,
-    memory: limits::MemoryWatch,
-    /// Bytes QuickJS held once set up (see [`Evaluator::new`]).
+    /// QuickJS's heap, which holds the run's memory limit.
+    heap: Heap,
+    /// Bytes QuickJS counted as its own once set up (see
+    /// [`Evaluator::new`]), from which its cycle collection is timed.
     quickjs_in_use: u64,
     /// The run's stop, which the interrupt handler reads.
     stop: Rc<RefCell<Stop>>,
@@ -148,12 +152,13 @@ impl std::fmt::Debug for Evaluator {
 impl Evaluator {
     /// A fresh runtime with the standard intrinsics.
     pub fn new() -> Result<Self, SetupError> {
-        let runtime = Runtime::new()?;
+        let stop = Rc::new(RefCell::new(Stop::new()));
+        let heap = Heap::new(stop.clone());
+        let runtime = Runtime::new_with_alloc(heap.allocator())?;
         limits::configure_stack(&runtime);
         let guard = StackGuard::new();
-        let memory = limits::MemoryWatch::install(&runtime);
-        let stop = Rc::new(RefCell::new(Stop::new()));
-        limits::install_interrupt_handler(&runtime, &guard, &memory, &stop);
+        limits::install_rejection_tracker(&runtime, &stop);
+        limits::install_interrupt_handler(&runtime, &guard, &stop);
         let context = Context::full(&runtime)?;
         let (random, web, originals) = context.with(|ctx| {
             let random = Random::install(&ctx)?;
@@ -180,7 +185,7 @@ impl Evaluator {
             runtime,
             context,
             guard,
-            memory,
+            heap,
             quickjs_in_use,
             stop,
             used: false,
@@ -227,8 +232,13 @@ impl Evaluator {
             self.execute(start, transport, Box::new(console), stop)
         };
         // A run stopped from outside ends as the stop says: a program that
-        // caught its calls' `cancelled` and returned was still cancelled.
-        if let Some(reason) = stop.reason() {
+        // caught its calls' `cancelled` and returned was still cancelled,
+        // and one that caught running out of memory still ran out. What the
+        // program was judged to have run out of memory on (its error, and
+        // where it was thrown) says more than the refusal alone.
+        if let Some(reason) = stop.reason()
+            && !(matches!(reason, Reason::Memory { .. }) && ending.is_memory_limit())
+        {
             ending = reason.ending();
         }
         let result = ending.into_result(
@@ -247,13 +257,14 @@ impl Evaluator {
         stop: &Stop,
     ) -> Ending {
         let quickjs_in_use = self.quickjs_in_use;
+        let heap_in_use = u64::try_from(self.heap.used()).unwrap_or(u64::MAX);
         let memory_limit = match limits::quickjs_memory_limit(
             start.budget.max_memory,
             limits::linear_memory_in_use(),
-            quickjs_in_use,
+            heap_in_use,
         ) {
             Ok(Some(limit)) => {
-                self.runtime.set_memory_limit(limit);
+                self.heap.set_limit(limit);
                 Some(limit)
             }
             Ok(None) => None,
@@ -262,14 +273,11 @@ impl Evaluator {
         self.runtime
             .set_gc_threshold(limits::gc_threshold(quickjs_in_use, memory_limit));
         let guard = self.guard.clone();
-        let memory = self.memory.clone();
+        let heap = self.heap.clone();
         let random = &self.random;
         let web = &self.web;
         let originals = &self.originals;
         self.context.with(|ctx| {
-            if let Some(limit) = memory_limit {
-                memory.watch(&ctx, limit, quickjs_in_use);
-            }
             if random.reseed(&ctx).is_err() {
                 let _ = ctx.catch();
                 return Ending::failed(
@@ -296,10 +304,9 @@ impl Evaluator {
                 session: &session,
                 source: &source,
                 guard: &guard,
-                memory: &memory,
             };
             let ending = run_program(
-                &ctx, &session, &judge, start, &source, transport, &guard, stop,
+                &ctx, &session, &judge, start, &source, transport, &guard, &heap, stop,
             );
             // Every JS value held on the Rust side goes before the runtime
             // does; QuickJS aborts on objects still alive at teardown.
@@ -421,6 +428,7 @@ fn run_program<'js, T: Transport + ?Sized>(
     source: &str,
     transport: &mut T,
     guard: &StackGuard,
+    heap: &Heap,
     stop: &Stop,
 ) -> Ending {
     let bindings = match bindings::plan(&start.bindings) {
@@ -459,6 +467,7 @@ fn run_program<'js, T: Transport + ?Sized>(
                 &promise,
                 transport,
                 guard,
+                heap,
                 stop,
                 start.withdraw,
             );
@@ -482,21 +491,6 @@ fn run_program<'js, T: Transport + ?Sized>(
         Settled::Rejected(reason) => {
             warn_left_behind(session, judge, Some(&reason), waiting);
             judge.rejected(&reason)
-        }
-        Settled::Stuck if judge.memory.seen() => Ending::failed(
-            FailureKind::Limit,
-            "memory limit: QuickJS ran out of memory inside a promise job, which broke \
-             the chain the program awaits",
-        ),
-        Settled::Stuck
-            if session.with_calls(|calls| calls.unsettled()) == Some(true)
-                || tool_error::exception_pending(ctx) =>
-        {
-            Ending::failed(
-                FailureKind::Limit,
-                "memory limit: QuickJS ran out of memory as it settled a promise, and dropped \
-                 what was to run next, which left the program awaiting it",
-            )
         }
         Settled::Stuck => {
             // What it left behind may be why nothing can settle (a call

@@ -8,10 +8,11 @@
 //! **Memory.** QuickJS counts only its own heap, while the parent's cap
 //! covers all linear memory: the shadow stack, static data, the evaluator's
 //! own buffers (a Response read whole before it is parsed) and allocator
-//! slack. So QuickJS gets `max_memory` less what is already in use outside
-//! its heap, less a reserve. QuickJS's limit is best effort: near it QuickJS
-//! may still fail an allocation it cannot report, and then the wasm cap ends
-//! the run.
+//! slack. So QuickJS's heap gets `max_memory` less what is already in use
+//! outside it, less a reserve, held by the heap's own allocator (`heap`),
+//! whose first refusal ends the run. Memory outside the heap (the
+//! evaluator's own Rust allocations) has the reserve; past it, the wasm
+//! cap ends the run.
 //!
 //! **Stack.** The QuickJS in rquickjs 0.14 disables its stack check when
 //! built for WASI (`update_stack_limit` forces `stack_limit = 0` under
@@ -204,170 +205,31 @@ mod tests {
     }
 }
 
-/// Watches QuickJS's heap for the two things a bare `null` cannot say:
-/// whether memory really ran out, and whether an out-of-memory error was
-/// swallowed by a promise chain.
-///
-/// **Near the limit.** QuickJS throws `null` when it cannot allocate even
-/// the error object for "out of memory", which leaves an out-of-memory
-/// `null` indistinguishable by value from a program's own `throw null`.
-/// What does differ is the heap: an out-of-memory `null` is thrown with
-/// QuickJS's heap within a few hundred bytes of its limit. The watch asks
-/// the heap whether it is near its limit, exactly and in O(1): it lowers the
-/// limit by a margin for one tiny allocation and restores it, so the probe
-/// uses no memory of its own. It asks from QuickJS's interrupt handler (every
-/// few thousand calls and loop iterations), when a promise is rejected with
-/// `null` or `undefined`, and when the evaluator judges such an ending; once
-/// any answer is yes, it stays yes for the run. A program that throws `null`
-/// on purpose is judged `invalid` unless its heap came within the margin of
-/// the limit; a heap that ran out and then freed most of what it held
-/// while the error unwound is still caught by the linear memory it left
-/// grown (linear memory never shrinks: grown to where the heap's limit puts
-/// it, less the margin, the heap came near), which every probe asks first.
-/// The margin is an eighth of the limit, within `NEAR_MIN..=NEAR_MAX`.
-///
-/// **Out of memory inside a promise job.** When memory runs out inside a
-/// promise job, QuickJS rejects a promise in the chain with the error
-/// instead of failing the job; the chain stops, the job queue drains, and
-/// the program looks as if it awaits something nothing will settle. The
-/// watch, as the runtime's promise rejection tracker, notices the error so
-/// that the evaluator can call that ending what it is: a memory limit.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct MemoryWatch {
-    state: Rc<WatchState>,
-}
-
-#[derive(Debug)]
-struct WatchState {
-    /// The runtime; null until the run sets a limit.
-    runtime: Cell<*mut rquickjs::qjs::JSRuntime>,
-    /// QuickJS's memory limit for this run; 0 = none.
-    limit: Cell<usize>,
-    /// The linear memory QuickJS's heap at its limit takes at least: the
-    /// size at the run's start, plus the room the limit leaves the heap.
-    /// Linear memory never shrinks, so it remembers the heap's high water
-    /// after the heap has freed it (0 = not known).
-    linear_at_limit: Cell<u64>,
-    /// The heap came within the margin of its limit at some probe.
-    near: Cell<bool>,
-    /// An unhandled rejection carried QuickJS's out-of-memory error.
-    rejected: Cell<bool>,
-}
-
-impl Default for WatchState {
-    fn default() -> Self {
-        WatchState {
-            runtime: Cell::new(std::ptr::null_mut()),
-            limit: Cell::new(0),
-            linear_at_limit: Cell::new(0),
-            near: Cell::new(false),
-            rejected: Cell::new(false),
-        }
-    }
-}
-
-/// The least margin below the limit that counts as near it.
-const NEAR_MIN: usize = 256 << 10;
-
-/// The most margin below the limit that counts as near it.
-const NEAR_MAX: usize = 4 << 20;
-
-impl MemoryWatch {
-    /// Installs the watch as `runtime`'s promise rejection tracker.
-    pub(crate) fn install(runtime: &Runtime) -> Self {
-        let watch = MemoryWatch::default();
-        let tracker = watch.clone();
-        runtime.set_host_promise_rejection_tracker(Some(Box::new(
-            move |ctx, promise, reason: rquickjs::Value<'_>, is_handled| {
-                let out_of_memory = !is_handled
-                    && (is_out_of_memory_error(&reason)
-                        || (reason.is_null() || reason.is_undefined()) && {
-                            // A `null` may be QuickJS's: ask the heap while
-                            // the rejection is fresh.
-                            tracker.probe();
-                            tracker.near_limit()
-                        });
-                if out_of_memory {
-                    tracker.state.rejected.set(true);
-                } else if let Some(session) = crate::session::Session::current(&ctx) {
-                    // The run's own record, for the warning a program that
-                    // ends well gets about rejections nothing handled. Not
-                    // of memory running out: the run ends `limit` anyway,
-                    // and holding the rejected promise would hold the heap
-                    // it fills (a chain that grows without end kept its
-                    // queue from draining, for good).
-                    session.track_rejection(promise, reason.clone(), is_handled);
-                }
-            },
-        )));
-        watch
-    }
-
-    /// Starts watching `ctx`'s runtime under a QuickJS limit of `limit` bytes,
-    /// with `quickjs_in_use` bytes of its heap in use now.
-    pub(crate) fn watch(&self, ctx: &rquickjs::Ctx<'_>, limit: usize, quickjs_in_use: u64) {
-        // SAFETY: a live context's runtime.
-        let runtime = unsafe { rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
-        self.state.runtime.set(runtime);
-        self.state.limit.set(limit);
-        let linear = linear_memory_in_use();
-        if linear > 0 {
-            let room = (limit as u64).saturating_sub(quickjs_in_use);
-            self.state.linear_at_limit.set(linear.saturating_add(room));
-        }
-    }
-
-    /// Asks the heap now whether it is near its limit; the answer sticks.
-    pub(crate) fn probe(&self) {
-        let (runtime, limit) = (self.state.runtime.get(), self.state.limit.get());
-        if runtime.is_null() || limit == 0 || self.state.near.get() {
-            return;
-        }
-        let margin = (limit / 8).clamp(NEAR_MIN, NEAR_MAX);
-        // The high water: a heap that reached its limit and freed what it
-        // held as the error unwound (a `JSON.parse` or a `structuredClone`
-        // of a large input: native code, where no interrupt samples) left
-        // the linear memory it grew.
-        let at_limit = self.state.linear_at_limit.get();
-        if at_limit > 0 && linear_memory_in_use().saturating_add(margin as u64) >= at_limit {
-            self.state.near.set(true);
-            return;
-        }
-        // SAFETY: `runtime` is the live runtime this watch was given (the
-        // evaluator's, which outlives every run), and is used from its own
-        // thread. A limit of 0 means none to QuickJS, so the lowered limit is
-        // at least 1. The allocation, if made, is freed at once.
-        let near = unsafe {
-            rquickjs::qjs::JS_SetMemoryLimit(runtime, limit.saturating_sub(margin).max(1) as _);
-            let probe = rquickjs::qjs::js_malloc_rt(runtime, 16);
-            rquickjs::qjs::JS_SetMemoryLimit(runtime, limit as _);
-            if probe.is_null() {
-                true
-            } else {
-                rquickjs::qjs::js_free_rt(runtime, probe);
-                false
+/// Installs the runtime's promise rejection tracker, which keeps the run's
+/// record of rejections nothing handled (for the warning a program that
+/// ends well gets), unless the run is stopped: it ends as the stop says,
+/// and holding a rejection then (an out-of-memory error, say) would hold
+/// the heap it filled.
+pub(crate) fn install_rejection_tracker(
+    runtime: &Runtime,
+    stop: &Rc<std::cell::RefCell<crate::stop::Stop>>,
+) {
+    let stop = stop.clone();
+    runtime.set_host_promise_rejection_tracker(Some(Box::new(
+        move |ctx, promise, reason: rquickjs::Value<'_>, is_handled| {
+            if stop.try_borrow().is_ok_and(|stop| stop.is_stopped()) {
+                return;
             }
-        };
-        if near {
-            self.state.near.set(true);
-        }
-    }
-
-    /// Whether any probe found the heap near its limit.
-    pub(crate) fn near_limit(&self) -> bool {
-        self.state.near.get()
-    }
-
-    /// Whether an unhandled rejection was an out-of-memory error (or a
-    /// `null` thrown with the heap near its limit).
-    pub(crate) fn seen(&self) -> bool {
-        self.state.rejected.get()
-    }
+            if let Some(session) = crate::session::Session::current(&ctx) {
+                session.track_rejection(promise, reason, is_handled);
+            }
+        },
+    )));
 }
 
 /// Installs QuickJS's interrupt handler: the run's stop (its wall clock,
-/// or a cancel from another thread: see `stop`), the stack guard (on wasm)
-/// and the memory watch's sampling.
+/// or a cancel from another thread, or the heap refusing an allocation: see
+/// `stop`) and the stack guard (on wasm).
 ///
 /// QuickJS calls it every 10,000 ticks (`JS_INTERRUPT_COUNTER_INIT`); when
 /// it says yes, QuickJS throws an uncatchable `InternalError: interrupted`,
@@ -376,10 +238,8 @@ impl MemoryWatch {
 pub(crate) fn install_interrupt_handler(
     runtime: &Runtime,
     guard: &StackGuard,
-    watch: &MemoryWatch,
     stop: &Rc<std::cell::RefCell<crate::stop::Stop>>,
 ) {
-    let watch = watch.clone();
     let stop = stop.clone();
     #[cfg(target_arch = "wasm32")]
     let stack =
@@ -387,7 +247,6 @@ pub(crate) fn install_interrupt_handler(
     #[cfg(not(target_arch = "wasm32"))]
     let _ = guard;
     runtime.set_interrupt_handler(Some(Box::new(move || {
-        watch.probe();
         if stop.try_borrow().is_ok_and(|stop| stop.is_stopped()) {
             return true;
         }
@@ -400,12 +259,4 @@ pub(crate) fn install_interrupt_handler(
         }
         false
     })));
-}
-
-/// QuickJS's out-of-memory error.
-fn is_out_of_memory_error(reason: &rquickjs::Value<'_>) -> bool {
-    reason
-        .as_object()
-        .and_then(|o| o.get::<_, String>("message").ok())
-        .is_some_and(|m| m == "out of memory" || m == "out of memory in regexp execution")
 }

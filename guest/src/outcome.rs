@@ -54,6 +54,11 @@ impl Ending {
         Ending::Failed(kind, message.into())
     }
 
+    /// Whether this is a failure for want of memory.
+    pub(crate) fn is_memory_limit(&self) -> bool {
+        matches!(self, Ending::Failed(FailureKind::Limit, why) if why.starts_with("memory limit: "))
+    }
+
     /// The Result message for this ending.
     pub(crate) fn into_result(self, result_id: &str, calls: u64, bytes: u64) -> wire::Result {
         let mut result = match self {
@@ -137,9 +142,6 @@ pub(crate) struct Judge<'a, 'js> {
     pub(crate) source: &'a str,
     /// Tells whether an interrupt was the stack guard's.
     pub(crate) guard: &'a StackGuard,
-    /// Tells whether the heap came near its limit, and whether memory ran
-    /// out inside a promise job.
-    pub(crate) memory: &'a crate::limits::MemoryWatch,
 }
 
 impl<'js> Judge<'_, 'js> {
@@ -225,26 +227,9 @@ impl<'js> Judge<'_, 'js> {
             if reason.is_null() && self.guard.tripped() {
                 return self.stack_limit("the program recursed too deeply");
             }
-            if reason.is_null() || reason.is_undefined() {
-                // QuickJS throws null when it cannot allocate even the error
-                // object for "out of memory"; a program may throw null too.
-                // Only the heap tells them apart.
-                self.memory.probe();
-                if self.memory.near_limit() {
-                    return Ending::failed(
-                        FailureKind::Limit,
-                        format!(
-                            "memory limit: QuickJS ran out of memory (it threw {}, having \
-                             none left for an error)",
-                            if reason.is_null() {
-                                "null"
-                            } else {
-                                "undefined"
-                            }
-                        ),
-                    );
-                }
-            }
+            // QuickJS throws null when it cannot allocate even the error
+            // for "out of memory"; its heap refused, which stopped the run,
+            // and the stop's ending replaces this one.
             // No stack of its own: where it was thrown, if that was kept.
             let place = self
                 .session

@@ -1,9 +1,10 @@
 //! Why a run must end before its program does, whoever notices it first.
 //!
-//! Three things end a run from outside the program: the wall clock of the
-//! Start running out, the parent cancelling (closing the call channel, or,
-//! in a process child, the start channel), and the parent breaking the
-//! protocol on the start channel (sending more after its Start). Each is
+//! Four things end a run from outside the program's control: the wall clock
+//! of the Start running out, the parent cancelling (closing the call
+//! channel, or, in a process child, the start channel), the parent breaking
+//! the protocol on the start channel (sending more after its Start), and
+//! QuickJS's heap refusing an allocation (see `heap`). Each is
 //! noticed where it happens (a reader thread, the channel, the clock) and
 //! recorded here once, first reason wins; QuickJS's interrupt handler and
 //! the event loop read it, so a program that computes is stopped as surely
@@ -36,6 +37,16 @@ pub enum Reason {
     Cancelled(String),
     /// The parent broke the protocol on the start channel.
     Protocol(String),
+    /// QuickJS's heap refused an allocation: the first refusal stops the
+    /// run, so that a program cannot catch running out of memory and go on.
+    Memory {
+        /// Bytes asked for.
+        requested: usize,
+        /// Bytes the heap held then.
+        used: usize,
+        /// The heap's limit, or `None` when linear memory itself was full.
+        limit: Option<usize>,
+    },
 }
 
 impl Reason {
@@ -50,6 +61,28 @@ impl Reason {
                 Ending::failed(FailureKind::Cancelled, format!("cancelled: {why}"))
             }
             Reason::Protocol(why) => Ending::Protocol(why.clone()),
+            Reason::Memory {
+                requested,
+                used,
+                limit: Some(limit),
+            } => Ending::failed(
+                FailureKind::Limit,
+                format!(
+                    "memory limit: the program's heap is full: {used} bytes in use of the \
+                     {limit} that max_memory leaves it, and {requested} more were asked for"
+                ),
+            ),
+            Reason::Memory {
+                requested,
+                used,
+                limit: None,
+            } => Ending::failed(
+                FailureKind::Limit,
+                format!(
+                    "memory limit: the child's memory is full: {used} bytes of heap in use, \
+                     and {requested} more were asked for"
+                ),
+            ),
         }
     }
 }

@@ -14,7 +14,7 @@ use rquickjs::object::Property;
 use rquickjs::{Ctx, Function, Object, Value};
 use wire::FailureKind;
 
-use crate::calls::{Call, Calls};
+use crate::calls::Call;
 use crate::session::Session;
 
 /// Fails `call` with a ToolError of class `kind`.
@@ -31,34 +31,27 @@ pub(crate) fn reject<'js>(
         // Out of memory while defining a few properties: the call still
         // fails, with whatever QuickJS threw.
         let thrown = caught(ctx, e);
-        settle(ctx, session, &call.reject, thrown);
+        settle(ctx, &call.reject, thrown);
         return;
     }
     if let Err(e) = issue(session, &error, kind, &call.tool) {
         // Out of memory (the mark's few bytes): the call still fails, with
         // whatever QuickJS threw.
         let thrown = caught(ctx, e);
-        settle(ctx, session, &call.reject, thrown);
+        settle(ctx, &call.reject, thrown);
         return;
     }
-    settle(ctx, session, &call.reject, error.into_value());
+    settle(ctx, &call.reject, error.into_value());
 }
 
 /// Settles a call's promise with `value` through `settle` (its resolve or
-/// reject); when QuickJS could not, notes that what awaits the promise may
-/// wait for ever, so that a program left so ends `limit` rather than "can
-/// never finish". QuickJS drops a reaction it has no memory to queue
-/// without a word: the settle returns as if it went well, and only the
-/// out-of-memory error it leaves pending says so.
-pub(crate) fn settle<'js>(
-    ctx: &Ctx<'js>,
-    session: &Session<'js>,
-    settle: &Function<'js>,
-    value: Value<'js>,
-) {
+/// reject). QuickJS fails a settle only for want of memory, and may drop a
+/// reaction it has no memory to queue without a word (the settle returns
+/// as if it went well, an out-of-memory error left pending): either way
+/// its heap refused, which stopped the run, and what is pending is cleared.
+pub(crate) fn settle<'js>(ctx: &Ctx<'js>, settle: &Function<'js>, value: Value<'js>) {
     if settle.call::<_, ()>((value,)).is_err() || exception_pending(ctx) {
         let _ = ctx.catch();
-        session.with_calls(Calls::note_unsettled);
     }
 }
 

@@ -155,12 +155,13 @@ async fn failed_calls_a_program_catches_hold_none_of_its_memory() {
     assert_failed(&outcome, FailureKind::Limit, "memory limit");
 }
 
-/// A program that fills its memory and then calls tools meets QuickJS
-/// out of memory as it settles a call's promise, where it drops the
-/// reaction it cannot queue and says nothing: the program's `await` was
-/// left pending, and the run ended `invalid`, "can never finish". Over
-/// a range of room left (where it happens depends on the heap's layout),
-/// every run now ends `ok` or `limit`.
+/// A program that fills its memory and then calls tools met QuickJS out
+/// of memory as it settled a call's promise, where it dropped the reaction
+/// it could not queue and said nothing: the program's `await` was left
+/// pending, and the run ended `invalid`, "can never finish". Running out
+/// of memory now ends the run where it happens, caught or not: over a
+/// range of room left, every run ends `limit`, and none of the calls the
+/// program makes after it reaches the parent.
 #[tokio::test]
 async fn memory_running_out_as_a_call_settles_is_a_limit_not_a_stuck_program() {
     for room in 0..12 {
@@ -171,10 +172,47 @@ async fn memory_running_out_as_a_call_settles_is_a_limit_not_a_stuck_program() {
              return n"
         );
         let outcome = run_with(&program, with(|b| b.max_memory = 8 << 20)).await;
-        if !outcome.result.ok {
-            assert_failed(&outcome, FailureKind::Limit, "memory limit");
-        }
+        assert_failed(&outcome, FailureKind::Limit, "memory limit");
+        assert_eq!(outcome.result.calls, 0, "{room}: {outcome:?}");
     }
+}
+
+/// QuickJS throws its out-of-memory error (or `null`, with no memory left
+/// for an error) as an ordinary exception, so a program could catch it and
+/// go on: each of these ended `ok` ("went on", a count of the failures it
+/// caught, or the error as text), a catch-all loop ran past its limit and
+/// its later calls failed. The first allocation the heap refuses now ends
+/// the run `limit`, whatever catches it, and a call made after it is never
+/// sent.
+#[tokio::test]
+async fn running_out_of_memory_cannot_be_caught() {
+    let fill = "const a = []; for (;;) a.push({ i: a.length, s: 'item ' + a.length });";
+    for program in [
+        format!("try {{ {fill} }} catch (e) {{}} return 'went on'"),
+        format!("try {{ {fill} }} catch (e) {{ return String(e) }}"),
+        format!("try {{ {fill} }} finally {{ return 'went on' }}"),
+        format!("try {{ {fill} }} catch (e) {{}} return await echo('went on')"),
+        format!("await Promise.resolve(); try {{ {fill} }} catch (e) {{}} return 'went on'"),
+        format!(
+            "const p = new Promise((ok) => {{ try {{ {fill} }} catch (e) {{}} ok(1) }}); return await p"
+        ),
+        "const keep = []; let caught = 0;\n\
+         for (let i = 0; i < 20000; i++) {\n\
+           try { keep.push('x'.repeat(1 << 14) + i); } catch (e) { caught++; keep.length = 0; }\n\
+         }\n\
+         return caught"
+            .to_owned(),
+        "const kept = []; try { for (;;) kept.push(new Uint8Array(1 << 16)); } catch (e) {} \
+         return kept.length"
+            .to_owned(),
+        "try { JSON.parse('[' + '1,'.repeat(4 << 20) + '1]') } catch (e) {} return 'went on'"
+            .to_owned(),
+    ] {
+        let outcome = run_with(&program, with(|b| b.max_memory = 16 << 20)).await;
+        assert_failed(&outcome, FailureKind::Limit, "memory limit");
+        assert_eq!(outcome.result.calls, 0, "{program}: {outcome:?}");
+    }
+    assert_still_healthy(sandbox()).await;
 }
 
 /// The mark cannot be read, copied or forged: a ToolError the program

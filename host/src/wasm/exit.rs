@@ -21,8 +21,8 @@ pub struct ChildExit {
     /// The most linear memory the child held at once, in bytes.
     pub peak_memory: u64,
     /// The first growth the memory cap refused, if any. Set even when the
-    /// child went on after it: a program may catch its own out-of-memory
-    /// error and report a `limit` Result itself.
+    /// child went on after it: the guest meets the refusal as a failed
+    /// allocation and writes a `limit` Result itself.
     pub refused: Option<Refusal>,
     /// Wall time of the whole run, instantiation included.
     pub elapsed: Duration,

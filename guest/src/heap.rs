@@ -1,0 +1,281 @@
+//! QuickJS's heap, held to the run's memory limit by its own allocator.
+//!
+//! QuickJS reports running out of memory as an ordinary exception (an
+//! `InternalError: out of memory`, or `null` when it has no memory left
+//! even for that), which a program can catch and go on from: a loop that
+//! catches everything ran on past its limit, its later calls failing, and
+//! ended `ok`. QuickJS's own limit cannot say when it refused, so the limit
+//! is held here instead, in the allocator QuickJS is given
+//! ([`Heap::allocator`]), and QuickJS's own is left unset. Every refusal is
+//! then seen where it happens, and the first one stops the run
+//! ([`Reason::Memory`]): QuickJS's interrupt handler ends the program with
+//! an exception it cannot catch, the event loop sends nothing more, and
+//! the Result is `limit`, whatever the program did with the error.
+//!
+//! QuickJS serves allocations of up to 512 bytes from 4 KiB arenas it
+//! takes from this allocator, so what is counted here is what QuickJS
+//! holds of the C allocator (arenas and larger blocks, at their usable
+//! size), and the allocator is called about once per arena, not per object.
+//!
+//! One allocation may fail without stopping the run: the guest's own
+//! building of a tool's value ([`Heap::tolerating`]), which fails the call
+//! `limit` instead, so that a program can ask for less.
+
+use std::cell::{Cell, RefCell};
+use std::ffi::c_void;
+use std::rc::Rc;
+
+use rquickjs::allocator::Allocator;
+
+use crate::stop::{Reason, Stop};
+
+// The C library's allocator (wasi-libc's in the component, the system's
+// natively), which QuickJS's default functions call too.
+unsafe extern "C" {
+    fn malloc(size: usize) -> *mut c_void;
+    fn calloc(count: usize, size: usize) -> *mut c_void;
+    fn realloc(ptr: *mut c_void, size: usize) -> *mut c_void;
+    fn free(ptr: *mut c_void);
+    fn malloc_usable_size(ptr: *mut c_void) -> usize;
+}
+
+/// The heap's shared state: the allocator QuickJS owns and the evaluator's
+/// handle both hold it.
+#[derive(Debug)]
+struct State {
+    /// Bytes QuickJS holds of the C allocator (usable sizes).
+    used: Cell<usize>,
+    /// The most it may hold; 0 = no limit.
+    limit: Cell<usize>,
+    /// Set while the guest does work whose refusal it handles itself.
+    tolerant: Cell<bool>,
+    /// The run's stop, told of the first refusal.
+    stop: Rc<RefCell<Stop>>,
+}
+
+/// The evaluator's handle on QuickJS's heap.
+#[derive(Debug, Clone)]
+pub(crate) struct Heap {
+    state: Rc<State>,
+}
+
+impl Heap {
+    /// A heap with no limit that stops `stop`'s run when it refuses.
+    pub(crate) fn new(stop: Rc<RefCell<Stop>>) -> Self {
+        Heap {
+            state: Rc::new(State {
+                used: Cell::new(0),
+                limit: Cell::new(0),
+                tolerant: Cell::new(false),
+                stop,
+            }),
+        }
+    }
+
+    /// The allocator to make QuickJS's runtime with.
+    pub(crate) fn allocator(&self) -> HeapAllocator {
+        HeapAllocator {
+            state: self.state.clone(),
+        }
+    }
+
+    /// Bytes QuickJS holds now.
+    pub(crate) fn used(&self) -> usize {
+        self.state.used.get()
+    }
+
+    /// Holds QuickJS to `limit` bytes from now on.
+    pub(crate) fn set_limit(&self, limit: usize) {
+        self.state.limit.set(limit);
+    }
+
+    /// Runs `work`, whose failures for want of memory the caller handles:
+    /// a refusal inside it does not stop the run.
+    pub(crate) fn tolerating<R>(&self, work: impl FnOnce() -> R) -> R {
+        let was = self.state.tolerant.replace(true);
+        let done = work();
+        self.state.tolerant.set(was);
+        done
+    }
+}
+
+/// QuickJS's allocator: the C library's, counted and held to the limit.
+#[derive(Debug)]
+pub(crate) struct HeapAllocator {
+    state: Rc<State>,
+}
+
+impl HeapAllocator {
+    /// Whether `more` bytes fit under the limit.
+    fn admits(&self, more: usize) -> bool {
+        let limit = self.state.limit.get();
+        limit == 0 || self.state.used.get().saturating_add(more) <= limit
+    }
+
+    /// Refuses an allocation of `requested` bytes: stops the run, unless the
+    /// guest is doing work it handles the refusal of.
+    fn refuse(&self, requested: usize) -> *mut u8 {
+        let state = &self.state;
+        if !state.tolerant.get() {
+            let limit = state.limit.get();
+            let reason = Reason::Memory {
+                requested,
+                used: state.used.get(),
+                limit: (limit > 0).then_some(limit),
+            };
+            // Allocation-free: the stop's first reason wins, and a later
+            // refusal changes nothing.
+            if let Ok(stop) = state.stop.try_borrow() {
+                stop.request(reason);
+            }
+        }
+        std::ptr::null_mut()
+    }
+
+    fn count(&self, ptr: *mut c_void) -> *mut u8 {
+        if ptr.is_null() {
+            return ptr.cast();
+        }
+        // SAFETY: a live block of the C allocator's.
+        let size = unsafe { malloc_usable_size(ptr) };
+        self.state.used.set(self.state.used.get() + size);
+        ptr.cast()
+    }
+}
+
+// SAFETY: every block comes from the C library's allocator, whose blocks
+// are aligned for any type, and is given back to it; `usable_size` is its
+// own answer for the block.
+unsafe impl Allocator for HeapAllocator {
+    fn alloc(&mut self, size: usize) -> *mut u8 {
+        if !self.admits(size) {
+            return self.refuse(size);
+        }
+        // SAFETY: plain malloc.
+        let ptr = unsafe { malloc(size) };
+        if ptr.is_null() {
+            // Linear memory is full: the parent's cap, not this limit.
+            return self.refuse(size);
+        }
+        self.count(ptr)
+    }
+
+    fn calloc(&mut self, count: usize, size: usize) -> *mut u8 {
+        let total = count.saturating_mul(size);
+        if !self.admits(total) {
+            return self.refuse(total);
+        }
+        // SAFETY: plain calloc, which checks the product itself.
+        let ptr = unsafe { calloc(count, size) };
+        if ptr.is_null() {
+            return self.refuse(total);
+        }
+        self.count(ptr)
+    }
+
+    unsafe fn dealloc(&mut self, ptr: *mut u8) {
+        let ptr = ptr.cast::<c_void>();
+        // SAFETY: the caller gives back a block of this allocator's.
+        unsafe {
+            let size = malloc_usable_size(ptr);
+            self.state
+                .used
+                .set(self.state.used.get().saturating_sub(size));
+            free(ptr);
+        }
+    }
+
+    unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
+        let ptr = ptr.cast::<c_void>();
+        // SAFETY: the caller gives a block of this allocator's (or null).
+        let old = if ptr.is_null() {
+            0
+        } else {
+            unsafe { malloc_usable_size(ptr) }
+        };
+        if new_size > old && !self.admits(new_size - old) {
+            return self.refuse(new_size - old);
+        }
+        // SAFETY: as above; on failure the old block stays, and counted.
+        let moved = unsafe { realloc(ptr, new_size) };
+        if moved.is_null() {
+            return self.refuse(new_size.saturating_sub(old));
+        }
+        self.state
+            .used
+            .set(self.state.used.get().saturating_sub(old));
+        self.count(moved)
+    }
+
+    unsafe fn usable_size(ptr: *mut u8) -> usize {
+        // SAFETY: the caller gives a block of this allocator's.
+        unsafe { malloc_usable_size(ptr.cast()) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn heap() -> (Heap, Stop) {
+        let stop = Stop::new();
+        (Heap::new(Rc::new(RefCell::new(stop.clone()))), stop)
+    }
+
+    #[test]
+    fn what_is_allocated_is_counted_and_what_is_freed_uncounted() {
+        let (heap, stop) = heap();
+        let mut allocator = heap.allocator();
+        let block = allocator.alloc(1000);
+        assert!(!block.is_null());
+        assert!(heap.used() >= 1000);
+        // SAFETY: the block just allocated.
+        let grown = unsafe { allocator.realloc(block, 5000) };
+        assert!(heap.used() >= 5000);
+        // SAFETY: the same block, moved.
+        unsafe { allocator.dealloc(grown) };
+        assert_eq!(heap.used(), 0);
+        assert_eq!(stop.reason(), None);
+    }
+
+    #[test]
+    fn the_first_refusal_stops_the_run_and_says_what_was_asked() {
+        let (heap, stop) = heap();
+        let mut allocator = heap.allocator();
+        let kept = allocator.alloc(1000);
+        let used = heap.used();
+        heap.set_limit(used + 4096);
+        assert!(allocator.alloc(8192).is_null());
+        assert_eq!(
+            stop.reason(),
+            Some(Reason::Memory {
+                requested: 8192,
+                used,
+                limit: Some(used + 4096)
+            })
+        );
+        // Within the limit it still allocates, and a growth past it is
+        // refused with the block kept.
+        let small = allocator.alloc(100);
+        assert!(!small.is_null());
+        // SAFETY: blocks of this allocator's.
+        unsafe {
+            assert!(allocator.realloc(kept, 1 << 20).is_null());
+            allocator.dealloc(small);
+            allocator.dealloc(kept);
+        }
+        assert_eq!(heap.used(), 0);
+    }
+
+    #[test]
+    fn a_refusal_the_guest_tolerates_does_not_stop_the_run() {
+        let (heap, stop) = heap();
+        let mut allocator = heap.allocator();
+        heap.set_limit(4096);
+        let refused = heap.tolerating(|| allocator.alloc(8192));
+        assert!(refused.is_null());
+        assert_eq!(stop.reason(), None);
+        assert!(allocator.calloc(4, 4096).is_null());
+        assert!(matches!(stop.reason(), Some(Reason::Memory { .. })));
+    }
+}
