@@ -158,9 +158,10 @@ impl Evaluator {
         limits::configure_stack(&runtime);
         let guard = StackGuard::new();
         limits::install_rejection_tracker(&runtime, &stop);
-        limits::install_interrupt_handler(&runtime, &guard, &stop);
+        limits::install_interrupt_handler(&runtime, &guard, &heap, &stop);
         let context = Context::full(&runtime)?;
         let (random, web, originals) = context.with(|ctx| {
+            heap.attach(&ctx);
             let random = Random::install(&ctx)?;
             let web = Web::install(&ctx)?;
             let originals = Originals::install(&ctx)?;

@@ -235,18 +235,24 @@ pub(crate) fn install_rejection_tracker(
 /// it says yes, QuickJS throws an uncatchable `InternalError: interrupted`,
 /// again at every later check, so neither `catch` nor `finally` can keep a
 /// stopped program going.
+///
+/// The exception is an allocation, and a heap kept full would refuse it
+/// (QuickJS then throws a `null` any `catch` takes): the heap is given
+/// room for it first.
 pub(crate) fn install_interrupt_handler(
     runtime: &Runtime,
     guard: &StackGuard,
+    heap: &crate::heap::Heap,
     stop: &Rc<std::cell::RefCell<crate::stop::Stop>>,
 ) {
     let stop = stop.clone();
+    let heap = heap.clone();
     #[cfg(target_arch = "wasm32")]
     let stack =
         shadow_stack::bounds().map(|(low, high)| (low + (high - low) / 2, guard.tripped.clone()));
     #[cfg(not(target_arch = "wasm32"))]
     let _ = guard;
-    runtime.set_interrupt_handler(Some(Box::new(move || {
+    let stops = move || {
         if stop.try_borrow().is_ok_and(|stop| stop.is_stopped()) {
             return true;
         }
@@ -258,5 +264,12 @@ pub(crate) fn install_interrupt_handler(
             return tripped.get();
         }
         false
+    };
+    runtime.set_interrupt_handler(Some(Box::new(move || {
+        let stopped = stops();
+        if stopped {
+            heap.make_room_to_stop();
+        }
+        stopped
     })));
 }

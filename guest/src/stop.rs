@@ -68,8 +68,8 @@ impl Reason {
             } => Ending::failed(
                 FailureKind::Limit,
                 format!(
-                    "memory limit: the program's heap is full: {used} bytes in use of the \
-                     {limit} that max_memory leaves it, and {requested} more were asked for"
+                    "memory limit: the program's heap could not grow by {requested} bytes: \
+                     {used} of the {limit} that max_memory leaves it were in use"
                 ),
             ),
             Reason::Memory {
@@ -79,8 +79,8 @@ impl Reason {
             } => Ending::failed(
                 FailureKind::Limit,
                 format!(
-                    "memory limit: the child's memory is full: {used} bytes of heap in use, \
-                     and {requested} more were asked for"
+                    "memory limit: the program's heap could not grow by {requested} bytes: \
+                     the child's memory is full ({used} bytes of heap in use)"
                 ),
             ),
         }
