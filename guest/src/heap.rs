@@ -21,18 +21,12 @@
 //! building of a tool's value ([`Heap::tolerating`]), which fails the call
 //! `limit` instead, so that a program can ask for less.
 //!
-//! Two things the limit must not do. It must not keep the stop from
-//! ending the program: the exception that does (QuickJS's uncatchable
-//! "interrupted") is itself an allocation, and refused it becomes a `null`
-//! any `catch` takes, so a program that kept its heap full ran on after
-//! the stop until the wall clock, or for ever without one. The interrupt
-//! handler makes room for it first ([`Heap::make_room_to_stop`]). Nor must
-//! it refuse what a collection would have freed: QuickJS collects cycles
-//! only when its heap has grown half as much again since the last
-//! collection, which past two thirds of the limit is beyond it, so a large
-//! live set with cyclic garbage was refused. Near the limit the allocator
-//! has QuickJS collect at its next object, and after each collection again
-//! halfway from what the heap then held to the limit ([`COLLECT_NEAR`]).
+//! The limit must not keep the stop from ending the program: the
+//! exception that does (QuickJS's uncatchable "interrupted") is itself an
+//! allocation, and refused it becomes a `null` any `catch` takes, so a
+//! program that kept its heap full ran on after the stop until the wall
+//! clock, or for ever without one. The interrupt handler makes room for it
+//! first ([`Heap::make_room_to_stop`]).
 
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
@@ -45,13 +39,6 @@ use crate::stop::{Reason, Stop};
 /// Room the stop's exception is given past the limit: an error object and
 /// its message (its stack is left out when there is no room for it).
 const STOP_ROOM: usize = 64 << 10;
-
-/// The share of the limit, in eighths, past which the allocator first has
-/// QuickJS collect cycles at its next object. After each collection the
-/// next is asked for halfway from what the heap held to the limit, so a
-/// live set that nearly fills the limit costs a few collections (one per
-/// halving of the room left), not one per allocation.
-const COLLECT_NEAR: usize = 7;
 
 // The C library's allocator (wasi-libc's in the component, the system's
 // natively), which QuickJS's default functions call too.
@@ -73,12 +60,6 @@ struct State {
     limit: Cell<usize>,
     /// Set while the guest does work whose refusal it handles itself.
     tolerant: Cell<bool>,
-    /// Past this many bytes in use, QuickJS is asked to collect at its next
-    /// object; `usize::MAX` without a limit, 0 while a collection asked for
-    /// has not happened (each allocation then looks whether it has).
-    collect_at: Cell<usize>,
-    /// QuickJS's runtime, to move its next collection; null until known.
-    runtime: Cell<*mut rquickjs::qjs::JSRuntime>,
     /// The run's stop, told of the first refusal.
     stop: Rc<RefCell<Stop>>,
 }
@@ -97,8 +78,6 @@ impl Heap {
                 used: Cell::new(0),
                 limit: Cell::new(0),
                 tolerant: Cell::new(false),
-                collect_at: Cell::new(usize::MAX),
-                runtime: Cell::new(std::ptr::null_mut()),
                 stop,
             }),
         }
@@ -119,21 +98,13 @@ impl Heap {
     /// Holds QuickJS to `limit` bytes from now on.
     pub(crate) fn set_limit(&self, limit: usize) {
         self.state.limit.set(limit);
-        self.state.collect_at.set(next_collection(limit, 0));
-    }
-
-    /// The runtime whose collections the heap moves near its limit.
-    pub(crate) fn attach(&self, ctx: &rquickjs::Ctx<'_>) {
-        // SAFETY: a live context's runtime, which outlives the heap's use
-        // of it (the evaluator drops the runtime last).
-        let runtime = unsafe { rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
-        self.state.runtime.set(runtime);
     }
 
     /// Lets the heap grow [`STOP_ROOM`] past what it holds, so that the
     /// exception that ends a stopped program can be made. Called by the
-    /// interrupt handler just before it stops the program; the limit has
-    /// then refused once already, and that refusal is the run's ending.
+    /// interrupt handler just before it stops the program (for any
+    /// reason): the run's ending is then the stop's, which the room cannot
+    /// change.
     pub(crate) fn make_room_to_stop(&self) {
         let state = &self.state;
         let room = state.used.get().saturating_add(STOP_ROOM);
@@ -187,45 +158,10 @@ impl HeapAllocator {
 
     /// Counts a block just allocated (never null).
     fn count(&self, ptr: *mut c_void) -> *mut u8 {
-        let state = &self.state;
-        let before = state.used.get();
         // SAFETY: a live block of the C allocator's.
-        let used = before + unsafe { malloc_usable_size(ptr) };
-        state.used.set(used);
-        if used > state.collect_at.get() {
-            self.collect_soon(before, used);
-        }
+        let size = unsafe { malloc_usable_size(ptr) };
+        self.state.used.set(self.state.used.get() + size);
         ptr.cast()
-    }
-
-    /// The heap grew from `before` to `used` bytes, past the mark: has
-    /// QuickJS collect cycles at the next object it makes (where it checks,
-    /// and where a collection is safe), unless it has yet to do the one
-    /// asked for. Once it has, the next mark is halfway from the heap then
-    /// to the limit.
-    #[cold]
-    fn collect_soon(&self, before: usize, used: usize) {
-        let state = &self.state;
-        let runtime = state.runtime.get();
-        if runtime.is_null() {
-            return;
-        }
-        if state.collect_at.get() == 0 {
-            // SAFETY: the live runtime (see `attach`); a read of a field.
-            if unsafe { rquickjs::qjs::JS_GetGCThreshold(runtime) } == 0 {
-                return;
-            }
-            // QuickJS collected, and set its own next collection.
-            let next = next_collection(state.limit.get(), before);
-            state.collect_at.set(next);
-            if used <= next {
-                return;
-            }
-        }
-        // SAFETY: as above; the call only sets the size QuickJS's next
-        // check (at its next object) compares with.
-        unsafe { rquickjs::qjs::JS_SetGCThreshold(runtime, 0) };
-        state.collect_at.set(0);
     }
 
     /// Uncounts `size` bytes given back.
@@ -300,16 +236,6 @@ unsafe impl Allocator for HeapAllocator {
     }
 }
 
-/// Where, with a limit of `limit` bytes and `held` bytes in use after a
-/// collection, the allocator next has QuickJS collect: halfway from `held`
-/// to the limit, and not before [`COLLECT_NEAR`] eighths of it.
-fn next_collection(limit: usize, held: usize) -> usize {
-    match limit {
-        0 => usize::MAX,
-        limit => (limit / 8 * COLLECT_NEAR).max(held + limit.saturating_sub(held) / 2),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -375,20 +301,6 @@ mod tests {
         assert!(!error.is_null());
         // SAFETY: the block just allocated.
         unsafe { allocator.dealloc(error) };
-    }
-
-    #[test]
-    fn collections_are_asked_for_at_seven_eighths_then_halfway_to_the_limit() {
-        let mib = 1 << 20;
-        assert_eq!(next_collection(0, 0), usize::MAX);
-        assert_eq!(next_collection(mib, 0), 7 * mib / 8);
-        assert_eq!(next_collection(mib, mib / 2), 7 * mib / 8);
-        assert_eq!(next_collection(mib, 7 * mib / 8), 15 * mib / 16);
-        assert_eq!(next_collection(mib, mib - 8192), mib - 4096);
-        assert_eq!(next_collection(mib, mib), mib);
-        let (heap, _stop) = heap();
-        heap.set_limit(mib);
-        assert_eq!(heap.state.collect_at.get(), 7 * mib / 8);
     }
 
     #[test]
