@@ -161,6 +161,7 @@ impl Evaluator {
         limits::install_interrupt_handler(&runtime, &guard, &heap, &stop);
         let context = Context::full(&runtime)?;
         let (random, web, originals) = context.with(|ctx| {
+            heap.attach(&ctx);
             let random = Random::install(&ctx)?;
             let web = Web::install(&ctx)?;
             let originals = Originals::install(&ctx)?;

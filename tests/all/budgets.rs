@@ -243,6 +243,40 @@ async fn a_program_that_keeps_its_heap_full_is_still_stopped() {
     assert_still_healthy(sandbox()).await;
 }
 
+/// QuickJS collects cycles once its heap has grown half as much again
+/// since the last collection, which with a live set past two thirds of
+/// the limit is beyond it: cyclic garbage beside such a set was refused
+/// (`limit`, "out of memory at line 3"), in the guest before this one too,
+/// where a collection would have freed it. The heap now moves QuickJS's
+/// next collection under the limit.
+#[tokio::test]
+async fn cyclic_garbage_beside_a_large_live_set_is_collected_before_the_limit() {
+    for live in [60, 70] {
+        let program = format!(
+            "const live = []; for (let i = 0; i < {live}; i++) live.push(new Uint8Array(100000));\n\
+             let made = 0;\n\
+             for (let i = 0; i < 100; i++) {{ const a = {{ buf: new Uint8Array(1 << 19) }}; a.self = a; made++; }}\n\
+             return [live.length, made];"
+        );
+        let outcome = run_with(&program, with(|b| b.max_memory = 16 << 20)).await;
+        assert_eq!(
+            value(&outcome),
+            json!([live, 100]),
+            "{live}: {:?}",
+            outcome.result
+        );
+    }
+    // Small objects that refer to themselves (a node with a parent link,
+    // say) beside 7.8 MB of live buffers: out of memory ("it threw null")
+    // before.
+    let program = "const live = []; for (let i = 0; i < 78; i++) live.push(new Uint8Array(100000));\n\
+                   let made = 0;\n\
+                   for (let i = 0; i < 200000; i++) { const o = { i }; o.self = o; made++; }\n\
+                   return made";
+    let outcome = run_with(program, with(|b| b.max_memory = 16 << 20)).await;
+    assert_eq!(value(&outcome), json!(200000), "{:?}", outcome.result);
+}
+
 /// The mark cannot be read, copied or forged: a ToolError the program
 /// makes, or one it dresses as another kind, is the program's own error.
 #[tokio::test]

@@ -290,3 +290,22 @@ fn running_out_of_memory_ends_the_run_whatever_catches_it() {
         assert_eq!(run.result.calls, 0, "{program}");
     }
 }
+
+/// QuickJS collects cycles once its heap has grown half as much again
+/// since the last collection, which with a live set past two thirds of
+/// the limit is beyond it: cyclic garbage beside such a set was refused
+/// (`limit` at line 3) where a collection would have freed it. The heap
+/// now moves QuickJS's next collection under the limit.
+#[test]
+fn cyclic_garbage_beside_a_large_live_set_is_collected_before_the_limit() {
+    for live in [100, 115, 125] {
+        let program = format!(
+            "const live = []; for (let i = 0; i < {live}; i++) live.push(new Uint8Array(100000));\n\
+             let made = 0;\n\
+             for (let i = 0; i < 100; i++) {{ const a = {{ buf: new Uint8Array(1 << 19) }}; a.self = a; made++; }}\n\
+             return [live.length, made];"
+        );
+        let run = with_memory(&program, 16 * MIB);
+        assert_eq!(run.value(), format!("[{live},100]"), "{live}");
+    }
+}
