@@ -60,6 +60,7 @@ pub(crate) enum Settled<'js> {
 /// Drives `promise` to an end. `tell_parent`: the parent takes Withdraw
 /// messages (the Start's `withdraw`). What the transport still holds when
 /// it returns, the caller flushes.
+#[allow(clippy::too_many_arguments)] // one run's parts, each used once
 pub(crate) fn drive<'js, T: Transport + ?Sized>(
     ctx: &Ctx<'js>,
     session: &Session<'js>,

@@ -167,44 +167,6 @@ mod shadow_stack {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const MIB: u64 = 1 << 20;
-
-    #[test]
-    fn no_budget_means_no_quickjs_limit() {
-        assert_eq!(quickjs_memory_limit(0, 10 * MIB, MIB), Ok(None));
-    }
-
-    #[test]
-    fn quickjs_gets_the_budget_less_memory_outside_its_heap_and_a_reserve() {
-        // 64 MiB budget, 9 MiB in use of which 1 MiB is QuickJS's: 8 MiB
-        // outside, reserve 8 MiB.
-        let limit = quickjs_memory_limit(64 * MIB, 9 * MIB, MIB)
-            .unwrap()
-            .unwrap();
-        assert_eq!(limit as u64, 48 * MIB);
-    }
-
-    #[test]
-    fn the_first_collection_comes_after_the_headroom_or_a_quarter_of_the_room() {
-        let mib = MIB as usize;
-        assert_eq!(gc_threshold(MIB, None), mib + GC_HEADROOM);
-        assert_eq!(gc_threshold(MIB, Some(48 * mib)), mib + GC_HEADROOM);
-        // 4 MiB of room under the limit: the first collection after 1 MiB.
-        assert_eq!(gc_threshold(MIB, Some(5 * mib)), 2 * mib);
-        assert_eq!(gc_threshold(MIB, Some(mib / 2)), mib);
-    }
-
-    #[test]
-    fn a_budget_below_what_is_in_use_is_refused() {
-        let err = quickjs_memory_limit(8 * MIB, 9 * MIB, MIB).unwrap_err();
-        assert!(err.contains("leaves no room"), "{err}");
-    }
-}
-
 /// Installs the runtime's promise rejection tracker, which keeps the run's
 /// record of rejections nothing handled (for the warning a program that
 /// ends well gets), unless the run is stopped: it ends as the stop says,
@@ -272,4 +234,42 @@ pub(crate) fn install_interrupt_handler(
         }
         stopped
     })));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn no_budget_means_no_quickjs_limit() {
+        assert_eq!(quickjs_memory_limit(0, 10 * MIB, MIB), Ok(None));
+    }
+
+    #[test]
+    fn quickjs_gets_the_budget_less_memory_outside_its_heap_and_a_reserve() {
+        // 64 MiB budget, 9 MiB in use of which 1 MiB is QuickJS's: 8 MiB
+        // outside, reserve 8 MiB.
+        let limit = quickjs_memory_limit(64 * MIB, 9 * MIB, MIB)
+            .unwrap()
+            .unwrap();
+        assert_eq!(limit as u64, 48 * MIB);
+    }
+
+    #[test]
+    fn the_first_collection_comes_after_the_headroom_or_a_quarter_of_the_room() {
+        let mib = MIB as usize;
+        assert_eq!(gc_threshold(MIB, None), mib + GC_HEADROOM);
+        assert_eq!(gc_threshold(MIB, Some(48 * mib)), mib + GC_HEADROOM);
+        // 4 MiB of room under the limit: the first collection after 1 MiB.
+        assert_eq!(gc_threshold(MIB, Some(5 * mib)), 2 * mib);
+        assert_eq!(gc_threshold(MIB, Some(mib / 2)), mib);
+    }
+
+    #[test]
+    fn a_budget_below_what_is_in_use_is_refused() {
+        let err = quickjs_memory_limit(8 * MIB, 9 * MIB, MIB).unwrap_err();
+        assert!(err.contains("leaves no room"), "{err}");
+    }
 }
