@@ -138,6 +138,18 @@ impl Heap {
         self.state.runtime.set(runtime);
     }
 
+    /// Sets the heap size at which QuickJS next collects cycles, as set here
+    /// (the watch moves only what QuickJS sets after a collection).
+    pub(crate) fn set_next_collection(&self, size: usize) {
+        let state = &self.state;
+        let runtime = state.runtime.get();
+        if !runtime.is_null() {
+            // SAFETY: the live runtime (see `attach`); the call sets a field.
+            unsafe { rquickjs::qjs::JS_SetGCThreshold(runtime, size as _) };
+            state.collection.set(size);
+        }
+    }
+
     /// Lets the heap grow [`STOP_ROOM`] past what it holds, so that the
     /// exception that ends a stopped program can be made. Called by the
     /// interrupt handler just before it stops the program (for any

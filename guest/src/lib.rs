@@ -128,14 +128,15 @@ pub struct Evaluator {
     web: Web,
     /// The originals and `ToolError` (see `intrinsics`); the same.
     originals: Originals,
-    runtime: Runtime,
+    /// Owned for the evaluator's life; the context and the heap reach it
+    /// themselves, and nothing here reads it since the heap sets its
+    /// collections.
+    _runtime: Runtime,
     context: Context,
     guard: StackGuard,
-    /// QuickJS's heap, which holds the run's memory limit.
+    /// QuickJS's heap, which holds the run's memory limit and counts what
+    /// QuickJS holds.
     heap: Heap,
-    /// Bytes QuickJS counted as its own once set up (see
-    /// [`Evaluator::new`]), from which its cycle collection is timed.
-    quickjs_in_use: u64,
     /// The run's stop, which the interrupt handler reads.
     stop: Rc<RefCell<Stop>>,
     used: bool,
@@ -174,20 +175,14 @@ impl Evaluator {
             Intrinsics::capture(&ctx, &originals, &web)?.adopt_timers(&ctx)?;
             Ok::<_, rquickjs::Error>((random, web, originals))
         })?;
-        // What QuickJS holds when the run starts: nothing runs in between.
-        // Measured here, ahead of time, because measuring walks every
-        // object of the heap, and in a snapshotted instance that touches
-        // every heap page.
-        let quickjs_in_use = u64::try_from(runtime.memory_usage().malloc_size).unwrap_or(0);
         Ok(Evaluator {
             random,
             web,
             originals,
-            runtime,
+            _runtime: runtime,
             context,
             guard,
             heap,
-            quickjs_in_use,
             stop,
             used: false,
         })
@@ -257,7 +252,7 @@ impl Evaluator {
         console: Box<dyn Write>,
         stop: &Stop,
     ) -> Ending {
-        let quickjs_in_use = self.quickjs_in_use;
+        // What QuickJS holds when the run starts, by the heap's own count.
         let heap_in_use = u64::try_from(self.heap.used()).unwrap_or(u64::MAX);
         let memory_limit = match limits::quickjs_memory_limit(
             start.budget.max_memory,
@@ -271,8 +266,8 @@ impl Evaluator {
             Ok(None) => None,
             Err(why) => return Ending::failed(FailureKind::Limit, format!("memory limit: {why}")),
         };
-        self.runtime
-            .set_gc_threshold(limits::gc_threshold(quickjs_in_use, memory_limit));
+        self.heap
+            .set_next_collection(limits::gc_threshold(heap_in_use, memory_limit));
         let guard = self.guard.clone();
         let heap = self.heap.clone();
         let random = &self.random;

@@ -98,8 +98,10 @@ const GC_HEADROOM: usize = 4 << 20;
 /// memory limit leaves, whichever is less, so that a small budget still
 /// collects cyclic garbage long before the limit (QuickJS does not collect
 /// when an allocation would pass its limit; it fails the allocation).
-pub(crate) fn gc_threshold(quickjs_in_use: u64, memory_limit: Option<usize>) -> usize {
-    let in_use = usize::try_from(quickjs_in_use).unwrap_or(usize::MAX);
+/// `heap_in_use` is the heap's own count, a little over QuickJS's (the
+/// slack of its arenas), which puts the first collection that much later.
+pub(crate) fn gc_threshold(heap_in_use: u64, memory_limit: Option<usize>) -> usize {
+    let in_use = usize::try_from(heap_in_use).unwrap_or(usize::MAX);
     let room = memory_limit.map_or(usize::MAX, |limit| limit.saturating_sub(in_use));
     in_use.saturating_add(GC_HEADROOM.min(room / 4))
 }
