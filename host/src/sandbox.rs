@@ -146,7 +146,11 @@ pub struct Outcome {
     pub console: String,
     /// What the child claimed it counted, when the Result came from it.
     pub child_counts: Option<(u64, u64)>,
-    /// Whether the child's counts disagreed with the parent's.
+    /// Whether the child's counts cannot be true: calls other than those
+    /// the parent accepted, or more value bytes than the parent wrote. A
+    /// child counts a value when it reads it, so one that ended with calls
+    /// unanswered counts fewer bytes than the parent wrote (the answers it
+    /// never read), and that is no disagreement.
     pub counts_disagree: bool,
     /// Wall time from start to Result.
     pub elapsed: Duration,
@@ -663,7 +667,9 @@ impl Sandbox {
         }
         Ok(Outcome {
             console: console.finish(),
-            counts_disagree: child_counts.is_some_and(|c| c != (calls, bytes)),
+            counts_disagree: child_counts.is_some_and(|(child_calls, child_bytes)| {
+                child_calls != calls || child_bytes > bytes
+            }),
             child_counts,
             elapsed: started.elapsed(),
             held_peak: holdings.peak(),

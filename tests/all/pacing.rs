@@ -116,3 +116,28 @@ async fn gathered_calls_reach_the_parent_before_a_timer_runs_and_when_the_run_en
     );
     assert!(!outcome.counts_disagree, "{outcome:#?}");
 }
+
+/// A program that ends with calls still running never reads their answers,
+/// though the parent may have written them: the child counts fewer bytes
+/// than the parent sent, and that is no disagreement (an honest guest was
+/// reported as one in most such runs). A child that claims more, or other
+/// calls, still is (`children.rs`).
+#[tokio::test]
+async fn answers_written_after_the_program_ended_are_no_disagreement() {
+    let program = "const running = [];\n\
+         for (let i = 0; i < 200; i++) running.push(delay(1, 'answer ' + i));\n\
+         await running[0];\n\
+         return 0;";
+    let mut fewer = 0;
+    for _ in 0..20 {
+        let outcome = run(program).await;
+        assert_eq!(value(&outcome), json!(0));
+        let (calls, bytes) = outcome.child_counts.expect("the guest's own counts");
+        assert_eq!(calls, outcome.result.calls, "{outcome:#?}");
+        assert!(bytes <= outcome.result.bytes, "{outcome:#?}");
+        fewer += usize::from(bytes < outcome.result.bytes);
+        assert!(!outcome.counts_disagree, "{outcome:#?}");
+    }
+    // The case is the one meant: in some run, answers went unread.
+    assert!(fewer > 0, "every answer was read in all 20 runs");
+}
