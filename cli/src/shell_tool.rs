@@ -114,7 +114,7 @@ pub fn tool(spec: &ToolSpec) -> Tool {
                     .into()
                 })
             } else {
-                Ok(JsonText::from(Text(out)))
+                Ok(JsonText::string(Text(out))?)
             }
         }
     })

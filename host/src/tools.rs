@@ -84,8 +84,31 @@ pub struct Text(pub String);
 
 impl ToolValue for Text {
     fn into_json(self) -> Result<String, HandlerError> {
-        JsonText::from(self).into_json()
+        Ok(JsonText::string(self)?.0)
     }
+}
+
+/// The length of `text` as a JSON string as serde_json writes it: its
+/// quotes, two bytes for `"`, `\\` and the five control characters with a
+/// short escape, six for every other control character.
+fn json_string_len(text: &str) -> usize {
+    let escaped: usize = text
+        .bytes()
+        .map(|byte| match byte {
+            b'"' | b'\\' | b'\x08' | b'\x0c' | b'\n' | b'\r' | b'\t' => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum();
+    escaped + 2
+}
+
+/// `text` as a JSON string of `len` bytes ([`json_string_len`]), written
+/// by serde_json into a buffer of that size (its own grows by doubling).
+fn json_string(text: &str, len: usize) -> String {
+    let mut json = Vec::with_capacity(len);
+    serde_json::to_writer(&mut json, text).expect("a string is written to memory without fail");
+    String::from_utf8(json).expect("serde_json writes UTF-8")
 }
 
 /// JSON text that has been checked to be one JSON value: sent as it is,
@@ -104,6 +127,28 @@ impl JsonText {
         Ok(JsonText(text))
     }
 
+    /// `text` as a JSON string, written once, at its size, and only when
+    /// it fits in a frame; past that, a `limit` failure, before any of it
+    /// is written. Escaping makes up to six bytes of one (`\u0001`): 16 MB
+    /// of control characters became 96 MB, then a frame of that, before
+    /// the Server could refuse it. What [`Text`] is sent as.
+    pub fn string(text: Text) -> Result<Self, ToolFailure> {
+        let len = json_string_len(&text.0);
+        if len > wire::MAX_FRAME_BYTES {
+            return Err(ToolFailure::new(
+                FailureKind::Limit,
+                format!(
+                    "the tool's value, {} bytes of text, is {len} bytes as a JSON string (its \
+                     quotes, backslashes and control characters escaped): more than a frame \
+                     carries ({} bytes)",
+                    text.0.len(),
+                    wire::MAX_FRAME_BYTES
+                ),
+            ));
+        }
+        Ok(JsonText(json_string(&text.0, len)))
+    }
+
     /// The text.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -111,9 +156,12 @@ impl JsonText {
 }
 
 /// Text as a JSON string.
+/// Of any size: [`JsonText::string`] refuses one larger than a frame
+/// before writing it.
 impl From<Text> for JsonText {
     fn from(text: Text) -> Self {
-        JsonText(serde_json::Value::String(text.0).to_string())
+        let len = json_string_len(&text.0);
+        JsonText(json_string(&text.0, len))
     }
 }
 
@@ -453,12 +501,30 @@ fn not_a_global_name(name: &str) -> Option<String> {
         Some("the name is not a plain ASCII JavaScript identifier".into())
     } else if RESERVED_WORDS.contains(&name) {
         Some("the name is a JavaScript reserved word".into())
+    } else if WEB_GLOBALS_TO_COME.contains(&name) {
+        Some(format!(
+            "the name is kept for the web platform's `{name}`, which the child does not define \
+             but a program may look for (`typeof {name}`) or be given later"
+        ))
     } else if CHILD_GLOBALS.contains(&name) {
         Some("the name is already a global of the program".into())
     } else {
         None
     }
 }
+
+/// The web platform's globals in [`CHILD_GLOBALS`] that the built-in child
+/// does not define (yet): a tool is refused them all the same, and told so.
+const WEB_GLOBALS_TO_COME: &[&str] = &[
+    "Blob",
+    "Headers",
+    "Intl",
+    "Request",
+    "Response",
+    "fetch",
+    "navigator",
+    "self",
+];
 
 /// Words a program cannot use as a function's name, nor a signature as a
 /// parameter's (the Python package derives signatures by them).
@@ -667,6 +733,28 @@ mod tests {
     }
 
     #[test]
+    fn text_is_sent_as_the_json_string_serde_json_writes_and_refused_past_a_frame() {
+        let all_ascii: String = (0u8..=0x7f).map(char::from).collect();
+        for text in [
+            String::new(),
+            all_ascii,
+            "é\u{2028}\u{9b}\"\\\u{0}𝒜".to_owned(),
+        ] {
+            let written = serde_json::to_string(&text).unwrap();
+            assert_eq!(json_string_len(&text), written.len(), "{text:?}");
+            assert_eq!(Text(text.clone()).into_json().unwrap(), written);
+            assert_eq!(JsonText::from(Text(text)).as_str(), written);
+        }
+        // Six bytes for each NUL: over a frame as JSON, though not as text.
+        let nul = "\0".repeat(wire::MAX_FRAME_BYTES / 6 + 1);
+        let refused = JsonText::string(Text(nul)).unwrap_err();
+        assert_eq!(refused.kind, FailureKind::Limit);
+        assert!(refused.message.contains("as a JSON string"), "{refused}");
+        let quotes = "\"".repeat(wire::MAX_FRAME_BYTES / 2 - 1);
+        assert!(JsonText::string(Text(quotes)).is_ok());
+    }
+
+    #[test]
     fn names_a_program_cannot_call_are_refused_unless_call_only() {
         for (name, why) in [
             ("search-docs", "not a plain ASCII JavaScript identifier"),
@@ -678,6 +766,8 @@ mod tests {
             ("console", "already a global"),
             ("setTimeout", "already a global"),
             ("toString", "already a global"),
+            ("fetch", "kept for the web platform's `fetch`"),
+            ("Intl", "kept for the web platform's `Intl`"),
         ] {
             let tool = || {
                 Tool::new(name, |_c| async {

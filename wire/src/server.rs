@@ -658,9 +658,18 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
     /// A successful answer, encoded, held and paid for; or why it cannot be.
     fn admit(&self, response: &Response) -> Result<Outgoing, String> {
         let value_len = response.value.len();
-        let frame = encode(response).map_err(|e| {
-            format!("the tool's value of {value_len} bytes does not fit in a frame: {e}")
-        })?;
+        let does_not_fit =
+            |e| format!("the tool's value of {value_len} bytes does not fit in a frame: {e}");
+        // The frame holds the value as it is: one larger than a frame is
+        // refused before a frame of it is made (encoding grows its buffer
+        // by doubling, to twice the value).
+        if value_len > MAX_FRAME_BYTES {
+            return Err(does_not_fit(FrameError::TooLarge {
+                len: value_len as u64,
+                max: MAX_FRAME_BYTES,
+            }));
+        }
+        let frame = encode(response).map_err(does_not_fit)?;
         let held = self.holdings.try_hold(frame.len()).map_err(|over| {
             format!("the tool's value of {value_len} bytes cannot be held: {over}")
         })?;
