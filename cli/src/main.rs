@@ -282,7 +282,10 @@ fn print(outcome: &wasmwire::Outcome, output: Output) -> anyhow::Result<u8> {
         None => Some(output::result_line(&outcome.result)),
         Some(Ok(value)) => Some(Ok(output::value_line(value))),
         Some(Err(failure)) => {
-            diagnostics.push(format!("wasmwire: {failure}"));
+            diagnostics.push(format!(
+                "wasmwire: {}",
+                output::diagnostic_line(&failure.to_string())
+            ));
             None
         }
     };
@@ -317,9 +320,12 @@ fn print(outcome: &wasmwire::Outcome, output: Output) -> anyhow::Result<u8> {
     })
 }
 
-/// SIGINT, SIGTERM and SIGHUP cancel the execution: it still ends in its
-/// one Result (kind `cancelled`), everything it started is killed, and then
-/// the process exits. The handlers are in place before this returns, so a
+/// SIGINT, SIGTERM, SIGHUP, and every other signal whose default would end
+/// the process and that can be caught (SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+/// SIGXCPU, SIGVTALRM), cancel the execution: it still ends in its one
+/// Result (kind `cancelled`), everything it started is killed, and then
+/// the process exits. Left to their defaults, the others ended the process
+/// with no Result and left its tools running. The handlers are in place before this returns, so a
 /// signal from then on cannot kill the process before its Result. This
 /// process also becomes the subreaper of what it starts, so a descendant
 /// that double-forks away is still found and killed at the end.
@@ -330,6 +336,12 @@ fn cancel_on_signals(cancel: &wasmwire::CancellationToken) -> anyhow::Result<()>
         SignalKind::interrupt(),
         SignalKind::terminate(),
         SignalKind::hangup(),
+        SignalKind::quit(),
+        SignalKind::user_defined1(),
+        SignalKind::user_defined2(),
+        SignalKind::alarm(),
+        SignalKind::from_raw(libc::SIGXCPU),
+        SignalKind::from_raw(libc::SIGVTALRM),
     ] {
         let mut stream = signal(kind).context("installing a signal handler")?;
         let cancel = cancel.clone();

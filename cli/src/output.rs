@@ -7,7 +7,10 @@
 /// writes them so; but JavaScript's, Python's `str.splitlines` and other
 /// splitters treat them as line ends, and would see the one Result line as
 /// several. They can only stand inside strings here, so escaping them keeps
-/// the JSON's meaning and makes it one line for everyone.
+/// the JSON's meaning and makes it one line for everyone. DEL and the C1
+/// controls (U+0080-U+009F, among them the CSI that starts a terminal's
+/// escape sequences) are escaped too, as the console shows them, so that a
+/// Result read on a terminal cannot drive it.
 pub fn result_line(result: &wire::Result) -> serde_json::Result<String> {
     Ok(one_line(serde_json::to_string(result)?))
 }
@@ -21,17 +24,27 @@ pub fn value_line(json: &str) -> String {
 }
 
 fn one_line(json: String) -> String {
-    if !json.contains(['\u{2028}', '\u{2029}', '\u{85}']) {
+    let escaped = |c: char| matches!(c, '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}');
+    if !json.contains(escaped) {
         return json;
     }
     let mut line = String::with_capacity(json.len() + 12);
     for c in json.chars() {
-        match c {
-            '\u{2028}' | '\u{2029}' | '\u{85}' => line.push_str(&format!("\\u{:04x}", c as u32)),
-            c => line.push(c),
+        if escaped(c) {
+            line.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            line.push(c);
         }
     }
     line
+}
+
+/// A line the CLI writes on stderr itself (a failure with `--output value`,
+/// a diagnostic): what the program or a tool put in it is shown as the
+/// console shows it (control characters as `\xNN`), and a line break as
+/// `\n`, so that it stays one line and cannot drive a terminal.
+pub fn diagnostic_line(text: &str) -> String {
+    wasmwire::console::neutralise(text).replace('\n', "\\n")
 }
 
 #[cfg(test)]
@@ -46,6 +59,34 @@ mod tests {
         assert!(!line.contains(['\u{2028}', '\u{2029}', '\u{85}']), "{line}");
         let back: wire::Result = serde_json::from_str(&line).expect("still JSON");
         assert_eq!(back, result);
+    }
+
+    #[test]
+    fn del_and_c1_controls_are_escaped_and_mean_the_same() {
+        let text = "\"\u{1b}[2J\u{9b}31m\u{7f}x\u{a0}\"";
+        let result = wire::Result::success("r1", text);
+        let line = result_line(&result).expect("encodes");
+        assert!(!line.contains(|c: char| c.is_control()), "{line:?}");
+        assert!(
+            line.contains("\\u009b") && line.contains("\\u007f"),
+            "{line}"
+        );
+        let back: wire::Result = serde_json::from_str(&line).expect("still JSON");
+        assert_eq!(back, result);
+        let value = value_line(text);
+        assert!(!value.contains(|c: char| c.is_control()), "{value:?}");
+        let read = |text: &str| serde_json::from_str::<serde_json::Value>(text).expect("JSON");
+        assert_eq!(read(&value), read(text));
+    }
+
+    #[test]
+    fn a_diagnostic_is_one_line_that_cannot_drive_a_terminal() {
+        let line = diagnostic_line("invalid: Error: evil \u{1b}]0;TITLE\u{7} \u{9b}2J\r\nforged");
+        assert!(!line.contains(|c: char| c.is_control()), "{line:?}");
+        assert_eq!(
+            line,
+            "invalid: Error: evil \\x1b]0;TITLE\\x07 \\x9b2J\\x0d\\nforged"
+        );
     }
 
     #[test]

@@ -603,6 +603,39 @@ fn the_parent_stays_bounded_when_64_calls_each_get_12_mib() {
     assert_parent_peak("64 calls x 12 MiB (wasm)", peak);
 }
 
+/// A text tool's output goes to the program as a JSON string, and escaping
+/// makes six bytes of a control character (`\u0000`): 16 MB of them were
+/// made into 96 MB, then a frame of that, before the Server refused it,
+/// none of it held (64 such calls peaked at 329 MiB).
+#[test]
+fn the_parent_stays_bounded_when_64_calls_each_get_16_mb_of_control_characters() {
+    // Each call fails `limit`: as a JSON string its value is over a frame,
+    // or its output could not be held while others held theirs.
+    let program = "const r = await Promise.allSettled(Array.from({length: 64}, () => big()));
+                   return [r.filter(x => x.status === 'fulfilled').length,
+                           r.every(x => x.status === 'rejected' && x.reason.kind === 'limit'),
+                           r.filter(x => x.reason && x.reason.message.includes(
+                             '16000000 bytes of text, is 96000002 bytes as a JSON string')).length > 0];";
+    let (code, stdout, stderr, peak) = run_measuring_peak(
+        &[
+            "run",
+            "--tool",
+            "big=head -c 16000000 /dev/zero",
+            "--max-memory",
+            "64MiB",
+            "--wall-clock",
+            "20s",
+            "-",
+        ],
+        program,
+    );
+    assert_eq!((code, stdout.lines().count()), (0, 1), "{stdout}{stderr}");
+    let result: Value = serde_json::from_str(stdout.trim_end()).unwrap();
+    let value: Value = serde_json::from_str(result["value"].as_str().unwrap()).unwrap();
+    assert_eq!(value, json!([0, true, true]));
+    assert_parent_peak("64 calls x 16 MB of NUL (wasm)", peak);
+}
+
 #[test]
 fn the_parent_stays_bounded_when_a_child_never_reads_12_mib_answers() {
     let child = child_script();
@@ -671,6 +704,32 @@ fn the_result_line_is_one_line_for_every_line_splitter() {
     let out = wasmwire(&["run", "-"], r#"return "a\u2028b\u2029c\u0085d""#);
     let raw = String::from_utf8(out.stdout).unwrap();
     assert!(!raw.contains(['\u{2028}', '\u{2029}', '\u{85}']), "{raw:?}");
+}
+
+/// What the CLI prints itself, not the console: the failure `--output
+/// value` puts on stderr, and the Result line, carried the program's
+/// escape sequences raw.
+#[test]
+fn an_error_or_result_the_cli_prints_cannot_drive_the_operators_terminal() {
+    let program = r#"throw new Error("evil \x1b]0;TITLE\x07 \x1b[2J\x9b31m\x7f\r\nforged line")"#;
+    let out = wasmwire(&["run", "--output", "value", "-"], program);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(out.stdout.is_empty(), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr:?}");
+    assert!(
+        !stderr.trim_end().contains(|c: char| c.is_control()),
+        "{stderr:?}"
+    );
+    assert!(stderr.contains(r"evil \x1b]0;TITLE\x07"), "{stderr:?}");
+    let out = wasmwire(&["run", "-"], r#"return "\x9b2J\x7f""#);
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !line.trim_end().contains(|c: char| c.is_control()),
+        "{line:?}"
+    );
+    let result: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(result["value"], json!("\"\u{9b}2J\u{7f}\""));
 }
 
 #[test]

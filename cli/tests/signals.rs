@@ -175,6 +175,38 @@ fn sigterm_and_sighup_during_a_tool_call_cancel_and_kill_the_tool_tree() {
     }
 }
 
+/// Every other signal whose default ends the process, and that can be
+/// caught, ends the run the same way: each of these ended the CLI with no
+/// Result and left the tool and its grandchild running.
+#[test]
+fn every_catchable_signal_that_would_end_the_cli_cancels_and_kills_the_tool_tree() {
+    for (name, signal) in [
+        ("quit", libc::SIGQUIT),
+        ("usr1", libc::SIGUSR1),
+        ("usr2", libc::SIGUSR2),
+        ("alrm", libc::SIGALRM),
+        ("xcpu", libc::SIGXCPU),
+        ("vtalrm", libc::SIGVTALRM),
+    ] {
+        let dir = temp_dir(&format!("tool-{name}"));
+        let tool = marker_tool(&dir);
+        let mut cli = start(
+            &["--wall-clock", "60s", "--tool", &tool],
+            "await slow(); return 1;",
+        );
+        wait_for(&dir.join("tool"), &mut cli);
+        let (tool_pid, grandchild) = (
+            read_pid(&dir.join("tool")),
+            read_pid(&dir.join("grandchild")),
+        );
+        let (code, result, stderr) = signal_and_finish(cli, signal);
+        assert_cancelled(code, &result, &stderr);
+        assert_gone(tool_pid, "the tool");
+        assert_gone(grandchild, "the tool's setsid grandchild");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 #[test]
 fn sigterm_and_sighup_with_a_process_child_cancel_and_kill_its_tree() {
     for (name, signal) in [("term", libc::SIGTERM), ("hup", libc::SIGHUP)] {
