@@ -101,6 +101,18 @@ impl<'js> Calls<'js> {
         std::mem::take(&mut self.withdrawn)
     }
 
+    /// Calls queued, not yet handed to the transport.
+    pub(crate) fn queued(&self) -> usize {
+        self.queued.len()
+    }
+
+    /// Takes the tools of the calls queued after the first `kept`: calls
+    /// made once the program had ended, which are never sent.
+    pub(crate) fn take_queued_after(&mut self, kept: usize) -> Vec<String> {
+        let late = self.queued.split_off(kept.min(self.queued.len()));
+        late.into_iter().map(|call| call.tool).collect()
+    }
+
     /// Takes every queued call, oldest first, for sending.
     pub(crate) fn take_queued(&mut self) -> Vec<Call<'js>> {
         std::mem::take(&mut self.queued)

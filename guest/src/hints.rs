@@ -34,12 +34,51 @@ fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
 }
 
-/// What a call that failed "not a function" at `at` called: from the
-/// place, the text up to the call's `(` (or a tagged template's backquote)
-/// must be a name or a chain of them (`o.a.method`, `x?.y`); the callee is
-/// that chain. `None` when the text is anything else.
+/// What a call that failed "not a function" at `at` called.
+///
+/// QuickJS places a call at the last place it noted while compiling it,
+/// which is the call's own callee for `o.method()`, but inside its
+/// arguments when they hold a call or a function of their own: the place
+/// of `results.push(await echo(x))` is `echo`, and of `rows.map(x => 2 * x)`
+/// the arrow's `x`. So the place's own call (forward from it, [`called_at`])
+/// is one candidate, and the call whose arguments the place is in, on the
+/// same line ([`enclosing_call`]), another: when both are there, either can
+/// have failed (QuickJS gives both the same place) and both are named, the
+/// enclosing one first; when the place starts no call, or starts a
+/// function, a `new` or a keyword, it is the enclosing one. `None` when
+/// neither can be named.
 pub(crate) fn callee(source: &str, at: Position) -> Option<String> {
     let (line, offset) = line_at(source, at)?;
+    match (called_at(line, offset), enclosing_call(line, offset)) {
+        (Some(own), Some(enclosing)) if own != enclosing => {
+            Some(format!("{enclosing} (or {own}, called in its arguments)"))
+        }
+        (Some(own), _) => Some(own),
+        (None, enclosing) => enclosing,
+    }
+}
+
+/// Words that start no call when they stand where a callee would.
+const NOT_CALLED: &[&str] = &[
+    "async",
+    "await",
+    "class",
+    "delete",
+    "function",
+    "in",
+    "instanceof",
+    "new",
+    "of",
+    "return",
+    "typeof",
+    "void",
+    "yield",
+];
+
+/// The call that starts at `offset` of `line`: the text up to its `(` (or
+/// a tagged template's backquote) must be a name or a chain of them
+/// (`o.a.method`, `x?.y`), not a keyword, nor after `new` or `function`.
+fn called_at(line: &str, offset: usize) -> Option<String> {
     // Forward to the call's opening: names, dots and spaces only.
     let rest = &line[offset..];
     let open = rest.find(|c: char| !(is_name_char(c) || c == '.' || c == '?' || c == ' '))?;
@@ -54,8 +93,28 @@ pub(crate) fn callee(source: &str, at: Position) -> Option<String> {
                 .trim_start()
                 .starts_with(['(', '`'])
         });
-    let before = line[..offset + open].trim_end();
-    // Back over the chain.
+    let (start, chain) = chain_before(line, offset + open)?;
+    // `new Set()` and `function g() {}` are not calls; `function (x) {}`
+    // names no callee.
+    let word_before = line[..start]
+        .trim_end()
+        .rsplit(|c: char| !is_name_char(c))
+        .next()
+        .unwrap_or("");
+    if NOT_CALLED.contains(&chain.as_str()) || matches!(word_before, "new" | "function") {
+        return None;
+    }
+    Some(if called_result {
+        format!("{chain}(...)")
+    } else {
+        chain
+    })
+}
+
+/// The name chain that ends just before `end` of `line` (spaces between
+/// it and `end` allowed), and where it starts.
+fn chain_before(line: &str, end: usize) -> Option<(usize, String)> {
+    let before = line[..end].trim_end();
     let start = before
         .char_indices()
         .rev()
@@ -68,13 +127,56 @@ pub(crate) fn callee(source: &str, at: Position) -> Option<String> {
         && chain.chars().count() <= MAX_CALLEE
         && chain.chars().any(is_name_char)
         && !chain.ends_with('.');
-    valid.then(|| {
-        if called_result {
-            format!("{chain}(...)")
-        } else {
-            chain.to_owned()
+    valid.then(|| (start, chain.to_owned()))
+}
+
+/// The call whose arguments `offset` of `line` is in, named by the chain
+/// before its `(`: only when the place is directly among them, not inside
+/// a function given as one (after a `=>` or in a `{` block), whose code
+/// runs only once the call has been made.
+fn enclosing_call(line: &str, offset: usize) -> Option<String> {
+    let mut open: Vec<(char, usize)> = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in line[..offset].char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
         }
-    })
+        match c {
+            '"' | '\'' | '`' => quote = Some(c),
+            '(' | '[' | '{' => open.push((c, i)),
+            ')' | ']' | '}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    let &('(', paren) = open.last()? else {
+        return None;
+    };
+    if quote.is_some() || line[paren..offset].contains("=>") {
+        return None;
+    }
+    let (start, chain) = chain_before(line, paren)?;
+    let word_before = line[..start]
+        .trim_end()
+        .rsplit(|c: char| !is_name_char(c))
+        .next()
+        .unwrap_or("");
+    let is_call = !NOT_CALLED.contains(&chain.as_str())
+        && !matches!(word_before, "new" | "function")
+        && !matches!(
+            chain.as_str(),
+            "if" | "while" | "for" | "switch" | "catch" | "with"
+        );
+    is_call.then_some(chain)
 }
 
 /// The offset of the `)` that closes the `(` `text` starts with, on its
@@ -405,8 +507,62 @@ mod tests {
         assert_eq!(callee("make()`x`;", at(1, 1)).as_deref(), Some("make(...)"));
         // Not a call, or nothing to name: nothing said.
         assert_eq!(callee("o[k]();", at(1, 2)), None);
+        assert_eq!(callee("function (x) {}", at(1, 1)), None);
         assert_eq!(callee("(a + b)();", at(1, 1)), None);
         assert_eq!(callee("", at(3, 1)), None);
+    }
+
+    /// QuickJS places a call that failed inside its arguments when they
+    /// hold a call or a function: the names below are what it placed.
+    #[test]
+    fn a_place_inside_a_calls_arguments_names_that_call() {
+        // The place starts no call of its own: the enclosing call failed.
+        for (program, column) in [
+            ("rows.map(x => x * 2);", 10),
+            ("rows.map(   1);", 13),
+            ("rows.forEach(function (x) {});", 14),
+            ("f(async function g() {});", 18),
+            ("rows.map(new Set());", 14),
+            ("seen.push(class {});", 11),
+        ] {
+            let enclosing = program.split('(').next().unwrap();
+            assert_eq!(
+                callee(program, at(1, column)).as_deref(),
+                Some(enclosing),
+                "{program}"
+            );
+        }
+        // It starts a call: either failed, and both are named.
+        assert_eq!(
+            callee("results.push(await echo({host: \"db1\"}));", at(1, 20)).as_deref(),
+            Some("results.push (or echo, called in its arguments)")
+        );
+        assert_eq!(
+            callee("rows.map(Math.max(1, 2));", at(1, 10)).as_deref(),
+            Some("rows.map (or Math.max, called in its arguments)")
+        );
+        // Inside a function given as an argument, or after the call's
+        // close, or in a condition: only the place's own call.
+        assert_eq!(
+            callee("items.map(x => lookup(x));", at(1, 16)).as_deref(),
+            Some("lookup")
+        );
+        assert_eq!(
+            callee("items.forEach((x) => { lookup(x) });", at(1, 24)).as_deref(),
+            Some("lookup")
+        );
+        assert_eq!(
+            callee("if (check(x)) {}", at(1, 5)).as_deref(),
+            Some("check")
+        );
+        assert_eq!(
+            callee("log(\"(\", f(1));", at(1, 11)).as_deref(),
+            Some("log (or f, called in its arguments)")
+        );
+        assert_eq!(
+            callee("new Thing(make(1));", at(1, 11)).as_deref(),
+            Some("make")
+        );
     }
 
     #[test]

@@ -329,6 +329,14 @@ fn warn_left_behind<'js>(
     except: Option<&rquickjs::Value<'js>>,
     waiting: usize,
 ) {
+    // Taken before any reason is told: telling one reads it, which runs
+    // the program's code (a getter), and can call a tool.
+    let (tools, queued) = session
+        .with_calls(|calls| calls.unanswered_tools())
+        .unwrap_or_default();
+    let timers = session
+        .with_timers(|timers| timers.pending())
+        .unwrap_or_default();
     let (reasons, more) = session.take_unhandled();
     for reason in reasons.iter().filter(|r| Some(*r) != except) {
         // One line, as every console line is.
@@ -342,9 +350,6 @@ fn warn_left_behind<'js>(
                 .as_bytes(),
         );
     }
-    let (tools, queued) = session
-        .with_calls(|calls| calls.unanswered_tools())
-        .unwrap_or_default();
     if !tools.is_empty() {
         let count = tools.len();
         let unsent = (queued + waiting).min(count);
@@ -369,9 +374,6 @@ fn warn_left_behind<'js>(
             .as_bytes(),
         );
     }
-    let timers = session
-        .with_timers(|timers| timers.pending())
-        .unwrap_or_default();
     if timers.never_run > 0 {
         session.write_console(
             format!(
@@ -388,6 +390,32 @@ fn warn_left_behind<'js>(
                 "warn: the program ended with {} still set, stopped with it (clearInterval \
                  one when it is done)\n",
                 plural(timers.intervals_run, "interval")
+            )
+            .as_bytes(),
+        );
+    }
+}
+
+/// The tools of the calls queued after the first `queued`: made after the
+/// program ended, by code reading what it settled with. They are taken
+/// from the queue, so that they are not told as calls the in-flight cap
+/// held.
+fn take_late_calls(session: &Session<'_>, queued: usize) -> Vec<String> {
+    session
+        .with_calls(|calls| calls.take_queued_after(queued))
+        .unwrap_or_default()
+}
+
+/// A console warning for the calls made after the program ended, while its
+/// `what` (a `toJSON`, a getter), which are never sent.
+fn warn_called_too_late(session: &Session<'_>, late: Vec<String>, what: &str) {
+    if !late.is_empty() {
+        session.write_console(
+            format!(
+                "warn: {} ({}) made after the program ended, while its {what}, never sent: \
+                 a tool can be called only while the program runs\n",
+                plural(late.len(), "tool call"),
+                tool_names(late)
             )
             .as_bytes(),
         );
@@ -479,19 +507,33 @@ fn run_program<'js, T: Transport + ?Sized>(
             );
         }
     };
+    // Reading what the program settled with runs its code (a `toJSON`, a
+    // getter), which can still call tools: those calls are never sent,
+    // and said so, not dropped without a word.
+    let queued = session.with_calls(|calls| calls.queued()).unwrap_or(0);
     match settled {
         Settled::Fulfilled(value) => {
+            let ending = judge.fulfilled(ctx, &value);
+            let mut late = take_late_calls(session, queued);
             warn_left_behind(session, judge, None, waiting);
-            judge.fulfilled(ctx, &value)
+            late.extend(take_late_calls(session, queued));
+            warn_called_too_late(session, late, "value was turned into JSON");
+            ending
         }
         Settled::Rejected(reason) => {
+            let ending = judge.rejected(&reason);
+            let mut late = take_late_calls(session, queued);
             warn_left_behind(session, judge, Some(&reason), waiting);
-            judge.rejected(&reason)
+            late.extend(take_late_calls(session, queued));
+            warn_called_too_late(session, late, "error was read");
+            ending
         }
         Settled::Stuck => {
             // What it left behind may be why nothing can settle (a call
             // that failed unseen).
             warn_left_behind(session, judge, None, waiting);
+            let late = take_late_calls(session, queued);
+            warn_called_too_late(session, late, "rejections left unhandled were read");
             Ending::failed(
                 FailureKind::Invalid,
                 "the program can never finish: it awaits a promise that nothing will settle \

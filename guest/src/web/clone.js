@@ -13,7 +13,7 @@
   const { classId, arrayKeys: keysOfArray } = native;
   const DOMExceptionCtor = shared.DOMException;
   const apply = Reflect.apply;
-  const { getOwnPropertyDescriptor: gopd, getPrototypeOf, keys, defineProperty } = Object;
+  const { getOwnPropertyDescriptor: gopd, getPrototypeOf, keys, defineProperty, hasOwn } = Object;
   const MapCtor = Map, SetCtor = Set, DateCtor = Date, RegExpCtor = RegExp, ErrorCtor = Error;
   const ArrayCtor = Array, ArrayBufferCtor = ArrayBuffer, DataViewCtor = DataView;
   const BooleanCtor = Boolean, NumberCtor = Number, StringCtor = String, ObjectCtor = Object;
@@ -120,12 +120,12 @@
         case "Array": return [new ArrayCtor(), "array"];
         case "Error": {
           const name = v.name;
-          const Ctor = typeof name === "string" && Object.hasOwn(errorCtors, name) ? errorCtors[name] : ErrorCtor;
+          const Ctor = typeof name === "string" && hasOwn(errorCtors, name) ? errorCtors[name] : ErrorCtor;
           const e = new Ctor();
           const message = gopd(v, "message");
-          if (message !== undefined && "value" in message) defineProperty(e, "message", { value: StringCtor(message.value), writable: true, configurable: true });
+          if (message !== undefined && hasOwn(message, "value")) defineProperty(e, "message", { __proto__: null, value: StringCtor(message.value), writable: true, configurable: true });
           const stack = gopd(v, "stack");
-          if (stack !== undefined && "value" in stack && typeof stack.value === "string") defineProperty(e, "stack", { value: stack.value, writable: true, configurable: true });
+          if (stack !== undefined && hasOwn(stack, "value") && typeof stack.value === "string") defineProperty(e, "stack", { __proto__: null, value: stack.value, writable: true, configurable: true });
           return [e, "error"];
         }
         case "Date": return [new DateCtor(apply(dateValue, v, [])), null];
@@ -145,7 +145,7 @@
         case "BigInt": return [ObjectCtor(apply(bigintValue, v, [])), null];
         case undefined: throw refuse("an object of this kind");
         default:
-          if (Object.hasOwn(typedArrays, cls)) {
+          if (hasOwn(typedArrays, cls)) {
             const buffer = shell(apply(taBuffer, v, []));
             return [new typedArrays[cls](buffer, apply(taOffset, v, []), apply(taLength, v, [])), null];
           }
@@ -167,7 +167,7 @@
         for (let i = 0; i < values.length; i++) apply(setAddFn, target, [shell(values[i])]);
       } else if (kind === "error") {
         const cause = gopd(source, "cause");
-        if (cause !== undefined && "value" in cause) defineProperty(target, "cause", { value: shell(cause.value), writable: true, configurable: true });
+        if (cause !== undefined && hasOwn(cause, "value")) defineProperty(target, "cause", { __proto__: null, value: shell(cause.value), writable: true, configurable: true });
       } else if (kind === "array" && (arrayKeys = keysOfArray(source)) !== null) {
         // Its indices, holes kept, then its other own enumerable keys: as
         // `keys()` gives them, without a string made for every index, and
@@ -176,20 +176,20 @@
         const count = indices === null ? length : indices.length;
         for (let j = 0; j < count; j++) {
           const i = indices === null ? j : indices[j];
-          defineProperty(target, i, { value: shell(source[i]), writable: true, enumerable: true, configurable: true });
+          defineProperty(target, i, { __proto__: null, value: shell(source[i]), writable: true, enumerable: true, configurable: true });
         }
-        if (target.length !== length) defineProperty(target, "length", { value: length });
+        if (target.length !== length) defineProperty(target, "length", { __proto__: null, value: length });
         for (let i = 0; i < named.length; i++) {
-          defineProperty(target, named[i], { value: shell(source[named[i]]), writable: true, enumerable: true, configurable: true });
+          defineProperty(target, named[i], { __proto__: null, value: shell(source[named[i]]), writable: true, enumerable: true, configurable: true });
         }
       } else {
         // Own enumerable string keys, each read with [[Get]], as the
         // standard's serialisation does.
         const names = keys(source);
         for (let i = 0; i < names.length; i++) {
-          defineProperty(target, names[i], { value: shell(source[names[i]]), writable: true, enumerable: true, configurable: true });
+          defineProperty(target, names[i], { __proto__: null, value: shell(source[names[i]]), writable: true, enumerable: true, configurable: true });
         }
-        if (kind === "array" && target.length !== source.length) defineProperty(target, "length", { value: source.length });
+        if (kind === "array" && target.length !== source.length) defineProperty(target, "length", { __proto__: null, value: source.length });
       }
     }
     for (let i = 0; i < transfer.length; i++) apply(abTransfer, transfer[i], []);

@@ -14,15 +14,23 @@
   const { defineProperty } = Object;
   const DOMExceptionCtor = shared.DOMException;
   const U8 = Uint8Array;
-  const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
-  const u8Set = Object.getPrototypeOf(Uint8Array.prototype).set;
+  // %TypedArray%'s own accessors, read once: an array's `byteLength` can be
+  // an accessor of the program's, which answered 4 to the quota's check
+  // and 2**30 to the draw.
+  const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
+  const accessor = (name) => Object.getOwnPropertyDescriptor(typedArrayProto, name).get;
+  const typedArrayTag = accessor(Symbol.toStringTag);
+  const bufferOf = accessor("buffer"), byteOffsetOf = accessor("byteOffset"), byteLengthOf = accessor("byteLength");
+  const u8Set = typedArrayProto.set;
   const numberToString = Number.prototype.toString;
   const padStart = String.prototype.padStart;
 
   // WebCrypto's quota: at most this many bytes per call.
   const QUOTA = 65536;
-  const INTEGER_ARRAYS = ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
-    "Int32Array", "Uint32Array", "BigInt64Array", "BigUint64Array"];
+  const INTEGER_ARRAYS = {
+    __proto__: null, Int8Array: true, Uint8Array: true, Uint8ClampedArray: true, Int16Array: true,
+    Uint16Array: true, Int32Array: true, Uint32Array: true, BigInt64Array: true, BigUint64Array: true,
+  };
 
   const internal = Symbol("internal");
   class Crypto {
@@ -30,17 +38,19 @@
     getRandomValues(array) {
       if (arguments.length === 0) throw new TypeError("Crypto.getRandomValues: 1 argument required, but only 0 present");
       const tag = apply(typedArrayTag, array, []);
-      if (!INTEGER_ARRAYS.includes(tag)) {
+      if (INTEGER_ARRAYS[tag] !== true) {
         throw new DOMExceptionCtor(
           "Crypto.getRandomValues: the argument must be an integer-typed array (Int8Array ... BigUint64Array)",
           "TypeMismatchError");
       }
-      if (array.byteLength > QUOTA) {
+      const length = apply(byteLengthOf, array, []);
+      if (length > QUOTA) {
         throw new DOMExceptionCtor(
-          `Crypto.getRandomValues: ${array.byteLength} bytes asked for, more than the ${QUOTA} allowed per call`,
+          `Crypto.getRandomValues: ${length} bytes asked for, more than the ${QUOTA} allowed per call`,
           "QuotaExceededError");
       }
-      apply(u8Set, new U8(array.buffer, array.byteOffset, array.byteLength), [randomBytes(array.byteLength)]);
+      const view = new U8(apply(bufferOf, array, []), apply(byteOffsetOf, array, []), length);
+      apply(u8Set, view, [randomBytes(length)]);
       return array;
     }
     randomUUID() {

@@ -26,7 +26,7 @@
   const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, "size").get;
 
   function define(target, name, value) {
-    defineProperty(target, name, { value, writable: true, enumerable: false, configurable: true });
+    defineProperty(target, name, { __proto__: null, value, writable: true, enumerable: false, configurable: true });
   }
   shared.define = define;
   shared.DOMException = DOMExceptionCtor;

@@ -243,6 +243,61 @@ fn calls_left_unanswered_at_the_end_are_warned_about() {
     );
 }
 
+/// Reading what a program settled with runs its code: a `toJSON` of the
+/// value, a getter of the error's message. A tool called there is never
+/// sent (the program has ended), and was dropped without a word: the
+/// Result `ok`, no call, no warning.
+#[test]
+fn calls_made_while_the_value_or_error_is_read_are_warned_about_not_sent() {
+    let tools = || crate::fake::Tools::new().echo("mark");
+    let run = crate::fake::run(
+        "return { toJSON() { mark(1); mark(2); return 'v'; } };",
+        &[("mark", "mark(x)")],
+        tools(),
+    );
+    assert_eq!(run.value(), r#""v""#);
+    assert!(run.tools.sent.is_empty(), "{:?}", run.tools.sent);
+    assert_eq!(
+        run.console,
+        "warn: 2 tool calls (mark) made after the program ended, while its value was turned \
+         into JSON, never sent: a tool can be called only while the program runs\n"
+    );
+    let run = crate::fake::run(
+        "const e = new Error('x');\n\
+         Object.defineProperty(e, 'message', { get() { mark(1); return 'read'; } });\n\
+         throw e;",
+        &[("mark", "mark(x)")],
+        tools(),
+    );
+    assert!(run.failure().1.contains("read"), "{:?}", run.result);
+    assert!(run.tools.sent.is_empty(), "{:?}", run.tools.sent);
+    assert!(
+        run.console.contains(
+            "warn: 1 tool call (mark) made after the program ended, while its error was read, \
+             never sent"
+        ),
+        "{}",
+        run.console
+    );
+    // A call the program made and left running is told as before, not as
+    // one made too late.
+    let run = crate::fake::run(
+        "mark(0); return { toJSON() { mark(1); return 'v'; } };",
+        &[("mark", "mark(x)")],
+        tools(),
+    );
+    assert_eq!(run.tools.sent.len(), 1, "{:?}", run.tools.sent);
+    assert!(
+        run.console
+            .contains("1 tool call (mark) made after the program ended")
+            && run
+                .console
+                .contains("ended with 1 tool call unanswered (mark): 1 cancelled"),
+        "{}",
+        run.console
+    );
+}
+
 /// Found by an adversarial probe of the console: a sparse array was walked
 /// hole by hole (`new Array(1e8)`: half a minute), a chain of proxies was
 /// recursed (3,000 deep: a stack overflow no `try` caught), an object with

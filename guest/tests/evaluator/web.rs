@@ -41,6 +41,26 @@ fn every_web_surface_answers_natively() {
 /// non-enumerable index as the standard does (as Node gives them). Its
 /// indices are copied without a string made for each: `tests/all/web.rs`
 /// clones a million elements under 64 MiB.
+/// The web surface's own checks read what the program cannot replace: an
+/// array's `byteLength` accessor of the program's answered 4 to the quota's
+/// check and 2**30 to the draw (the guest then aborted for want of a GiB),
+/// and a getter on `Object.prototype` made every `structuredClone` throw.
+#[test]
+fn what_the_web_surface_checks_cannot_be_replaced_by_the_program() {
+    let run = run_alone(
+        "const a = new Uint8Array(4); let read = 0;\n\
+         Object.defineProperty(a, 'byteLength', { get() { read++; return 2 ** 30; } });\n\
+         crypto.getRandomValues(a);\n\
+         Object.defineProperty(Object.prototype, 'get', { value() {}, configurable: true });\n\
+         Object.defineProperty(Object.prototype, 'value', { get() { return 'forged'; }, configurable: true });\n\
+         const copy = structuredClone({ a: [1, 2], e: new TypeError('m') });\n\
+         const shown = [copy.a.length, copy.e.message, copy.e instanceof TypeError];\n\
+         delete Object.prototype.get; delete Object.prototype.value;\n\
+         return [read, ...shown];",
+    );
+    assert_eq!(run.value(), "[0,2,\"m\",true]");
+}
+
 #[test]
 fn structured_clone_copies_odd_arrays_as_the_standard_says() {
     let program = "const odd = [1, , { a: 2 }]; odd.total = 3; odd[5] = 'five';\n\
