@@ -252,6 +252,28 @@ async fn a_program_ending_in_a_declaration_is_told_to_return_it() {
     }
 }
 
+/// A program longer than the parent reads is sent as written, so its last
+/// expression is not returned: it answered `null` without a word.
+#[tokio::test]
+async fn a_program_too_long_to_read_for_its_last_expression_is_told_so() {
+    let long = format!("// {}\nconst total = 41;\ntotal + 1", "x".repeat(70_000));
+    let outcome = run(&long).await;
+    assert_eq!(value(&outcome), json!(null));
+    assert!(
+        outcome.console.contains(&format!(
+            "warn: the program is longer than the {} bytes whose last expression is returned, \
+             so it answers only what it returns: end it with `return`",
+            wasmwire::source::MAX_PARSED_BYTES
+        )),
+        "{:?}",
+        outcome.console
+    );
+    // Not when it returns its answer.
+    let outcome = run(&long.replace("total + 1", "return total + 1")).await;
+    assert_eq!(value(&outcome), json!(42));
+    assert!(outcome.console.is_empty(), "{:?}", outcome.console);
+}
+
 /// Runs `execution` on the shared sandbox, with no tools.
 async fn run_execution(
     execution: &wasmwire::Execution,

@@ -118,7 +118,7 @@ pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceErro
         return compile_blocking(program);
     }
     match plan(program) {
-        Plan::AsWritten => Ok(Prepared::unchanged(program)),
+        Plan::AsWritten => Ok(unread(program)),
         Plan::Here => Ok(prepare_in_place(program)),
         Plan::Handed => {
             let (answer, answered) = mpsc::sync_channel(1);
@@ -169,7 +169,7 @@ pub(crate) async fn prepare_within(
         return compile(program, max_memory, cache_dir).await;
     }
     match plan(program) {
-        Plan::AsWritten => Ok(Prepared::unchanged(program)),
+        Plan::AsWritten => Ok(unread(program)),
         Plan::Here => Ok(prepare_in_place(program)),
         Plan::Handed => {
             let (answer, answered) = tokio::sync::oneshot::channel();
@@ -287,6 +287,26 @@ fn plan(program: &str) -> Plan {
         #[cfg(test)]
         tests::HANDED_OFF.with(|n| n.set(n.get() + 1));
         Plan::Handed
+    }
+}
+
+/// A program sent as written, unread: its last expression is not returned,
+/// and a program that answers `null` is told why (it was returned as
+/// `null` without a word).
+fn unread(program: &str) -> Prepared {
+    let why = if program.len() > MAX_PARSED_BYTES {
+        format!(
+            "the program is longer than the {MAX_PARSED_BYTES} bytes whose last expression is \
+             returned, so it answers only what it returns: end it with `return`"
+        )
+    } else {
+        "the program has more nested labels of the same name than are read, so its last \
+         expression is not returned: end it with `return`"
+            .to_owned()
+    };
+    Prepared {
+        unanswered: Some(why),
+        ..Prepared::unchanged(program)
     }
 }
 
