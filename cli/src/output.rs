@@ -9,8 +9,9 @@
 /// several. They can only stand inside strings here, so escaping them keeps
 /// the JSON's meaning and makes it one line for everyone. DEL and the C1
 /// controls (U+0080-U+009F, among them the CSI that starts a terminal's
-/// escape sequences) are escaped too, as the console shows them, so that a
-/// Result read on a terminal cannot drive it.
+/// escape sequences) are escaped too, as the console shows them, and so is
+/// any other control character but tab in a value a child sent as it is,
+/// so that what is printed cannot drive a terminal.
 pub fn result_line(result: &wire::Result) -> serde_json::Result<String> {
     Ok(one_line(serde_json::to_string(result)?))
 }
@@ -24,7 +25,8 @@ pub fn value_line(json: &str) -> String {
 }
 
 fn one_line(json: String) -> String {
-    let escaped = |c: char| matches!(c, '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}');
+    // Tab is whitespace between JSON's tokens; line breaks are gone by now.
+    let escaped = |c: char| (c.is_control() && c != '\t') || matches!(c, '\u{2028}' | '\u{2029}');
     if !json.contains(escaped) {
         return json;
     }
@@ -73,10 +75,12 @@ mod tests {
         );
         let back: wire::Result = serde_json::from_str(&line).expect("still JSON");
         assert_eq!(back, result);
+        // A child's value text with a raw control character in a string
+        // (no JSON: a process child may send anything) is escaped too.
         let value = value_line(text);
         assert!(!value.contains(|c: char| c.is_control()), "{value:?}");
-        let read = |text: &str| serde_json::from_str::<serde_json::Value>(text).expect("JSON");
-        assert_eq!(read(&value), read(text));
+        let read: serde_json::Value = serde_json::from_str(&value).expect("JSON");
+        assert_eq!(read, serde_json::json!("\u{1b}[2J\u{9b}31m\u{7f}x\u{a0}"));
     }
 
     #[test]
