@@ -389,6 +389,24 @@ mod tests {
     }
 
     #[test]
+    fn the_stop_is_given_room_for_its_exception_when_the_heap_is_full() {
+        let (heap, _stop) = heap();
+        let mut allocator = heap.allocator();
+        let full = allocator.alloc(64 << 10);
+        heap.set_limit(heap.used());
+        assert!(allocator.alloc(16).is_null());
+        heap.make_room_to_stop();
+        // An error object, its message and some of its stack.
+        let error = allocator.alloc(8 << 10);
+        assert!(!error.is_null());
+        // SAFETY: blocks of this allocator's.
+        unsafe {
+            allocator.dealloc(error);
+            allocator.dealloc(full);
+        }
+    }
+
+    #[test]
     fn a_refusal_the_guest_tolerates_does_not_stop_the_run() {
         let (heap, stop) = heap();
         let mut allocator = heap.allocator();
@@ -398,5 +416,115 @@ mod tests {
         assert_eq!(stop.reason(), None);
         assert!(allocator.calloc(4, 4096).is_null());
         assert!(matches!(stop.reason(), Some(Reason::Memory { .. })));
+    }
+
+    #[test]
+    fn an_allocation_that_exactly_fills_the_limit_is_admitted() {
+        let (heap, stop) = heap();
+        let mut allocator = heap.allocator();
+        heap.set_limit(4096);
+        let block = allocator.alloc(4096);
+        assert!(!block.is_null());
+        assert_eq!(stop.reason(), None);
+        // SAFETY: the block just allocated.
+        unsafe { allocator.dealloc(block) };
+    }
+
+    #[test]
+    fn a_refusal_with_no_limit_says_the_memory_itself_is_full() {
+        let (heap, stop) = heap();
+        let mut allocator = heap.allocator();
+        // More than any C allocator gives: malloc refuses it.
+        let requested = usize::MAX / 2 + 1;
+        assert!(allocator.alloc(requested).is_null());
+        assert_eq!(
+            stop.reason(),
+            Some(Reason::Memory {
+                requested,
+                used: 0,
+                limit: None
+            })
+        );
+    }
+
+    #[test]
+    fn the_room_to_stop_sets_no_limit_where_there_was_none() {
+        let (heap, stop) = heap();
+        let mut allocator = heap.allocator();
+        heap.make_room_to_stop();
+        let block = allocator.alloc(1 << 20);
+        assert!(!block.is_null());
+        assert_eq!(stop.reason(), None);
+        // SAFETY: the block just allocated.
+        unsafe { allocator.dealloc(block) };
+    }
+
+    /// A heap attached to a live runtime; QuickJS's next collection is read
+    /// and set as QuickJS itself does.
+    fn attached() -> (Heap, rquickjs::Runtime, rquickjs::Context) {
+        let (heap, _stop) = heap();
+        let runtime = rquickjs::Runtime::new_with_alloc(heap.allocator()).unwrap();
+        let context = rquickjs::Context::full(&runtime).unwrap();
+        context.with(|ctx| heap.attach(&ctx));
+        (heap, runtime, context)
+    }
+
+    fn next_collection(heap: &Heap) -> usize {
+        // SAFETY: the live runtime the heap is attached to.
+        unsafe { rquickjs::qjs::JS_GetGCThreshold(heap.state.runtime.get()) as usize }
+    }
+
+    /// As QuickJS sets its next collection after one.
+    fn quickjs_sets_next_collection(heap: &Heap, size: usize) {
+        // SAFETY: as above.
+        unsafe { rquickjs::qjs::JS_SetGCThreshold(heap.state.runtime.get(), size as _) };
+    }
+
+    #[test]
+    fn a_collection_the_heap_set_is_not_moved_again() {
+        let (heap, _runtime, _context) = attached();
+        let used = heap.used();
+        heap.set_limit(used + (1 << 20));
+        heap.set_next_collection(used + (4 << 20));
+        let mut allocator = heap.allocator();
+        let block = allocator.alloc(1000);
+        assert_eq!(next_collection(&heap), used + (4 << 20));
+        // SAFETY: the block just allocated.
+        unsafe { allocator.dealloc(block) };
+    }
+
+    #[test]
+    fn quickjs_next_collection_is_moved_halfway_between_what_it_left_and_the_limit() {
+        let (heap, _runtime, _context) = attached();
+        let left = heap.used();
+        let room = left / 4;
+        heap.set_limit(left + room);
+        // Half as much again as the collection left: past the limit.
+        quickjs_sets_next_collection(&heap, left / 2 * 3);
+        let mut allocator = heap.allocator();
+        let block = allocator.alloc(1000);
+        let next = next_collection(&heap);
+        assert!(
+            next.abs_diff(left + room / 2) < room / 16,
+            "left {left}, limit {}, next {next}",
+            left + room
+        );
+        // SAFETY: the block just allocated.
+        unsafe { allocator.dealloc(block) };
+    }
+
+    #[test]
+    fn quickjs_next_collection_is_left_as_it_is_when_the_heap_is_nearly_full() {
+        let (heap, _runtime, _context) = attached();
+        let left = heap.used();
+        // Less room than a 64th of the limit.
+        heap.set_limit(left + left / 128);
+        quickjs_sets_next_collection(&heap, left / 2 * 3);
+        let mut allocator = heap.allocator();
+        let block = allocator.alloc(100);
+        assert!(!block.is_null());
+        assert_eq!(next_collection(&heap), left / 2 * 3);
+        // SAFETY: the block just allocated.
+        unsafe { allocator.dealloc(block) };
     }
 }

@@ -309,3 +309,11 @@ fn cyclic_garbage_beside_a_large_live_set_is_collected_before_the_limit() {
         assert_eq!(run.value(), format!("[{live},100]"), "{live}");
     }
 }
+
+/// QuickJS cuts a large block it built piece by piece (a string's buffer)
+/// to what it holds: no growth, so nothing the limit may refuse.
+#[test]
+fn a_block_given_back_in_part_under_a_memory_budget_is_not_refused() {
+    let program = "const parts = [];\nfor (let i = 0; i < 100000; i++) parts.push(i);\nreturn parts.join(',').length;";
+    assert_eq!(with_memory(program, 64 * MIB).value(), "588889");
+}
