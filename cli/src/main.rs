@@ -320,30 +320,21 @@ fn print(outcome: &wasmwire::Outcome, output: Output) -> anyhow::Result<u8> {
     })
 }
 
-/// SIGINT, SIGTERM, SIGHUP, and every other signal whose default would end
-/// the process and that can be caught (SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
-/// SIGXCPU, SIGVTALRM), cancel the execution: it still ends in its one
-/// Result (kind `cancelled`), everything it started is killed, and then
-/// the process exits. Left to their defaults, the others ended the process
-/// with no Result and left its tools running. The handlers are in place before this returns, so a
+/// SIGINT, SIGTERM, SIGHUP and the other signals that ask a process to stop
+/// ([`wasmwire::containment::ENDING_SIGNALS`]: SIGQUIT, SIGUSR1, SIGUSR2,
+/// SIGALRM, SIGXCPU, SIGVTALRM) cancel the execution: it still ends in its
+/// one Result (kind `cancelled`), everything it started is killed, and then
+/// the process exits. Left to their defaults, those past the first three
+/// ended the process with no Result and left its tools running. The handlers are in place before this returns, so a
 /// signal from then on cannot kill the process before its Result. This
 /// process also becomes the subreaper of what it starts, so a descendant
 /// that double-forks away is still found and killed at the end.
 fn cancel_on_signals(cancel: &wasmwire::CancellationToken) -> anyhow::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let _ = wasmwire::containment::become_subreaper();
-    for kind in [
-        SignalKind::interrupt(),
-        SignalKind::terminate(),
-        SignalKind::hangup(),
-        SignalKind::quit(),
-        SignalKind::user_defined1(),
-        SignalKind::user_defined2(),
-        SignalKind::alarm(),
-        SignalKind::from_raw(libc::SIGXCPU),
-        SignalKind::from_raw(libc::SIGVTALRM),
-    ] {
-        let mut stream = signal(kind).context("installing a signal handler")?;
+    for &number in wasmwire::containment::ENDING_SIGNALS {
+        let mut stream =
+            signal(SignalKind::from_raw(number)).context("installing a signal handler")?;
         let cancel = cancel.clone();
         tokio::spawn(async move {
             if stream.recv().await.is_some() {

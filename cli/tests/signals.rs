@@ -175,11 +175,11 @@ fn sigterm_and_sighup_during_a_tool_call_cancel_and_kill_the_tool_tree() {
     }
 }
 
-/// Every other signal whose default ends the process, and that can be
-/// caught, ends the run the same way: each of these ended the CLI with no
-/// Result and left the tool and its grandchild running.
+/// Every other signal that asks a process to stop ends the run the same
+/// way: each of these ended the CLI with no Result and left the tool and
+/// its grandchild running.
 #[test]
-fn every_catchable_signal_that_would_end_the_cli_cancels_and_kills_the_tool_tree() {
+fn every_signal_that_asks_the_cli_to_stop_cancels_and_kills_the_tool_tree() {
     for (name, signal) in [
         ("quit", libc::SIGQUIT),
         ("usr1", libc::SIGUSR1),

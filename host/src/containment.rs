@@ -749,6 +749,26 @@ pub fn settle(timeout: Duration) -> bool {
     leftovers().settle(timeout)
 }
 
+/// The signals that ask a process to stop, from a user, a supervisor or a
+/// limit (SIGXCPU, SIGALRM, SIGVTALRM), each of which ends it by default:
+/// a host that starts children and tools handles all of them as it handles
+/// SIGTERM (cancels, kills what it started, then exits), since left to
+/// their defaults they end it with nothing killed and nothing said.
+/// SIGKILL cannot be caught; the signals a fault raises (SIGSEGV, SIGBUS,
+/// ...) are no request to stop; SIGPIPE is ignored by Rust programs;
+/// SIGPROF is a profiler's.
+pub const ENDING_SIGNALS: &[libc::c_int] = &[
+    libc::SIGINT,
+    libc::SIGTERM,
+    libc::SIGHUP,
+    libc::SIGQUIT,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGXCPU,
+    libc::SIGVTALRM,
+];
+
 /// Makes this process the subreaper of everything it starts: a descendant
 /// whose parent exits is handed to us, not to init, so [`kill_adopted`] can
 /// still find it. For a process that runs one execution (the CLI): a

@@ -616,24 +616,48 @@ async fn serve_connection(
         .await;
 }
 
-/// SIGINT or SIGTERM (never, when the handlers cannot be installed).
-async fn stop_signal() {
+/// SIGINT, SIGTERM or another signal that asks the process to stop
+/// ([`wasmwire::containment::ENDING_SIGNALS`]; never, when the handlers
+/// cannot be installed). Left to its default, SIGHUP or SIGQUIT ended the
+/// server without cancelling a running execution or stopping the upstream
+/// servers.
+/// The handlers are in place when this returns, before it is awaited.
+fn stop_signal() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut int), Ok(mut term)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = int.recv() => {}
-        _ = term.recv() => {}
+    let streams = wasmwire::containment::ENDING_SIGNALS
+        .iter()
+        .map(|&number| signal(SignalKind::from_raw(number)))
+        .collect::<Result<Vec<_>, _>>();
+    async move {
+        let Ok(mut streams) = streams else {
+            return std::future::pending().await;
+        };
+        let received = streams.iter_mut().map(|stream| Box::pin(stream.recv()));
+        futures::future::select_all(received).await;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// HUP or QUIT ended the server with its default action, nothing
+    /// cancelled and the upstream servers left to their pipes closing.
+    #[tokio::test]
+    async fn each_signal_that_asks_a_process_to_stop_stops_the_server() {
+        for &number in wasmwire::containment::ENDING_SIGNALS {
+            let stopped = stop_signal();
+            let sent = std::process::Command::new("kill")
+                .arg(format!("-{number}"))
+                .arg(std::process::id().to_string())
+                .status()
+                .expect("kill runs");
+            assert!(sent.success(), "kill -{number}");
+            tokio::time::timeout(Duration::from_secs(30), stopped)
+                .await
+                .unwrap_or_else(|_| panic!("signal {number} did not stop the server"));
+        }
+    }
 
     #[test]
     fn only_a_want_of_resources_makes_the_listener_rest() {
