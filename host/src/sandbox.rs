@@ -437,6 +437,12 @@ impl Sandbox {
             }
         };
         tokio::pin!(deadline);
+        // A byte-order mark is no part of the program an editor shows: left
+        // in, QuickJS counted it as line 1's first column.
+        let program = execution
+            .program
+            .strip_prefix('\u{feff}')
+            .unwrap_or(&execution.program);
         let prepared = match language {
             None => Ok(Ok(source::Prepared::as_written(&execution.program))),
             Some(language) => tokio::select! {
@@ -444,7 +450,7 @@ impl Sandbox {
                 () = cancel.cancelled() => Err(End::Cancelled),
                 () = &mut deadline => Err(End::WallClock),
                 prepared = source::prepare_within(
-                    &execution.program,
+                    program,
                     language,
                     budget.max_memory,
                     cache_dir,

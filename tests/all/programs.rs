@@ -298,3 +298,20 @@ async fn a_missing_global_a_model_reaches_for_says_what_to_use_instead() {
         "ReferenceError: foo is not defined at line 1, column 1"
     );
 }
+
+/// A byte-order mark at the start is no part of the program an editor
+/// shows: QuickJS counted it as line 1's first column.
+#[tokio::test]
+async fn a_byte_order_mark_moves_no_place() {
+    for program in [
+        "null.x",
+        "const a = 1;\nnull.x",
+        "const x: number = 1;\nnull.x",
+    ] {
+        let plain = run(program).await;
+        assert!(plain.result.error.contains(" at line "), "{plain:#?}");
+        let marked = run(&format!("\u{feff}{program}")).await;
+        assert_eq!(marked.result.error, plain.result.error, "{program:?}");
+    }
+    assert_eq!(value(&run("\u{feff}1 + 1").await), json!(2));
+}
