@@ -156,7 +156,9 @@
     const root = shell(value);
     let arrayKeys;
     while (work.length > 0) {
-      const [source, target, kind] = apply(arrayPop, work, []);
+      // By index: destructuring would run the program's array iterator.
+      const item = apply(arrayPop, work, []);
+      const source = item[0], target = item[1], kind = item[2];
       if (kind === "map") {
         const entries = [];
         apply(mapForEach, source, [(v, k) => apply(arrayPush, entries, [k, v])]);

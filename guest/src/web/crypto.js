@@ -4,6 +4,7 @@
 // methods reject with a NotSupportedError that says so.
 (function (native, shared) {
   "use strict";
+  const StringCtor = String;
   const { randomBytes, digest } = native;
   const bytesOf = shared.bytesOf;   // copied out by the native digest at once
   const PromiseCtor = Promise;
@@ -73,10 +74,10 @@
       try {
         if (arguments.length < 2) throw new TypeError(`SubtleCrypto.digest: 2 arguments required, but only ${arguments.length} present`);
         const name = typeof algorithm === "object" && algorithm !== null ? algorithm.name : algorithm;
-        const hash = digest(apply(toUpperCase, String(name), []), bytesOf(data, "SubtleCrypto.digest"));
+        const hash = digest(apply(toUpperCase, StringCtor(name), []), bytesOf(data, "SubtleCrypto.digest"));
         if (hash === undefined || hash === null) {
           throw new DOMExceptionCtor(
-            `SubtleCrypto.digest: the algorithm ${stringify(String(name))} is not supported: SHA-1, SHA-256, SHA-384 and SHA-512 are`,
+            `SubtleCrypto.digest: the algorithm ${stringify(StringCtor(name))} is not supported: SHA-1, SHA-256, SHA-384 and SHA-512 are`,
             "NotSupportedError");
         }
         return apply(promiseResolve, PromiseCtor, [hash]);

@@ -5,6 +5,7 @@
 // `shared.DOMException`.
 (function (native, shared) {
   "use strict";
+  const StringCtor = String;
   const DOMExceptionCtor = DOMException;
   // An abort's reason, made on the program's behalf and not thrown: made
   // so that its stack does not stand for where the job's next throw was.
@@ -55,7 +56,7 @@
     #propagationStopped = false; #target = null; #current = null; #timeStamp;
     constructor(type, init) {
       if (arguments.length === 0) throw new TypeError("Failed to construct 'Event': 1 argument required, but only 0 present.");
-      this.#type = String(type);
+      this.#type = StringCtor(type);
       this.#bubbles = !!(init && init.bubbles);
       this.#cancelable = !!(init && init.cancelable);
       this.#composed = !!(init && init.composed);
@@ -82,7 +83,7 @@
     stopImmediatePropagation() { this.#propagationStopped = true; this.#stopped = true; }
     initEvent(type, bubbles = false, cancelable = false) {
       if (this.#current !== null) return;
-      this.#type = String(type); this.#bubbles = !!bubbles; this.#cancelable = !!cancelable;
+      this.#type = StringCtor(type); this.#bubbles = !!bubbles; this.#cancelable = !!cancelable;
       this.#canceled = false; this.#stopped = false; this.#propagationStopped = false; this.#target = null;
     }
     // An event is dispatched by one target at a time (the standard's
@@ -183,7 +184,7 @@
       if (signal !== undefined && !isSignal(signal))
         throw new TypeError("EventTarget.addEventListener: options.signal is not an AbortSignal");
       if (signal !== undefined && signalAborted(signal)) return;
-      type = String(type);
+      type = StringCtor(type);
       const bucket = listenersOf(this.#listeners, type, true);
       let entries = apply(mapGet, bucket.byCallback, [callback]);
       if (entries !== undefined && findEntry(entries, capture) >= 0) return;
@@ -206,8 +207,8 @@
     }
     removeEventListener(type, callback, options) {
       const capture = typeof options === "boolean" ? options : !!(options && options.capture);
-      const bucket = listenersOf(this.#listeners, String(type), false);
-      if (bucket !== undefined) removeEntry(this, this.#listeners, String(type), bucket, callback, capture);
+      const bucket = listenersOf(this.#listeners, StringCtor(type), false);
+      if (bucket !== undefined) removeEntry(this, this.#listeners, StringCtor(type), bucket, callback, capture);
     }
     dispatchEvent(event) {
       if (!_is(event)) throw new TypeError("EventTarget.dispatchEvent: the argument is not an Event");
@@ -319,7 +320,8 @@
         if (!isSignal(source)) throw new TypeError("AbortSignal.any: every member must be an AbortSignal");
         apply(arrayPush, sources, [source]);
       }
-      for (const source of sources) {
+      for (let i = 0; i < sources.length; i++) {
+        const source = sources[i];
         if (source.#aborted) { s.#aborted = true; s.#reason = source.#reason; return s; }
       }
       const flat = [], seen = new SetCtor();

@@ -14,11 +14,16 @@
   const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
   const u8Set = Object.getPrototypeOf(Uint8Array.prototype).set;
   const codePointAt = String.prototype.codePointAt;
+  const StringCtor = String, stringify = JSON.stringify;
+  const trim = String.prototype.trim, toLowerCase = String.prototype.toLowerCase;
 
-  function usv(value) { return apply(toWellFormed, String(value), []); }
+  function usv(value) { return apply(toWellFormed, StringCtor(value), []); }
 
   // The Encoding Standard's labels for UTF-8.
-  const UTF8_LABELS = ["unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "utf-8", "utf8", "x-unicode20utf8"];
+  const UTF8_LABELS = {
+    __proto__: null, "unicode-1-1-utf-8": true, "unicode11utf8": true, "unicode20utf8": true,
+    "utf-8": true, "utf8": true, "x-unicode20utf8": true,
+  };
 
   class TextEncoder {
     get encoding() { return "utf-8"; }
@@ -26,7 +31,7 @@
     encodeInto(source, destination) {
       if (apply(typedArrayTag, destination, []) !== "Uint8Array")
         throw new TypeError("TextEncoder.encodeInto: the destination must be a Uint8Array");
-      const text = String(source);
+      const text = StringCtor(source);
       let read = 0, written = 0;
       const room = destination.length;
       // Most calls have room for all of it: encoded and copied natively
@@ -82,9 +87,9 @@
   class TextDecoder {
     #fatal; #ignoreBOM; #pending = new U8(0); #bomSeen = false; #streaming = false;
     constructor(label = "utf-8", options = undefined) {
-      const name = String(label).trim().toLowerCase();
-      if (!UTF8_LABELS.includes(name)) {
-        throw new RangeError(`TextDecoder: the encoding ${JSON.stringify(String(label))} is not supported here: only UTF-8 is`);
+      const name = apply(toLowerCase, apply(trim, StringCtor(label), []), []);
+      if (UTF8_LABELS[name] !== true) {
+        throw new RangeError(`TextDecoder: the encoding ${stringify(StringCtor(label))} is not supported here: only UTF-8 is`);
       }
       this.#fatal = !!(options && options.fatal);
       this.#ignoreBOM = !!(options && options.ignoreBOM);
@@ -105,7 +110,8 @@
       this.#streaming = stream;
       let text, pending;
       try {
-        [text, pending] = utf8Decode(bytes, stream, this.#fatal);
+        const decoded = utf8Decode(bytes, stream, this.#fatal);
+        text = decoded[0]; pending = decoded[1];
       } catch (e) {
         this.#pending = new U8(0); this.#streaming = false;
         throw e;

@@ -3,6 +3,8 @@
 // standard's class shape and keeps a URL and its searchParams in step.
 (function (native, shared) {
   "use strict";
+  const StringCtor = String;
+  const stringSlice = String.prototype.slice;
   // urlParse and urlSet answer undefined for what does not parse.
   const { urlParse, urlSet, formParse, formSerialize } = native;
   const toWellFormed = String.prototype.toWellFormed;
@@ -15,7 +17,7 @@
   const arrayFlat = Array.prototype.flat;
 
   // USVString: a string with lone surrogates made U+FFFD.
-  function usv(value) { return apply(toWellFormed, String(value), []); }
+  function usv(value) { return apply(toWellFormed, StringCtor(value), []); }
 
   const HREF = 0, ORIGIN = 1, PROTOCOL = 2, USERNAME = 3, PASSWORD = 4, HOST = 5,
     HOSTNAME = 6, PORT = 7, PATHNAME = 8, SEARCH = 9, HASH = 10;
@@ -49,7 +51,7 @@
         return;
       }
       let text = usv(init);
-      if (text[0] === "?") text = text.slice(1);
+      if (text[0] === "?") text = apply(stringSlice, text, [1]);
       this.#list = pairs(formParse(text));
     }
     get size() { return this.#list.length; }
@@ -179,7 +181,7 @@
       this.#parts = parts;
       this.#params = new URLSearchParams(internal);
       attach(this.#params, this);
-      reset(this.#params, parts[SEARCH].slice(1));
+      reset(this.#params, apply(stringSlice, parts[SEARCH], [1]));
     }
     static canParse(url, base = undefined) {
       if (arguments.length === 0) throw new TypeError("URL.canParse: 1 argument required, but only 0 present");
@@ -195,7 +197,7 @@
       const parts = urlSet(this.#now()[HREF], which, usv(value));
       if (parts == null) throw new TypeError(`Invalid URL: ${JSON.stringify(usv(value))}`);
       this.#parts = parts;
-      if (which === "href" || which === "search") reset(this.#params, parts[SEARCH].slice(1));
+      if (which === "href" || which === "search") reset(this.#params, apply(stringSlice, parts[SEARCH], [1]));
     }
     // The parts, with the query as searchParams serialises it if it changed.
     #now() {

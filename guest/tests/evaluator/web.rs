@@ -61,6 +61,49 @@ fn what_the_web_surface_checks_cannot_be_replaced_by_the_program() {
     assert_eq!(run.value(), "[0,2,\"m\",true]");
 }
 
+/// The web surface's own code uses what it captured at set-up, not what
+/// the program may have replaced since: each of these replacements broke
+/// `TextDecoder`, `structuredClone` or `URL` (the program's own iterables,
+/// which the standards read through their iterator, are still read so).
+#[test]
+fn the_web_surface_works_whatever_built_ins_the_program_replaced() {
+    let run = run_alone(
+        r#"
+        const saved = [Array.prototype[Symbol.iterator], String.prototype.trim,
+                       String.prototype.toLowerCase, String.prototype.slice, String];
+        // Made before: the program's own arrays are read through their iterator.
+        const bytes = new Uint8Array([104, 105]), map = new Map([[1, 2]]);
+        const poison = (what) => function () { throw new Error(what + " was used"); };
+        Array.prototype[Symbol.iterator] = poison("the array iterator");
+        String.prototype.trim = poison("trim");
+        String.prototype.toLowerCase = poison("toLowerCase");
+        String.prototype.slice = poison("slice");
+        globalThis.String = poison("String");
+        let out;
+        try {
+            const decoder = new TextDecoder(" UTF-8 ");
+            const text = decoder.decode(bytes);
+            const copy = structuredClone({ a: [1, 2], m: map });
+            const url = new URL("https://x.test/p?q=1");
+            const target = new EventTarget();
+            let heard = 0;
+            target.addEventListener("ping", () => heard++);
+            target.dispatchEvent(new Event("ping"));
+            out = [text, copy.a.length, copy.m.get(1), url.searchParams.get("q"), url.pathname,
+                   heard];
+        } finally {
+            Array.prototype[Symbol.iterator] = saved[0];
+            String.prototype.trim = saved[1];
+            String.prototype.toLowerCase = saved[2];
+            String.prototype.slice = saved[3];
+            globalThis.String = saved[4];
+        }
+        return out;
+        "#,
+    );
+    assert_eq!(run.value(), r#"["hi",2,2,"1","/p",1]"#);
+}
+
 #[test]
 fn structured_clone_copies_odd_arrays_as_the_standard_says() {
     let program = "const odd = [1, , { a: 2 }]; odd.total = 3; odd[5] = 'five';\n\
