@@ -40,14 +40,20 @@ fn main() -> ExitCode {
         Command::Run(args) => match run(args) {
             Ok(code) => ExitCode::from(code),
             Err(e) => {
-                eprintln!("wasmwire: {e:#}");
+                eprintln!(
+                    "wasmwire: {}",
+                    wasmwire::console::neutralise(&format!("{e:#}"))
+                );
                 ExitCode::from(EXIT_USAGE)
             }
         },
         Command::Describe(args) => match describe::run(&args) {
             Ok(()) => ExitCode::from(EXIT_OK),
             Err(e) => {
-                eprintln!("wasmwire: {e:#}");
+                eprintln!(
+                    "wasmwire: {}",
+                    wasmwire::console::neutralise(&format!("{e:#}"))
+                );
                 ExitCode::from(EXIT_USAGE)
             }
         },

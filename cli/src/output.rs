@@ -46,7 +46,7 @@ fn one_line(json: String) -> String {
 /// console shows it (control characters as `\xNN`), and a line break as
 /// `\n`, so that it stays one line and cannot drive a terminal.
 pub fn diagnostic_line(text: &str) -> String {
-    wasmwire::console::neutralise(text).replace('\n', "\\n")
+    wasmwire::console::neutralise_line(text)
 }
 
 #[cfg(test)]

@@ -258,6 +258,12 @@ pub fn neutralise(text: &str) -> String {
     out
 }
 
+/// [`neutralise`] for one line of a log: a line break is shown as `\n`
+/// too, so that text put in the line cannot forge a line of its own.
+pub fn neutralise_line(text: &str) -> String {
+    neutralise(text).replace('\n', "\\n")
+}
+
 /// How many of `bytes` fit in `room` bytes as [`neutralise`] shows them,
 /// and how many they take. A C1 control (U+0080-U+009F, two bytes in
 /// UTF-8) takes four; one split across two writes is counted as two.
@@ -371,6 +377,15 @@ mod tests {
     use tokio::io::AsyncWriteExt;
 
     use super::*;
+
+    #[test]
+    fn a_log_line_cannot_drive_a_terminal_or_forge_a_line() {
+        let line = neutralise_line("up\u{1b}[2J\r\nwasmwire mcp: forged\u{9b}31m\u{7f}\tend");
+        assert_eq!(
+            line,
+            "up\\x1b[2J\\x0d\\nwasmwire mcp: forged\\x9b31m\\x7f\tend"
+        );
+    }
 
     #[test]
     fn terminal_escapes_are_written_out_not_passed_on() {

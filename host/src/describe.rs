@@ -474,9 +474,15 @@ fn one_line(text: &str) -> String {
 
 /// A JSDoc block of `lines` at `indent` levels; `*/` in a line cannot end
 /// it early.
+/// Control characters (an escape sequence, a DEL) are shown as the console
+/// shows them: a description is read by a model and by an operator's
+/// terminal, and drives neither.
 fn jsdoc(out: &mut String, lines: &[String], indent: usize) {
     let pad = "  ".repeat(indent);
-    let lines: Vec<String> = lines.iter().map(|l| l.replace("*/", "*\\/")).collect();
+    let lines: Vec<String> = lines
+        .iter()
+        .map(|l| crate::console::neutralise(&l.replace("*/", "*\\/")))
+        .collect();
     if lines.is_empty() {
         return;
     }
@@ -693,10 +699,23 @@ fn object_type(
     out
 }
 
-/// A JSON value as a literal type.
+/// A JSON value as a literal type; in a string, DEL and the C1 controls
+/// are escaped as serde_json escapes the C0 ones (`\u009b`), the same
+/// string, which no terminal takes for a control.
 fn literal(value: &Value) -> String {
     match value {
-        Value::String(_) | Value::Number(_) | Value::Bool(_) | Value::Null => value.to_string(),
+        Value::String(_) => {
+            let mut text = String::new();
+            for c in value.to_string().chars() {
+                if ('\u{7f}'..='\u{9f}').contains(&c) {
+                    text.push_str(&format!("\\u{:04x}", c as u32));
+                } else {
+                    text.push(c);
+                }
+            }
+            text
+        }
+        Value::Number(_) | Value::Bool(_) | Value::Null => value.to_string(),
         _ => "unknown".into(),
     }
 }
@@ -851,6 +870,21 @@ mod tests {
         assert_eq!(size(64 << 20), "64 MiB");
         assert_eq!(size(512 << 10), "512 KiB");
         assert_eq!(size(1500), "1500 B");
+    }
+
+    #[test]
+    fn control_characters_in_descriptions_and_literals_are_escaped() {
+        let evil = "a\u{1b}]0;T\u{7} \u{1b}[2J\u{9b}31m\u{7f}b";
+        let mut out = String::new();
+        jsdoc(&mut out, &lines(&format!("{evil}\r\nFAKE")), 0);
+        assert!(
+            !out.contains(|c: char| c.is_control() && c != '\n'),
+            "{out:?}"
+        );
+        assert!(out.contains(r"a\x1b]0;T\x07 \x1b[2J\x9b31m\x7fb"), "{out}");
+        let ty = literal(&json!(evil));
+        assert!(!ty.contains(|c: char| c.is_control()), "{ty:?}");
+        assert_eq!(serde_json::from_str::<String>(&ty).unwrap(), evil);
     }
 
     #[test]

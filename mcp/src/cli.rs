@@ -28,7 +28,12 @@ pub fn run(args: &McpArgs) -> u8 {
     match serve_until_done(args) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("wasmwire mcp: {e:#}");
+            // Several lines (a TOML error shows its place), each shown as
+            // the console shows text.
+            eprintln!(
+                "wasmwire mcp: {}",
+                wasmwire::console::neutralise(&format!("{e:#}"))
+            );
             2
         }
     }
@@ -40,9 +45,21 @@ fn serve_until_done(args: &McpArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let code = crate::build(&config).await?;
+        // In place before the upstream servers start: a signal while they
+        // did (one that never answers `initialize` holds the start for a
+        // minute) ended the process by its default action, and left them
+        // running.
+        let stopped = crate::serve::stop_signal();
+        tokio::pin!(stopped);
+        let code = tokio::select! {
+            built = crate::build(&config) => built?,
+            () = &mut stopped => {
+                say!("stopped while the upstream servers were starting");
+                return Ok(());
+            }
+        };
         let transport = args.listen.map_or(Transport::Stdio, Transport::Http);
-        crate::serve(code, transport).await?;
+        crate::serve::serve_until(code, transport, stopped).await?;
         Ok::<_, anyhow::Error>(())
     })?;
     // The upstream connections are closed, and the last answers written,

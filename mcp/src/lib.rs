@@ -34,6 +34,19 @@
 //! (`rmcp`). The rules are written out in docs/mcp.md of the repository.
 #![warn(missing_docs)]
 
+/// A line of the server's own on stderr, `wasmwire mcp: ...`: what an
+/// upstream server, a client or a config put in it (a name, an error's
+/// text, a request's id) is shown as the console shows text, on one line,
+/// so that it can neither drive the operator's terminal nor forge a line.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        eprintln!(
+            "wasmwire mcp: {}",
+            wasmwire::console::neutralise_line(&format!($($arg)*))
+        )
+    };
+}
+
 pub mod cli;
 pub mod config;
 mod deep;

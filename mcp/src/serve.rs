@@ -126,10 +126,7 @@ fn bind(listed: &[(Arc<Upstream>, Vec<McpTool>)], config: &Config) -> (Tools, Ve
             .take(1000)
             .find(|name| taken.register(noop(name)).is_ok())
         else {
-            eprintln!(
-                "wasmwire mcp: no name for {}.{}; left out",
-                upstream.name, mcp_tool.name
-            );
+            say!("no name for {}.{}; left out", upstream.name, mcp_tool.name);
             continue;
         };
         let described = |with_schemas: bool| {
@@ -151,15 +148,13 @@ fn bind(listed: &[(Arc<Upstream>, Vec<McpTool>)], config: &Config) -> (Tools, Ve
         if let Err(e) = tools.register(described(true)) {
             // A schema wasmwire cannot compile: the tool is still bound,
             // its args then checked only by the upstream server.
-            eprintln!(
-                "wasmwire mcp: {}.{}: {e}; bound without its schemas",
-                upstream.name, mcp_tool.name
+            say!(
+                "{}.{}: {e}; bound without its schemas",
+                upstream.name,
+                mcp_tool.name
             );
             if let Err(e) = tools.register(described(false)) {
-                eprintln!(
-                    "wasmwire mcp: {}.{}: {e}; left out",
-                    upstream.name, mcp_tool.name
-                );
+                say!("{}.{}: {e}; left out", upstream.name, mcp_tool.name);
                 continue;
             }
         }
@@ -239,6 +234,18 @@ fn handler(
 /// the client treats stdout (one that reads nothing can hold no answer's
 /// write for longer).
 pub async fn serve(code: CodeMode, transport: Transport) -> Result<(), Error> {
+    serve_until(code, transport, stop_signal()).await
+}
+
+/// [`serve`], stopping when `stopped` ends as on a signal: the signals'
+/// handlers of a caller that started the upstream servers under them
+/// (`wasmwire mcp`), so that none is lost between the two.
+pub async fn serve_until(
+    code: CodeMode,
+    transport: Transport,
+    stopped: impl std::future::Future<Output = ()>,
+) -> Result<(), Error> {
+    tokio::pin!(stopped);
     let served = match transport {
         Transport::Stdio => {
             // stdin and stdout through the filter that answers a request
@@ -252,7 +259,7 @@ pub async fn serve(code: CodeMode, transport: Transport) -> Result<(), Error> {
                 .map_err(|e| Error::Serve(e.to_string()))?;
             let signalled = tokio::select! {
                 () = stdin_closed.cancelled() => false,
-                () = stop_signal() => true,
+                () = &mut stopped => true,
             };
             // Every call's context is a child of rmcp's token: cancelled
             // now, not after rmcp's own wait for its handlers (5 s).
@@ -270,13 +277,17 @@ pub async fn serve(code: CodeMode, transport: Transport) -> Result<(), Error> {
             }
             Ok(())
         }
-        Transport::Http(addr) => serve_http(code.clone(), addr).await,
+        Transport::Http(addr) => serve_http(code.clone(), addr, stopped).await,
     };
     code.close().await;
     served
 }
 
-async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
+async fn serve_http(
+    code: CodeMode,
+    addr: SocketAddr,
+    mut stopped: std::pin::Pin<&mut impl std::future::Future<Output = ()>>,
+) -> Result<(), Error> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| Error::Serve(format!("listening on {addr}: {e}")))?;
@@ -307,17 +318,15 @@ async fn serve_http(code: CodeMode, addr: SocketAddr) -> Result<(), Error> {
     // descriptor and no memory of this process.
     let places = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     let mut full_said = false;
-    let stopped = stop_signal();
-    tokio::pin!(stopped);
-    eprintln!("wasmwire mcp: listening on http://{bound}/mcp");
+    say!("listening on http://{bound}/mcp");
     loop {
         let place = match places.clone().try_acquire_owned() {
             Ok(place) => place,
             Err(_) => {
                 if !full_said {
                     full_said = true;
-                    eprintln!(
-                        "wasmwire mcp: {} connections open (max_connections); more wait until \
+                    say!(
+                        "{} connections open (max_connections); more wait until \
                          one closes",
                         limits.max_connections
                     );
@@ -622,7 +631,7 @@ async fn serve_connection(
 /// server without cancelling a running execution or stopping the upstream
 /// servers.
 /// The handlers are in place when this returns, before it is awaited.
-fn stop_signal() -> impl std::future::Future<Output = ()> {
+pub(crate) fn stop_signal() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
     let streams = wasmwire::containment::ENDING_SIGNALS
         .iter()

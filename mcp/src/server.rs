@@ -212,10 +212,7 @@ impl CodeMode {
         // end).
         let stop = async {
             let why = stop.await;
-            eprintln!(
-                "wasmwire mcp: a call (id {}) was not run: {why}",
-                context.id
-            );
+            say!("a call (id {}) was not run: {why}", context.id);
             why
         };
         tokio::pin!(stop);
@@ -364,8 +361,8 @@ impl CodeMode {
         // A Result whose value cannot be read (nested deeper than the parent
         // reads) is no success, though the child's Result says ok.
         answer["ok"] = json!(ok);
-        eprintln!(
-            "wasmwire mcp: run_javascript ended {} in {:?} ({} upstream calls){}",
+        say!(
+            "run_javascript ended {} in {:?} ({} upstream calls){}",
             answer.get("kind").and_then(Value::as_str).unwrap_or("ok"),
             elapsed,
             calls,

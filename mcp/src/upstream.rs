@@ -104,8 +104,8 @@ impl Upstream {
         if let Some(old) = state.service.take() {
             let _ = old.cancel().await;
         }
-        eprintln!(
-            "wasmwire mcp: upstream server {:?} had closed; starting it again",
+        say!(
+            "upstream server {:?} had closed; starting it again",
             self.name
         );
         // Marked failed until it has started: a call that ends while the
@@ -124,7 +124,7 @@ impl Upstream {
                 Ok(peer)
             }
             Err(why) => {
-                eprintln!("wasmwire mcp: upstream server {:?}: {why}", self.name);
+                say!("upstream server {:?}: {why}", self.name);
                 let failure = self.down(&why);
                 state.failed = Some((Instant::now(), why));
                 Err(failure)
@@ -165,8 +165,17 @@ async fn start(config: &ServerConfig) -> Result<RunningService<RoleClient, ()>, 
                 });
                 // Through the filter that turns an answer too deep for
                 // rmcp into an error under its id (`deep`).
-                let transport = ChildTransport::spawn(command)
-                    .map_err(|e| format!("could not start {:?}: {e}", config_command(config)))?;
+                let transport = ChildTransport::spawn(command).map_err(|e| {
+                    // The kernel says "no such file" of a missing working
+                    // directory as of a missing command.
+                    match cwd {
+                        Some(cwd) if !std::path::Path::new(cwd).is_dir() => format!(
+                            "could not start {:?}: its cwd {cwd:?} is not a directory ({e})",
+                            config_command(config)
+                        ),
+                        _ => format!("could not start {:?}: {e}", config_command(config)),
+                    }
+                })?;
                 ().serve(transport)
                     .await
                     .map_err(|e| format!("initialize failed: {e}"))
