@@ -38,6 +38,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
+use wasmwire::containment::{Containment, Limits};
 
 use wasmwire::CancellationToken;
 
@@ -619,25 +620,60 @@ async fn answers_out(
 pub(crate) struct ChildTransport {
     child: Child,
     inner: AsyncRwTransport<RoleClient, DuplexStream, ChildStdin>,
+    /// The server's process tree: what it started goes with it (only its
+    /// own pid was killed, and a wrapper's real server, or a tool it ran,
+    /// outlived `wasmwire mcp`).
+    _tree: Containment,
 }
 
 impl ChildTransport {
-    /// Starts `command` (its stdin and stdout piped, its stderr inherited).
+    /// Starts `command` in a containment of its own, its stdin and stdout
+    /// piped, its stderr passed on as the console shows text.
     pub(crate) fn spawn(mut command: Command) -> std::io::Result<Self> {
+        let tree = Containment::new(Limits::default())?;
+        tree.apply(&mut command);
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()?;
+        tree.set_leader(child.id());
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(std::io::Error::other("the child's stdio was not piped"));
         };
+        if let Some(stderr) = child.stderr.take() {
+            tokio::spawn(stderr_out(stderr));
+        }
         let (rmcp_reads, to_rmcp) = tokio::io::duplex(PIPE);
         tokio::spawn(answers_in(stdout, to_rmcp));
         Ok(ChildTransport {
             child,
             inner: AsyncRwTransport::new_client(rmcp_reads, stdin),
+            _tree: tree,
         })
+    }
+}
+
+/// An upstream server's stderr, passed on to ours as it comes, its control
+/// characters shown as the console shows them (it was inherited, and an
+/// upstream's escape sequences reached the operator's terminal and could
+/// forge `wasmwire mcp:` lines with a `\r`). Read in pieces of a bounded
+/// size: a line is never held whole.
+async fn stderr_out(mut from: impl AsyncRead + Unpin) {
+    use tokio::io::AsyncReadExt;
+    let mut piece = vec![0u8; 8 << 10];
+    loop {
+        match from.read(&mut piece).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                let text = wasmwire::console::neutralise(&String::from_utf8_lossy(&piece[..n]));
+                let mut stderr = tokio::io::stderr();
+                if stderr.write_all(text.as_bytes()).await.is_err() {
+                    return;
+                }
+            }
+        }
     }
 }
 
@@ -761,6 +797,51 @@ mod tests {
             nested(200, "")
         );
         assert_eq!(too_deep(odd.as_bytes()).unwrap().id, None);
+    }
+
+    /// An upstream server's own children go with it: a wrapper (`npx`,
+    /// `uvx`) or a tool it ran outlived `wasmwire mcp`, only the server's
+    /// own pid being killed.
+    #[tokio::test]
+    async fn what_an_upstream_server_started_goes_with_it() {
+        let dir = std::env::temp_dir().join(format!("wasmwire-deep-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let marker = dir.join("grandchild");
+        let mut command = Command::new("/bin/sh");
+        command.arg("-c").arg(format!(
+            "sleep 300 & echo $! > {}.tmp && mv {0}.tmp {0}; cat > /dev/null",
+            marker.display()
+        ));
+        let transport = ChildTransport::spawn(command).unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while !marker.exists() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server never started"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let pid: i32 = std::fs::read_to_string(&marker)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let alive = |pid: i32| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                let state = stat.rsplit(')').next().unwrap_or("").trim();
+                !state.starts_with('Z') && !state.starts_with('X')
+            })
+        };
+        assert!(alive(pid));
+        drop(transport);
+        while alive(pid) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server's child {pid} outlived it"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[tokio::test]
