@@ -195,6 +195,26 @@ def test_args_deeper_than_pythons_decoder_fail_the_call_invalid(sandbox, is_asyn
     assert sandbox.run(CATCH % "take([[1]])", tools=[tool]).value == ["ok", "ran"]
 
 
+def test_text_too_long_as_json_fails_limit_before_it_is_written(sandbox):
+    # json.dumps made 96 MB of JSON of 16 MB of NUL, per call, before the
+    # parent refused it past a frame: 64 such calls took 4.2 GiB.
+    def big():
+        return "\0" * 3_000_000
+
+    def fits():
+        return '"' * 1_000_000
+
+    outcome = sandbox.run(
+        CATCH % "big()", tools=[wasmwire.Tool(big), wasmwire.Tool(fits)]
+    )
+    assert outcome.value[1] == "limit", outcome
+    assert "18000002 characters as a JSON string" in outcome.value[2]
+    outcome = sandbox.run(
+        "return (await fits()).length", tools=[wasmwire.Tool(big), wasmwire.Tool(fits)]
+    )
+    assert outcome.value == 1_000_000, outcome
+
+
 # Waits, in a tool, for the interpreter to begin exiting (this atexit hook
 # is registered after wasmwire's, so it runs first), then keeps the tool
 # busy in Python while the interpreter would finalize under it.

@@ -354,7 +354,35 @@ def _parameter_names(sig: inspect.Signature | None) -> tuple[str, ...] | None:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+#: The most a frame carries (wire's ``MAX_FRAME_BYTES``): a value's JSON
+#: past it is refused by the parent whatever it holds.
+_MAX_FRAME = 16 * 1024 * 1024
+
+#: The characters ``json.dumps`` writes escaped, and how long each becomes.
+_ESCAPES = [(chr(c), 6) for c in range(0x20) if chr(c) not in "\b\f\n\r\t"] + [
+    (c, 2) for c in '"\\\b\f\n\r\t'
+]
+
+
+def _too_long_as_json(value: str) -> int | None:
+    """The length of ``value`` as a JSON string, when it is past a frame;
+    counted, not written: escaping makes six characters of a control
+    character, and 64 tools returning 16 MB of them made 6 GB of JSON at
+    once, before the parent could refuse any."""
+    if len(value) * 6 + 2 <= _MAX_FRAME:
+        return None
+    length = len(value) + 2 + sum(value.count(c) * (w - 1) for c, w in _ESCAPES)
+    return length if length > _MAX_FRAME else None
+
+
 def _encoded(name: str, value: Any) -> tuple[bool, str, str]:
+    if isinstance(value, str) and (length := _too_long_as_json(value)) is not None:
+        return (
+            False,
+            f"{name}: the value, {len(value)} characters of text, is at least {length} "
+            f"characters as a JSON string: more than a frame carries ({_MAX_FRAME} bytes)",
+            "limit",
+        )
     try:
         text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError) as e:
