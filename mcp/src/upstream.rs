@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequestParams, Tool as McpTool};
+use rmcp::model::{CallToolRequestParams, PaginatedRequestParams, Tool as McpTool};
 use rmcp::service::{Peer, RunningService};
 use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport};
 use rmcp::{RoleClient, ServiceExt};
@@ -56,10 +56,9 @@ impl Upstream {
         config: &ServerConfig,
     ) -> Result<(Upstream, Vec<McpTool>), String> {
         let service = start(config).await?;
-        let tools = tokio::time::timeout(CONNECT_TIMEOUT, service.peer().list_all_tools())
+        let tools = tokio::time::timeout(CONNECT_TIMEOUT, list_tools(service.peer()))
             .await
-            .map_err(|_| format!("listing its tools took more than {CONNECT_TIMEOUT:?}"))?
-            .map_err(|e| format!("listing its tools: {e}"))?;
+            .map_err(|_| format!("listing its tools took more than {CONNECT_TIMEOUT:?}"))??;
         let upstream = Upstream {
             name: name.to_string(),
             config: config.clone(),
@@ -143,6 +142,35 @@ impl Upstream {
     pub async fn close(&self) {
         if let Some(service) = self.state.lock().await.service.take() {
             let _ = service.cancel().await;
+        }
+    }
+}
+
+/// The most tools one upstream server may list.
+const MAX_LISTED_TOOLS: usize = 10_000;
+
+/// Every page of the server's tools, at most [`MAX_LISTED_TOOLS`] of them:
+/// a server whose `nextCursor` never ends grew this process by about 120
+/// MB a second until the connect timeout (rmcp's `list_all_tools` follows
+/// the cursor as long as the server gives one).
+async fn list_tools(peer: &Peer<RoleClient>) -> Result<Vec<McpTool>, String> {
+    let mut tools = Vec::new();
+    let mut cursor = None;
+    loop {
+        let params = PaginatedRequestParams::default().with_cursor(cursor);
+        let page = peer
+            .list_tools(Some(params))
+            .await
+            .map_err(|e| format!("listing its tools: {e}"))?;
+        tools.extend(page.tools);
+        if tools.len() > MAX_LISTED_TOOLS {
+            return Err(format!(
+                "listing its tools: it listed more than {MAX_LISTED_TOOLS}"
+            ));
+        }
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(tools),
         }
     }
 }
