@@ -153,25 +153,31 @@ fn assert_cancelled(code: i32, result: &Value, stderr: &str) {
     assert_eq!(code, 1, "a not-ok Result exits 1 ({stderr})");
 }
 
+/// Sends `signal` while a tool and its `setsid` grandchild run: the run
+/// ends `cancelled` and both are gone.
+fn cancels_and_kills_the_tool_tree(name: &str, signal: libc::c_int) {
+    let dir = temp_dir(&format!("tool-{name}"));
+    let tool = marker_tool(&dir);
+    let mut cli = start(
+        &["--wall-clock", "60s", "--tool", &tool],
+        "await slow(); return 1;",
+    );
+    wait_for(&dir.join("tool"), &mut cli);
+    let (tool_pid, grandchild) = (
+        read_pid(&dir.join("tool")),
+        read_pid(&dir.join("grandchild")),
+    );
+    let (code, result, stderr) = signal_and_finish(cli, signal);
+    assert_cancelled(code, &result, &stderr);
+    assert_gone(tool_pid, "the tool");
+    assert_gone(grandchild, "the tool's setsid grandchild");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn sigterm_and_sighup_during_a_tool_call_cancel_and_kill_the_tool_tree() {
     for (name, signal) in [("term", libc::SIGTERM), ("hup", libc::SIGHUP)] {
-        let dir = temp_dir(&format!("tool-{name}"));
-        let tool = marker_tool(&dir);
-        let mut cli = start(
-            &["--wall-clock", "60s", "--tool", &tool],
-            "await slow(); return 1;",
-        );
-        wait_for(&dir.join("tool"), &mut cli);
-        let (tool_pid, grandchild) = (
-            read_pid(&dir.join("tool")),
-            read_pid(&dir.join("grandchild")),
-        );
-        let (code, result, stderr) = signal_and_finish(cli, signal);
-        assert_cancelled(code, &result, &stderr);
-        assert_gone(tool_pid, "the tool");
-        assert_gone(grandchild, "the tool's setsid grandchild");
-        let _ = std::fs::remove_dir_all(&dir);
+        cancels_and_kills_the_tool_tree(name, signal);
     }
 }
 
@@ -188,22 +194,7 @@ fn every_signal_that_asks_the_cli_to_stop_cancels_and_kills_the_tool_tree() {
         ("xcpu", libc::SIGXCPU),
         ("vtalrm", libc::SIGVTALRM),
     ] {
-        let dir = temp_dir(&format!("tool-{name}"));
-        let tool = marker_tool(&dir);
-        let mut cli = start(
-            &["--wall-clock", "60s", "--tool", &tool],
-            "await slow(); return 1;",
-        );
-        wait_for(&dir.join("tool"), &mut cli);
-        let (tool_pid, grandchild) = (
-            read_pid(&dir.join("tool")),
-            read_pid(&dir.join("grandchild")),
-        );
-        let (code, result, stderr) = signal_and_finish(cli, signal);
-        assert_cancelled(code, &result, &stderr);
-        assert_gone(tool_pid, "the tool");
-        assert_gone(grandchild, "the tool's setsid grandchild");
-        let _ = std::fs::remove_dir_all(&dir);
+        cancels_and_kills_the_tool_tree(name, signal);
     }
 }
 

@@ -58,22 +58,70 @@ pub(crate) fn callee(source: &str, at: Position) -> Option<String> {
     }
 }
 
-/// Words that start no call when they stand where a callee would.
+/// Words that start no call when they stand where a callee would (`if (`
+/// and the like open a condition, not arguments).
 const NOT_CALLED: &[&str] = &[
     "async",
     "await",
+    "catch",
     "class",
     "delete",
+    "for",
     "function",
+    "if",
     "in",
     "instanceof",
     "new",
     "of",
     "return",
+    "switch",
     "typeof",
     "void",
+    "while",
+    "with",
     "yield",
 ];
+
+/// The chain of names before `end` of `line`, if it is what a call there
+/// calls: not a keyword, nor the class of a `new` or the name a `function`
+/// declares.
+fn callee_before(line: &str, end: usize) -> Option<String> {
+    let (start, chain) = chain_before(line, end)?;
+    let word_before = line[..start]
+        .trim_end()
+        .rsplit(|c: char| !is_name_char(c))
+        .next()
+        .unwrap_or("");
+    let called =
+        !NOT_CALLED.contains(&chain.as_str()) && !matches!(word_before, "new" | "function");
+    called.then_some(chain)
+}
+
+/// `text`'s characters outside its string and template literals, with
+/// their offsets, and whether the text ends inside one.
+fn outside_strings(text: &str) -> (Vec<(usize, char)>, bool) {
+    let mut code = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        if matches!(c, '"' | '\'' | '`') {
+            quote = Some(c);
+        } else {
+            code.push((i, c));
+        }
+    }
+    (code, quote.is_some())
+}
 
 /// The call that starts at `offset` of `line`: the text up to its `(` (or
 /// a tagged template's backquote) must be a name or a chain of them
@@ -93,17 +141,7 @@ fn called_at(line: &str, offset: usize) -> Option<String> {
                 .trim_start()
                 .starts_with(['(', '`'])
         });
-    let (start, chain) = chain_before(line, offset + open)?;
-    // `new Set()` and `function g() {}` are not calls; `function (x) {}`
-    // names no callee.
-    let word_before = line[..start]
-        .trim_end()
-        .rsplit(|c: char| !is_name_char(c))
-        .next()
-        .unwrap_or("");
-    if NOT_CALLED.contains(&chain.as_str()) || matches!(word_before, "new" | "function") {
-        return None;
-    }
+    let chain = callee_before(line, offset + open)?;
     Some(if called_result {
         format!("{chain}(...)")
     } else {
@@ -135,22 +173,13 @@ fn chain_before(line: &str, end: usize) -> Option<(usize, String)> {
 /// a function given as one (after a `=>` or in a `{` block), whose code
 /// runs only once the call has been made.
 fn enclosing_call(line: &str, offset: usize) -> Option<String> {
+    let (code, in_string) = outside_strings(&line[..offset]);
+    if in_string {
+        return None;
+    }
     let mut open: Vec<(char, usize)> = Vec::new();
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (i, c) in line[..offset].char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
+    for (i, c) in code {
         match c {
-            '"' | '\'' | '`' => quote = Some(c),
             '(' | '[' | '{' => open.push((c, i)),
             ')' | ']' | '}' => {
                 open.pop();
@@ -161,43 +190,18 @@ fn enclosing_call(line: &str, offset: usize) -> Option<String> {
     let &('(', paren) = open.last()? else {
         return None;
     };
-    if quote.is_some() || line[paren..offset].contains("=>") {
+    if line[paren..offset].contains("=>") {
         return None;
     }
-    let (start, chain) = chain_before(line, paren)?;
-    let word_before = line[..start]
-        .trim_end()
-        .rsplit(|c: char| !is_name_char(c))
-        .next()
-        .unwrap_or("");
-    let is_call = !NOT_CALLED.contains(&chain.as_str())
-        && !matches!(word_before, "new" | "function")
-        && !matches!(
-            chain.as_str(),
-            "if" | "while" | "for" | "switch" | "catch" | "with"
-        );
-    is_call.then_some(chain)
+    callee_before(line, paren)
 }
 
 /// The offset of the `)` that closes the `(` `text` starts with, on its
 /// line; strings are skipped. `None` when it is not there.
 fn closing_paren(text: &str) -> Option<usize> {
     let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
+    for (i, c) in outside_strings(text).0 {
         match c {
-            '"' | '\'' | '`' => quote = Some(c),
             '(' => depth += 1,
             ')' => {
                 depth = depth.checked_sub(1)?;
@@ -542,27 +546,24 @@ mod tests {
             Some("rows.map (or Math.max, called in its arguments)")
         );
         // Inside a function given as an argument, or after the call's
-        // close, or in a condition: only the place's own call.
-        assert_eq!(
-            callee("items.map(x => lookup(x));", at(1, 16)).as_deref(),
-            Some("lookup")
-        );
-        assert_eq!(
-            callee("items.forEach((x) => { lookup(x) });", at(1, 24)).as_deref(),
-            Some("lookup")
-        );
-        assert_eq!(
-            callee("if (check(x)) {}", at(1, 5)).as_deref(),
-            Some("check")
-        );
-        assert_eq!(
-            callee("log(\"(\", f(1));", at(1, 11)).as_deref(),
-            Some("log (or f, called in its arguments)")
-        );
-        assert_eq!(
-            callee("new Thing(make(1));", at(1, 11)).as_deref(),
-            Some("make")
-        );
+        // close, or in a condition or a `new`: only the place's own call.
+        for (program, column, named) in [
+            ("items.map(x => lookup(x));", 16, "lookup"),
+            ("items.forEach((x) => { lookup(x) });", 24, "lookup"),
+            ("if (check(x)) {}", 5, "check"),
+            ("new Thing(make(1));", 11, "make"),
+            (
+                "log(\"(\", f(1));",
+                11,
+                "log (or f, called in its arguments)",
+            ),
+        ] {
+            assert_eq!(
+                callee(program, at(1, column)).as_deref(),
+                Some(named),
+                "{program}"
+            );
+        }
     }
 
     #[test]
