@@ -290,7 +290,7 @@ fn print(outcome: &wasmwire::Outcome, output: Output) -> anyhow::Result<u8> {
         Some(Err(failure)) => {
             diagnostics.push(format!(
                 "wasmwire: {}",
-                output::diagnostic_line(&failure.to_string())
+                wasmwire::console::neutralise_line(&failure.to_string())
             ));
             None
         }

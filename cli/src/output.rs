@@ -13,7 +13,7 @@
 /// any other control character but tab in a value a child sent as it is,
 /// so that what is printed cannot drive a terminal.
 pub fn result_line(result: &wire::Result) -> serde_json::Result<String> {
-    Ok(one_line(serde_json::to_string(result)?))
+    Ok(wasmwire::console::json_line(serde_json::to_string(result)?))
 }
 
 /// A program's value (its JSON text) as one line, escaped as
@@ -21,32 +21,7 @@ pub fn result_line(result: &wire::Result) -> serde_json::Result<String> {
 /// (one in a string is escaped), so a child that wrote its value over
 /// several lines gets spaces in their place.
 pub fn value_line(json: &str) -> String {
-    one_line(json.replace(['\n', '\r'], " "))
-}
-
-fn one_line(json: String) -> String {
-    // Tab is whitespace between JSON's tokens; line breaks are gone by now.
-    let escaped = |c: char| (c.is_control() && c != '\t') || matches!(c, '\u{2028}' | '\u{2029}');
-    if !json.contains(escaped) {
-        return json;
-    }
-    let mut line = String::with_capacity(json.len() + 12);
-    for c in json.chars() {
-        if escaped(c) {
-            line.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            line.push(c);
-        }
-    }
-    line
-}
-
-/// A line the CLI writes on stderr itself (a failure with `--output value`,
-/// a diagnostic): what the program or a tool put in it is shown as the
-/// console shows it (control characters as `\xNN`), and a line break as
-/// `\n`, so that it stays one line and cannot drive a terminal.
-pub fn diagnostic_line(text: &str) -> String {
-    wasmwire::console::neutralise_line(text)
+    wasmwire::console::json_line(json.replace(['\n', '\r'], " "))
 }
 
 #[cfg(test)]
@@ -81,16 +56,6 @@ mod tests {
         assert!(!value.contains(|c: char| c.is_control()), "{value:?}");
         let read: serde_json::Value = serde_json::from_str(&value).expect("JSON");
         assert_eq!(read, serde_json::json!("\u{1b}[2J\u{9b}31m\u{7f}x\u{a0}"));
-    }
-
-    #[test]
-    fn a_diagnostic_is_one_line_that_cannot_drive_a_terminal() {
-        let line = diagnostic_line("invalid: Error: evil \u{1b}]0;TITLE\u{7} \u{9b}2J\r\nforged");
-        assert!(!line.contains(|c: char| c.is_control()), "{line:?}");
-        assert_eq!(
-            line,
-            "invalid: Error: evil \\x1b]0;TITLE\\x07 \\x9b2J\\x0d\\nforged"
-        );
     }
 
     #[test]

@@ -264,6 +264,29 @@ pub fn neutralise_line(text: &str) -> String {
     neutralise(text).replace('\n', "\\n")
 }
 
+/// JSON text with every control character but tab (C0, DEL, C1), and
+/// U+2028 and U+2029, written as `\u00XX`: the same JSON (they can stand
+/// only inside strings, where the escape means the same character), and
+/// text that no terminal takes for a control and no line splitter for a
+/// line end. For JSON an operator or a model reads: the CLI's Result line,
+/// a string literal in a tool's declaration.
+pub fn json_line(json: String) -> String {
+    // Tab is whitespace between JSON's tokens.
+    let escaped = |c: char| (c.is_control() && c != '\t') || matches!(c, '\u{2028}' | '\u{2029}');
+    if !json.contains(escaped) {
+        return json;
+    }
+    let mut line = String::with_capacity(json.len() + 12);
+    for c in json.chars() {
+        if escaped(c) {
+            line.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            line.push(c);
+        }
+    }
+    line
+}
+
 /// How many of `bytes` fit in `room` bytes as [`neutralise`] shows them,
 /// and how many they take. A C1 control (U+0080-U+009F, two bytes in
 /// UTF-8) takes four; one split across two writes is counted as two.

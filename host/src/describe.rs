@@ -699,22 +699,11 @@ fn object_type(
     out
 }
 
-/// A JSON value as a literal type; in a string, DEL and the C1 controls
-/// are escaped as serde_json escapes the C0 ones (`\u009b`), the same
-/// string, which no terminal takes for a control.
+/// A JSON value as a literal type; a string's control characters escaped
+/// as JSON escapes them ([`crate::console::json_line`]: the same string).
 fn literal(value: &Value) -> String {
     match value {
-        Value::String(_) => {
-            let mut text = String::new();
-            for c in value.to_string().chars() {
-                if ('\u{7f}'..='\u{9f}').contains(&c) {
-                    text.push_str(&format!("\\u{:04x}", c as u32));
-                } else {
-                    text.push(c);
-                }
-            }
-            text
-        }
+        Value::String(_) => crate::console::json_line(value.to_string()),
         Value::Number(_) | Value::Bool(_) | Value::Null => value.to_string(),
         _ => "unknown".into(),
     }
