@@ -146,11 +146,14 @@ pub struct Outcome {
     pub console: String,
     /// What the child claimed it counted, when the Result came from it.
     pub child_counts: Option<(u64, u64)>,
-    /// Whether the child's counts cannot be true: calls other than those
-    /// the parent accepted, or more value bytes than the parent wrote. A
-    /// child counts a value when it reads it, so one that ended with calls
-    /// unanswered counts fewer bytes than the parent wrote (the answers it
-    /// never read), and that is no disagreement.
+    /// Whether the child's counts cannot be true: fewer calls than the
+    /// parent accepted, or more value bytes than the parent wrote. Every
+    /// call the parent accepted was sent, and every byte the child read was
+    /// written; the reverse need not hold. A child counts a call when it
+    /// writes it, and a Request written just before the Result may be left
+    /// unread by the parent (which then neither runs nor counts it); it
+    /// counts a value when it reads it, and one that ended with calls
+    /// unanswered never read the answers the parent wrote meanwhile.
     pub counts_disagree: bool,
     /// Wall time from start to Result.
     pub elapsed: Duration,
@@ -674,7 +677,7 @@ impl Sandbox {
         Ok(Outcome {
             console: console.finish(),
             counts_disagree: child_counts.is_some_and(|(child_calls, child_bytes)| {
-                child_calls != calls || child_bytes > bytes
+                child_calls < calls || child_bytes > bytes
             }),
             child_counts,
             elapsed: started.elapsed(),

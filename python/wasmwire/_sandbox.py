@@ -119,7 +119,7 @@ class Outcome:
     ``console`` (its console output, capped), ``calls`` and ``bytes`` (the
     parent's counts of tool calls accepted and value bytes sent),
     ``elapsed`` (seconds), ``counts_disagree`` (the child's own counts
-    cannot be true: other calls, or more bytes, than the parent's) and ``held_peak`` (the most bytes the parent held for it).
+    cannot be true: fewer calls, or more bytes, than the parent's) and ``held_peak`` (the most bytes the parent held for it).
 
     A value nested deeper than Python's JSON decoder recurses (about 1,000
     levels: the interpreter's recursion limit) cannot be handed over: the

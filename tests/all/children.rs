@@ -486,6 +486,30 @@ async fn a_child_lying_about_its_counts_is_reported_not_trusted() {
     assert_still_healthy().await;
 }
 
+/// What a truthful child can count beside the parent: more calls (a
+/// Request written just before its Result, that the parent never read)
+/// and fewer bytes (answers written after it stopped reading). Fewer calls
+/// or more bytes it cannot: each is flagged on its own.
+#[tokio::test]
+async fn only_counts_a_truthful_child_could_not_have_disagree() {
+    for (off_by, disagree) in [
+        ("0 0", false),
+        ("1 0", false),
+        ("0 -1", false),
+        ("5 -3", false),
+        ("-1 0", true),
+        ("0 1", true),
+        ("-1 -1", true),
+    ] {
+        let outcome = run(&format!("counts_off_by {off_by}")).await;
+        assert_eq!((outcome.result.calls, value(&outcome)), (1, json!(1)), "{outcome:#?}");
+        let claimed = outcome.child_counts.expect("the child's Result");
+        assert_ne!(claimed, (0, 0), "{outcome:#?}");
+        assert_eq!(outcome.counts_disagree, disagree, "off by {off_by}: {outcome:#?}");
+    }
+    assert_still_healthy().await;
+}
+
 #[tokio::test]
 async fn a_child_that_ignores_eof_is_killed_after_its_result() {
     let t = Instant::now();

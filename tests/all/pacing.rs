@@ -120,8 +120,11 @@ async fn gathered_calls_reach_the_parent_before_a_timer_runs_and_when_the_run_en
 /// A program that ends with calls still running never reads their answers,
 /// though the parent may have written them: the child counts fewer bytes
 /// than the parent sent, and that is no disagreement (an honest guest was
-/// reported as one in most such runs). A child that claims more, or other
-/// calls, still is (`children.rs`).
+/// reported as one in most such runs). A Request the child wrote as a slot
+/// freed, just before its Result, may be left unread by the parent: the
+/// child then counts more calls, and that is none either (seen in CI, once
+/// in 20 runs, under load). A child that claims fewer calls, or more
+/// bytes, still is (`children.rs`).
 #[tokio::test]
 async fn answers_written_after_the_program_ended_are_no_disagreement() {
     let program = "const running = [];\n\
@@ -133,7 +136,7 @@ async fn answers_written_after_the_program_ended_are_no_disagreement() {
         let outcome = run(program).await;
         assert_eq!(value(&outcome), json!(0));
         let (calls, bytes) = outcome.child_counts.expect("the guest's own counts");
-        assert_eq!(calls, outcome.result.calls, "{outcome:#?}");
+        assert!(calls >= outcome.result.calls, "{outcome:#?}");
         assert!(bytes <= outcome.result.bytes, "{outcome:#?}");
         fewer += usize::from(bytes < outcome.result.bytes);
         assert!(!outcome.counts_disagree, "{outcome:#?}");

@@ -250,6 +250,13 @@ def mode_lie_about_counts(s):
     result(s, value="1", calls=99, bytes=12345)
 
 
+def mode_counts_off_by(s, calls, bytes):
+    # Makes one call, then reports its counts off by `calls` and `bytes`.
+    r = call("echo", {"n": 1})
+    read = len(r["value"].encode())
+    result(s, value="1", calls=1 + int(calls), bytes=read + int(bytes))
+
+
 def mode_ignore_eof(s):
     result(s, value="1")
     while True:
