@@ -502,10 +502,17 @@ async fn only_counts_a_truthful_child_could_not_have_disagree() {
         ("-1 -1", true),
     ] {
         let outcome = run(&format!("counts_off_by {off_by}")).await;
-        assert_eq!((outcome.result.calls, value(&outcome)), (1, json!(1)), "{outcome:#?}");
+        assert_eq!(
+            (outcome.result.calls, value(&outcome)),
+            (1, json!(1)),
+            "{outcome:#?}"
+        );
         let claimed = outcome.child_counts.expect("the child's Result");
         assert_ne!(claimed, (0, 0), "{outcome:#?}");
-        assert_eq!(outcome.counts_disagree, disagree, "off by {off_by}: {outcome:#?}");
+        assert_eq!(
+            outcome.counts_disagree, disagree,
+            "off by {off_by}: {outcome:#?}"
+        );
     }
     assert_still_healthy().await;
 }

@@ -125,3 +125,43 @@ async fn the_native_probe_finds_the_doors_open() {
     );
     assert!(missing_controls(&report, false).is_empty(), "{report:#}");
 }
+
+/// A child that traps while it writes a Request leaves a frame cut short on
+/// the call channel: the verdict is how it ended (its trap), never a
+/// protocol violation. In the component the trap comes first and the cut
+/// frame is read after it; as a process the two come in either order.
+/// The case met: an honest guest stopped by its own wall clock's epoch
+/// while writing a 2 MB Request, just before the parent's timer fired.
+#[tokio::test]
+async fn a_child_that_traps_mid_request_is_a_trap_not_a_protocol_violation() {
+    // `exec`, so that the signal that ends the probe is the child's own end
+    // (`sh -c` would turn it into an exit code).
+    let native = Sandbox::with_process(
+        ProcessChild::new(format!("exec {PROBE_NATIVE}")).without_memory_limit(),
+        SandboxOptions::default(),
+    );
+    let unlimited = Budget {
+        max_memory: 0,
+        ..budget()
+    };
+    for (sandbox, budget, trapped) in [
+        (probe_component(), budget(), "wasm trap: wasm `unreachable`"),
+        (&native, unlimited, "killed by signal 6"),
+    ] {
+        for _ in 0..3 {
+            let execution = Execution::new("cut a Request short, then trap").budget(budget.clone());
+            let outcome = sandbox
+                .run(&execution, &tools(), Default::default())
+                .await
+                .expect("the probe starts");
+            assert!(!outcome.protocol_violation(), "{outcome:#?}");
+            assert_eq!(
+                outcome.result.kind,
+                Some(wasmwire::FailureKind::Unknown),
+                "{outcome:#?}"
+            );
+            assert!(outcome.result.error.contains(trapped), "{outcome:#?}");
+            assert_eq!(outcome.result.calls, 0, "{outcome:#?}");
+        }
+    }
+}

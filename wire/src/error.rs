@@ -72,4 +72,16 @@ impl ProtocolError {
     pub fn is_version_mismatch(&self) -> bool {
         matches!(self, ProtocolError::Decode(DecodeError::Version { .. }))
     }
+
+    /// Whether the stream ended part-way through a frame: what a peer
+    /// leaves that was stopped, or stopped itself, while it wrote one. A
+    /// parent that sees this should ask first how its child ended.
+    pub fn is_cut_short(&self) -> bool {
+        matches!(
+            self,
+            ProtocolError::Frame(
+                FrameError::TruncatedPrefix { .. } | FrameError::TruncatedPayload { .. }
+            )
+        )
+    }
 }

@@ -188,6 +188,29 @@ async fn an_empty_id_is_a_protocol_violation() {
     ));
 }
 
+/// A frame the child never finished (it was stopped while writing it) is
+/// told apart from one it finished wrongly: the parent then asks how the
+/// child ended before it calls the frame a violation.
+#[tokio::test]
+async fn a_frame_cut_short_is_told_apart_from_a_bad_one() {
+    let frame = encode(&Request::new("1", "t", "")).unwrap();
+    for cut in [2, 4, frame.len() - 1] {
+        let mut child = Child::spawn(options(), echo());
+        child.to_server.write_all(&frame[..cut]).await.unwrap();
+        drop(child.to_server);
+        let err = child.served.await.unwrap().unwrap_err();
+        assert!(err.is_cut_short(), "{cut}: {err}");
+    }
+    let mut child = Child::spawn(options(), echo());
+    child.call("", "t", "").await;
+    let err = child.served.await.unwrap().unwrap_err();
+    assert!(!err.is_cut_short(), "{err}");
+    let mut child = Child::spawn(options(), echo());
+    child.to_server.write_all(b"\0\0\0\x02{]").await.unwrap();
+    let err = child.served.await.unwrap().unwrap_err();
+    assert!(!err.is_cut_short(), "{err}");
+}
+
 #[tokio::test]
 async fn another_version_is_refused_naming_both() {
     let mut child = Child::spawn(options(), echo());

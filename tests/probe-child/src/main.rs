@@ -167,6 +167,19 @@ fn call_echo(offered: bool) -> (Value, u64, u64) {
     (shown, client.calls(), client.bytes())
 }
 
+/// The program that has the probe write part of a Request and then trap
+/// (abort), as a child stopped while it writes does: the parent must report
+/// how the child ended, not a protocol violation.
+const CUT_SHORT: &str = "cut a Request short, then trap";
+
+fn cut_a_request_short() -> ! {
+    let frame = wire::encode(&wire::Request::new("1", "echo", "\"probe\"")).unwrap_or_default();
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(&frame[..frame.len() / 2]);
+    let _ = out.flush();
+    std::process::abort()
+}
+
 fn main() {
     let (start_in, result_out) = start_channel::open();
     let mut runner = Runner::new(start_in, result_out);
@@ -177,6 +190,9 @@ fn main() {
             std::process::exit(1);
         }
     };
+    if start.program == CUT_SHORT {
+        cut_a_request_short();
+    }
     let targets = Targets::from_program(&start.program);
     let (call, calls, bytes) = call_echo(start.bindings.iter().any(|b| b.name == "echo"));
 
