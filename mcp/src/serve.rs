@@ -228,11 +228,11 @@ fn handler(
 /// connections (a stdio upstream's process ends with its connection).
 ///
 /// On stdio, stdin closing is the client's way to end the session (MCP's
-/// stdio shutdown): every call still running or waiting is cancelled at
-/// once (a run ends `cancelled`, a waiting call is not run), and what
-/// answers there are get at most [`EXIT_FLUSH`] to be written, however
-/// the client treats stdout (one that reads nothing can hold no answer's
-/// write for longer).
+/// stdio shutdown), and a signal the process's: either way every call
+/// still running or waiting is cancelled at once (a run ends `cancelled`,
+/// a waiting call is not run), and what answers there are get at most
+/// [`EXIT_FLUSH`] to be written, however the client treats stdout (one
+/// that reads nothing can hold no answer's write for longer).
 pub async fn serve(code: CodeMode, transport: Transport) -> Result<(), Error> {
     serve_until(code, transport, stop_signal()).await
 }
@@ -257,24 +257,23 @@ pub async fn serve_until(
                 .serve(io)
                 .await
                 .map_err(|e| Error::Serve(e.to_string()))?;
-            let signalled = tokio::select! {
-                () = stdin_closed.cancelled() => false,
-                () = &mut stopped => true,
-            };
+            tokio::select! {
+                () = stdin_closed.cancelled() => {}
+                () = &mut stopped => {}
+            }
             // Every call's context is a child of rmcp's token: cancelled
             // now, not after rmcp's own wait for its handlers (5 s).
             code.stopping();
             running.cancellation_token().cancel();
-            if !signalled {
-                // rmcp sends the answers it has and lets go of its end,
-                // then the last lines go out; an answer stuck behind a
-                // stdout nobody reads held this for ever.
-                let _ = tokio::time::timeout(EXIT_FLUSH, async {
-                    let _ = running.waiting().await;
-                    let _ = out.await;
-                })
-                .await;
-            }
+            // rmcp sends the answers it has and lets go of its end, then
+            // the last lines go out; an answer stuck behind a stdout nobody
+            // reads held this for ever. On a signal too: the client, still
+            // reading, saw its stdout close with its calls unanswered.
+            let _ = tokio::time::timeout(EXIT_FLUSH, async {
+                let _ = running.waiting().await;
+                let _ = out.await;
+            })
+            .await;
             Ok(())
         }
         Transport::Http(addr) => serve_http(code.clone(), addr, stopped).await,

@@ -14,6 +14,7 @@ import http.client
 import json
 import os
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -1227,6 +1228,31 @@ def test_on_stdin_eof_a_client_still_reading_gets_every_answer_and_the_server_ex
         assert took < 1.5, f"exited {took:.1f} s after stdin closed"
     finally:
         server.close()
+
+
+def test_on_a_signal_a_client_still_reading_gets_every_answer_and_the_server_exits_at_once(tmp_path):
+    # A signal stopped the server as stdin closing does, but wrote no answer:
+    # the client saw its stdout close with its calls unanswered.
+    config = write_config(tmp_path, {}, max_running=1, budget={"wall_clock": "60s"})
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        server = RawServer(tmp_path, config)
+        try:
+            server.initialize()
+            start_blocker(server, "spin")
+            server.run("waiting", "return 1")
+            sent = time.monotonic()
+            server.process.send_signal(number)
+            answers = {}
+            for _ in range(2):
+                answer = server.read()
+                answers[answer["id"]] = answer["result"]
+            assert server.process.wait(timeout=HANG) == 0
+            took = time.monotonic() - sent
+            assert answers["spin"]["structuredContent"]["kind"] == "cancelled", answers
+            assert answers["waiting"]["isError"], answers
+            assert took < 1.5, f"exited {took:.1f} s after signal {number}"
+        finally:
+            server.close()
 
 
 def test_over_streamable_http_a_call_whose_connection_closed_while_it_waited_never_runs(tmp_path):
