@@ -621,6 +621,73 @@ async fn calls_never_sent_are_told_apart_from_calls_cancelled() {
     );
 }
 
+/// A run whose future is dropped (a timeout around `run`, an aborted task)
+/// stops its child and frees its pool slot: with two slots, ten runs
+/// dropped while they compute or wait leave the next run to start at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_run_frees_its_pool_slot() {
+    use std::sync::Arc;
+    use wasmwire::wasm::{EngineOptions, Pooling};
+    use wasmwire::{Call, HandlerError, Json, Tool, Tools};
+
+    let sandbox = Arc::new(
+        Sandbox::new(SandboxOptions {
+            engine: EngineOptions {
+                pooling: Some(Pooling {
+                    max_children: 2,
+                    max_memory: 64 << 20,
+                }),
+                ..EngineOptions::default()
+            },
+            ..SandboxOptions::default()
+        })
+        .expect("a pool of two"),
+    );
+    let long = with(|b| b.wall_clock = Duration::from_secs(60));
+    let tool_set = tools();
+    for program in ["while (true) {}", "await delay(100000, 1)"] {
+        for _ in 0..5 {
+            let execution = Execution::new(program).budget(long.clone());
+            let run = sandbox.run(&execution, &tool_set, Default::default());
+            let dropped = tokio::time::timeout(Duration::from_millis(20), run).await;
+            assert!(dropped.is_err(), "{program}: {dropped:?}");
+        }
+    }
+    // Both slots taken (each run is in its call to `hold`) by tasks that
+    // are then aborted.
+    let held = Arc::new(tokio::sync::Semaphore::new(0));
+    let mut holding = Tools::new();
+    let on_hold = held.clone();
+    holding
+        .register(Tool::new("hold", move |_c: Call| {
+            on_hold.add_permits(1);
+            std::future::pending::<Result<Json<()>, HandlerError>>()
+        }))
+        .expect("a tool");
+    let running: Vec<_> = (0..2)
+        .map(|_| {
+            let (sandbox, long, holding) = (sandbox.clone(), long.clone(), holding.clone());
+            tokio::spawn(async move {
+                let execution = Execution::new("await hold()").budget(long);
+                sandbox.run(&execution, &holding, Default::default()).await
+            })
+        })
+        .collect();
+    let _both = held.acquire_many(2).await.expect("both hold their slots");
+    for task in running {
+        task.abort();
+        assert!(task.await.unwrap_err().is_cancelled());
+    }
+    // Had a slot been kept, this would wait out its wall clock for one.
+    let execution =
+        Execution::new("return 1").budget(with(|b| b.wall_clock = Duration::from_secs(5)));
+    let outcome = sandbox
+        .run(&execution, &tools(), Default::default())
+        .await
+        .expect("runs");
+    assert_eq!(value(&outcome), json!(1), "{outcome:#?}");
+}
+
 /// A run that waits for a pool slot waits inside its wall clock; if that
 /// runs out first, its words say the program never started (they said the
 /// program "was computing or waiting on a timer"). A cancel made as a run

@@ -175,6 +175,38 @@ async fn cancel_kills_the_child_and_its_setsid_grandchild() {
     let _ = std::fs::remove_file(path.with_extension("grandchild"));
 }
 
+/// An embedder that stops waiting (`tokio::time::timeout` around `run`, a
+/// task aborted) drops the run's future: the child and its setsid
+/// grandchild go with it, as on a cancel, with no Result to wait for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_run_kills_the_child_and_its_setsid_grandchild() {
+    let path = temp_path("dropped");
+    let running = tokio::spawn({
+        let mode = format!("marker {}", path.display());
+        async move {
+            let long = Budget {
+                wall_clock: Duration::from_secs(30),
+                ..budget()
+            };
+            run_within(&mode, long, CancellationToken::new()).await
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !path.exists() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let (child, grandchild) = (
+        read_pid(&path),
+        read_pid(&path.with_extension("grandchild")),
+    );
+    running.abort();
+    assert!(running.await.unwrap_err().is_cancelled());
+    assert_gone(child, "the child").await;
+    assert_gone(grandchild, "the setsid grandchild").await;
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(path.with_extension("grandchild"));
+}
+
 /// `max_memory` holds for the whole tree, not per process: 8 children of
 /// 36 MiB each (288 MiB) under a 64 MiB cap end `limit`, naming memory,
 /// long before the wall clock. Where the host cannot make a memory cgroup
