@@ -308,7 +308,10 @@ async fn serve_http(
     });
     let service = StreamableHttpService::new(
         // A session is a client: places of its own for unread answers.
-        move || Ok(code.for_client()),
+        {
+            let code = code.clone();
+            move || Ok(code.for_client())
+        },
         sessions,
         config,
     );
@@ -316,6 +319,9 @@ async fn serve_http(
     // `max_connections` open, more wait in the listen backlog, holding no
     // descriptor and no memory of this process.
     let places = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    // The connections, so that a stop can wait for their last answers.
+    let connections = tokio_util::task::TaskTracker::new();
+    let closing = wasmwire::CancellationToken::new();
     let mut full_said = false;
     say!("listening on http://{bound}/mcp");
     loop {
@@ -342,7 +348,13 @@ async fn serve_http(
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    tokio::spawn(serve_connection(stream, service.clone(), opening.clone(), place));
+                    connections.spawn(serve_connection(
+                        stream,
+                        service.clone(),
+                        opening.clone(),
+                        place,
+                        closing.clone(),
+                    ));
                 }
                 // One connection's own failure (reset or aborted before it
                 // was taken): the next is taken at once, so that a client
@@ -357,6 +369,15 @@ async fn serve_http(
             _ = &mut stopped => break,
         }
     }
+    drop(listener);
+    // Every run cancelled and every waiting call answered that it was not
+    // run; each connection finishes the responses it has begun (those
+    // answers) and closes, an idle one at once. A stream that never ends
+    // (a client's standing GET) is given up after EXIT_FLUSH.
+    code.stopping();
+    closing.cancel();
+    connections.close();
+    let _ = tokio::time::timeout(EXIT_FLUSH, connections.wait()).await;
     stop.cancel();
     Ok(())
 }
@@ -594,6 +615,7 @@ async fn serve_connection(
     service: StreamableHttpService<CodeMode, LocalSessionManager>,
     opening: Arc<Opening>,
     _place: tokio::sync::OwnedSemaphorePermit,
+    closing: wasmwire::CancellationToken,
 ) {
     let header_timeout = opening.header_timeout;
     let stream = Counted::new(stream);
@@ -617,11 +639,16 @@ async fn serve_connection(
         }
     });
     let io = hyper_util::rt::TokioIo::new(stream);
-    let _ = hyper::server::conn::http1::Builder::new()
+    let connection = hyper::server::conn::http1::Builder::new()
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(header_timeout)
-        .serve_connection(io, held)
-        .await;
+        .serve_connection(io, held);
+    tokio::pin!(connection);
+    tokio::select! {
+        _ = &mut connection => return,
+        () = closing.cancelled() => connection.as_mut().graceful_shutdown(),
+    }
+    let _ = connection.await;
 }
 
 /// SIGINT, SIGTERM or another signal that asks the process to stop

@@ -152,7 +152,9 @@ impl CodeMode {
         &self.inner.bindings
     }
 
-    /// The server is stopping: calls cancelled from now on are told so.
+    /// The server is stopping: every run is cancelled, every call waiting
+    /// for a place is answered that it was not run, and so is every call
+    /// that comes after.
     pub(crate) fn stopping(&self) {
         self.inner.stopping.cancel();
     }
@@ -173,6 +175,9 @@ impl CodeMode {
         bytes: usize,
         context: &RequestContext<RoleServer>,
     ) -> Result<Admitted<'_>, CallToolResult> {
+        if self.inner.stopping.is_cancelled() {
+            return Err(refused(STOPPING));
+        }
         let mut answer = None;
         if let Ok(place) = answers.clone().try_acquire_owned() {
             if !run {
@@ -198,11 +203,9 @@ impl CodeMode {
                 }
             };
             tokio::select! {
-                () = context.ct.cancelled() => if self.inner.stopping.is_cancelled() {
-                    "the server is stopping (its client closed stdin, or it was signalled); not run"
-                } else {
-                    "cancelled while waiting for a place to run; not run"
-                },
+                biased;
+                () = self.inner.stopping.cancelled() => STOPPING,
+                () = context.ct.cancelled() => "cancelled while waiting for a place to run; not run",
                 () = went => "its HTTP response stream closed (the connection went) while it waited \
                               for a place to run; not run: send it again",
             }
@@ -293,12 +296,23 @@ impl CodeMode {
                 let _ = lines.send(line.to_string());
             });
         }
-        let cancel = context.ct.clone();
-        let ran = self
-            .inner
-            .sandbox
-            .run(&execution, &self.inner.tools, cancel.clone())
-            .await;
+        // Cancelled by its client, or by the server stopping (which, over
+        // HTTP, is no cancel of the call's own: its answer must still go).
+        let cancel = self.inner.stopping.child_token();
+        let ran = {
+            let run = self
+                .inner
+                .sandbox
+                .run(&execution, &self.inner.tools, cancel.clone());
+            tokio::pin!(run);
+            tokio::select! {
+                ran = &mut run => ran,
+                () = context.ct.cancelled() => {
+                    cancel.cancel();
+                    run.await
+                }
+            }
+        };
         drop(execution);
         if let Some(progress) = progress {
             // Every console line goes out before the answer.
@@ -557,6 +571,10 @@ impl RunRequest {
 
 /// The most names `run_javascript`'s description lists.
 const SUMMARY_NAMES: usize = 40;
+
+/// Why a call was not run: the server is stopping.
+const STOPPING: &str =
+    "the server is stopping (its client closed stdin, or it was signalled); not run";
 
 /// The deepest value (or upstream call's args) a message carries, its own
 /// envelope's three levels aside: the depth most JSON readers take

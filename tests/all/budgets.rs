@@ -647,7 +647,7 @@ async fn a_dropped_run_frees_its_pool_slot() {
     let tool_set = tools();
     for program in ["while (true) {}", "await delay(100000, 1)"] {
         for _ in 0..5 {
-            let execution = Execution::new(program).budget(long.clone());
+            let execution = Execution::new(program).budget(long);
             let run = sandbox.run(&execution, &tool_set, Default::default());
             let dropped = tokio::time::timeout(Duration::from_millis(20), run).await;
             assert!(dropped.is_err(), "{program}: {dropped:?}");
@@ -666,7 +666,7 @@ async fn a_dropped_run_frees_its_pool_slot() {
         .expect("a tool");
     let running: Vec<_> = (0..2)
         .map(|_| {
-            let (sandbox, long, holding) = (sandbox.clone(), long.clone(), holding.clone());
+            let (sandbox, long, holding) = (sandbox.clone(), long, holding.clone());
             tokio::spawn(async move {
                 let execution = Execution::new("await hold()").budget(long);
                 sandbox.run(&execution, &holding, Default::default()).await

@@ -149,7 +149,7 @@ async fn a_child_that_traps_mid_request_is_a_trap_not_a_protocol_violation() {
         (&native, unlimited, "killed by signal 6"),
     ] {
         for _ in 0..3 {
-            let execution = Execution::new("cut a Request short, then trap").budget(budget.clone());
+            let execution = Execution::new("cut a Request short, then trap").budget(budget);
             let outcome = sandbox
                 .run(&execution, &tools(), Default::default())
                 .await

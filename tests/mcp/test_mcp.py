@@ -1240,6 +1240,10 @@ def test_on_a_signal_a_client_still_reading_gets_every_answer_and_the_server_exi
             server.initialize()
             start_blocker(server, "spin")
             server.run("waiting", "return 1")
+            # Requests are read in order: once the ping is answered, the
+            # call before it has reached the server's handler.
+            server.send({"jsonrpc": "2.0", "id": "ping", "method": "ping"})
+            assert server.read()["id"] == "ping"
             sent = time.monotonic()
             server.process.send_signal(number)
             answers = {}
@@ -1253,6 +1257,36 @@ def test_on_a_signal_a_client_still_reading_gets_every_answer_and_the_server_exi
             assert took < 1.5, f"exited {took:.1f} s after signal {number}"
         finally:
             server.close()
+
+
+def test_over_streamable_http_a_signal_answers_every_call_before_the_server_exits(tmp_path):
+    # The signal closed every connection at once: a call running, or
+    # waiting for a place to run, got its stream ended with no answer.
+    config = write_config(tmp_path, {}, max_running=1, budget={"wall_clock": "60s"})
+    server = Watched(tmp_path, ["--config", str(config), "--listen", "127.0.0.1:0"])
+    try:
+        post, _, session = http_session(server)
+        request = run_request("running", 'console.log("started"); ' + BLOCKER)
+        request["params"]["_meta"] = {"progressToken": "running"}
+        running = post(request, session).getresponse()
+        # Its console line, as a progress notification: it runs.
+        while not (line := running.readline()).startswith(b"data:") or b"started" not in line:
+            assert line, "the stream ended before the program ran"
+        # The other has no place to run. Its stream's headers come once
+        # the server has taken it; the signal comes after them.
+        waiting = post(run_request("waiting", "return 1"), session).getresponse()
+        assert waiting.status == 200, waiting.status
+        sent = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        ran = sse_answer(running)
+        waited = sse_answer(waiting)
+        assert server.process.wait(timeout=HANG) == 0, server.stderr.read_text()
+        took = time.monotonic() - sent
+        assert ran["result"]["structuredContent"]["kind"] == "cancelled", ran
+        assert waited["result"]["isError"] and "not run" in json.dumps(waited), waited
+        assert took < 3, f"exited {took:.1f} s after the signal"
+    finally:
+        server.close()
 
 
 def test_over_streamable_http_a_call_whose_connection_closed_while_it_waited_never_runs(tmp_path):
