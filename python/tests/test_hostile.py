@@ -571,6 +571,111 @@ def test_a_sync_run_inside_an_async_tool_of_a_sync_run_is_refused(sandbox):
     assert outcome.elapsed < 5
 
 
+def test_any_sync_run_on_the_background_loop_is_refused_its_tools_whatever_they_are(sandbox):
+    # Refused only when its own tools were async: one whose tools were
+    # sync (one of them running a sandbox with async tools in turn) blocked
+    # the loop all the same, and waited out its wall clock (for ever under
+    # Budget.UNLIMITED); so did other executions' async tools.
+    async def leaf(x):
+        return x * 3
+
+    def middle(n):
+        return sandbox.run(f"return await leaf({n})", tools=[leaf]).value
+
+    async def outer(n):
+        return sandbox.run(f"return await middle({n})", tools=[middle]).value
+
+    outcome = sandbox.run(CATCH % "outer(1)", tools=[outer], budget=wasmwire.Budget(wall_clock=10))
+    assert outcome.value[:2] == ["ToolError", "unknown"], outcome
+    assert "SandboxError" in outcome.value[2] and "await sandbox.run_async(" in outcome.value[2]
+    assert outcome.elapsed < 5
+
+    async def outer_async(n):
+        return (await sandbox.run_async(f"return await middle({n})", tools=[middle])).value
+
+    assert sandbox.run("return await outer_async(2)", tools=[outer_async]).value == 6
+
+
+def test_a_run_async_whose_coroutine_is_closed_cancels_its_execution(sandbox):
+    # Only CancelledError cancelled it: a coroutine closed (GeneratorExit),
+    # or destroyed with a loop closed under it, left the program running to
+    # its wall clock (for ever under Budget.UNLIMITED).
+    async def main():
+        coroutine = sandbox.run_async("while (true) {}", budget=wasmwire.Budget.UNLIMITED)
+        coroutine.send(None)
+        assert sandbox.running == 1
+        coroutine.close()
+        deadline = time.monotonic() + 10
+        while sandbox.running and time.monotonic() < deadline:
+            await asyncio.sleep(0.001)
+        assert sandbox.running == 0
+
+    asyncio.run(main())
+
+
+def test_errors_and_budgets_survive_pickle_and_copy():
+    # A process pool hands a job's error back pickled: four of these could
+    # not be made again (`item`, `tool` missing), which broke the pool.
+    import copy
+    import pickle
+
+    errors = [
+        wasmwire.ExecutionError("limit", "wall clock"),
+        wasmwire.ExecutionError(None, "protocol violation"),
+        wasmwire.ToolError("invalid", "bad args"),
+        wasmwire.BudgetError("too much", item="max_memory", asked=2, most=1),
+        wasmwire.ToolDefinitionError("bad name", tool="x-y"),
+        wasmwire.ProgramError("not UTF-8"),
+        wasmwire.SandboxError("cannot start"),
+    ]
+    for error in errors:
+        again = pickle.loads(pickle.dumps(error))
+        assert type(again) is type(error) and str(again) == str(error), (error, again)
+        assert again.__dict__ == error.__dict__, (error, again)
+    budget = wasmwire.Budget(wall_clock=2.5, max_memory=1 << 20, max_calls=3, max_bytes=4)
+    for made in (copy.copy(budget), copy.deepcopy({"b": budget})["b"], pickle.loads(pickle.dumps(budget))):
+        assert made == budget and made is not wasmwire.Budget.UNLIMITED
+    assert pickle.loads(pickle.dumps(wasmwire.Budget.UNLIMITED)) == wasmwire.Budget.UNLIMITED
+
+
+def test_sandbox_options_and_budgets_of_the_wrong_shape_are_refused_in_pythons_words(sandbox):
+    # A dict for a budget raised AttributeError ('_args'); max_in_flight=0
+    # built a Sandbox whose every run raised, -1 an OverflowError.
+    with pytest.raises(TypeError, match="budget must be a wasmwire.Budget"):
+        sandbox.run("return 1", budget={"wall_clock": 1})
+    for value in (0, -1, 1 << 64):
+        with pytest.raises(ValueError, match="max_in_flight must be between 1"):
+            wasmwire.Sandbox(max_in_flight=value)
+    with pytest.raises(ValueError, match="max_held must be between 1"):
+        wasmwire.Sandbox(max_held=0)
+    with pytest.raises(TypeError, match="console_cap must be an int"):
+        wasmwire.Sandbox(console_cap=1.5)
+    import weakref
+
+    assert weakref.ref(sandbox)() is sandbox
+
+
+def test_a_sync_tool_raising_an_unprintable_base_exception_is_described_as_an_async_one_is(
+    sandbox, capfd
+):
+    class Unprintable(BaseException):
+        def __str__(self):
+            raise RuntimeError("no words")
+
+    def sync_tool():
+        raise Unprintable()
+
+    async def async_tool():
+        raise Unprintable()
+
+    said = []
+    for tool in (sync_tool, async_tool):
+        outcome = sandbox.run(CATCH % f"{tool.__name__}()", tools=[tool])
+        said.append(outcome.value)
+    assert said[0] == said[1] and said[0][1] == "unknown", said
+    assert "Exception ignored" not in capfd.readouterr().err
+
+
 def test_a_callable_without_a_name_is_refused_in_pythons_words():
     # The library's advice named Tool::call_only and --call-only.
     for unnamed in (lambda x: x, functools.partial(print, 1)):

@@ -15,6 +15,8 @@ A tool fails a call with a chosen class by raising :class:`ToolError`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import _native
 
 #: The closed set of failure classes, from the protocol's one table.
@@ -25,6 +27,12 @@ _RETRYABLE: frozenset[str] = frozenset(name for name, retryable, _ in _native.KI
 def retryable(kind: str | None) -> bool:
     """Whether a failure of class ``kind`` may succeed if tried again."""
     return kind in _RETRYABLE
+
+
+def _rebuilt(cls: type, message: str, named: dict[str, Any]) -> BaseException:
+    """An error of ``cls`` made again from its message and its named items
+    (for pickle: a process pool hands errors back to its parent)."""
+    return cls(message, **named)
 
 
 class SandboxError(Exception):
@@ -47,6 +55,10 @@ class BudgetError(SandboxError, ValueError):
         self.asked = asked
         self.most = most
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        named = {"item": self.item, "asked": self.asked, "most": self.most}
+        return (_rebuilt, (type(self), str(self), named))
+
 
 class ProgramError(SandboxError, ValueError):
     """The program cannot be sent: too large for a frame, or not UTF-8 text."""
@@ -59,6 +71,9 @@ class ToolDefinitionError(SandboxError, ValueError):
     def __init__(self, message: str, *, tool: str) -> None:
         super().__init__(message)
         self.tool = tool
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuilt, (type(self), str(self), {"tool": self.tool}))
 
 
 class ToolError(Exception):
@@ -75,6 +90,9 @@ class ToolError(Exception):
         super().__init__(f"{kind}: {message}")
         self.kind = kind
         self.message = message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.kind, self.message))
 
     @property
     def retryable(self) -> bool:
@@ -93,6 +111,9 @@ class ExecutionError(Exception):
         super().__init__(f"{kind or 'protocol violation'}: {message}")
         self.kind = kind
         self.message = message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.kind, self.message))
 
     @property
     def retryable(self) -> bool:

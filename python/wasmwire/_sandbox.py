@@ -101,9 +101,31 @@ class Budget:
             f"max_calls={self.max_calls!r}, max_bytes={self.max_bytes!r})"
         )
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Copied and pickled by its items (the default restores the slots
+        # one by one, which an immutable Budget refuses).
+        return (_budget, (self.wall_clock, self.max_memory, self.max_calls, self.max_bytes))
+
     def _args(self) -> tuple[float, int, int, int]:
         """What the native side takes."""
         return (self.wall_clock, self.max_calls, self.max_bytes, self.max_memory)
+
+
+def _budget(wall_clock: float, max_memory: int, max_calls: int, max_bytes: int) -> Budget:
+    return Budget(
+        wall_clock=wall_clock, max_memory=max_memory, max_calls=max_calls, max_bytes=max_bytes
+    )
+
+
+def _budget_args(budget: Budget | None) -> tuple[float, int, int, int]:
+    if budget is None:
+        return _DEFAULT_ARGS
+    if not isinstance(budget, Budget):
+        raise TypeError(
+            f"budget must be a wasmwire.Budget (Budget(wall_clock=..., ...)), "
+            f"not {type(budget).__name__}"
+        )
+    return budget._args()
 
 
 Budget.UNLIMITED = Budget(wall_clock=0, max_memory=0)
@@ -217,7 +239,7 @@ class Sandbox:
     most for one execution.
     """
 
-    __slots__ = ("_native",)
+    __slots__ = ("_native", "__weakref__")
 
     def __init__(
         self,
@@ -227,6 +249,16 @@ class Sandbox:
         console_cap: int = 1 << 20,
         max_held: int = 64 << 20,
     ) -> None:
+        for name, value, least in (
+            ("max_in_flight", max_in_flight, 1),
+            ("console_cap", console_cap, 0),
+            ("max_held", max_held, 1),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+            if not least <= value <= _U64:
+                why = " (0 would refuse every tool call)" if least else ""
+                raise ValueError(f"{name} must be between {least} and 2**64 - 1, not {value}{why}")
         if isinstance(max_call_deadline, timedelta):
             max_call_deadline = max_call_deadline.total_seconds()
         self._native = _native.Sandbox(max_in_flight, max_call_deadline, console_cap, max_held)
@@ -251,15 +283,17 @@ class Sandbox:
         end (a few ms) and is raised. Raises :class:`SandboxError` only when
         the execution cannot start.
         """
-        registered = _tools_of(tools)
-        if _on_background_loop() and any(t.is_async for t in registered):
+        if _on_background_loop():
+            # Whatever its own tools: it blocks the one loop every async
+            # tool of every sync run waits on, its own (through a sync tool
+            # that runs a sandbox in turn) and other executions' alike.
             raise SandboxError(
-                "Sandbox.run was called from an async tool of a sync run: its async tools "
-                "would wait for ever for the loop this call blocks; make the tool "
+                "Sandbox.run was called from an async tool of a sync run: it would block "
+                "the loop that every async tool of a sync run waits on; make the tool "
                 "`await sandbox.run_async(...)` instead"
             )
-        native = registered._native
-        args = budget._args() if budget is not None else _DEFAULT_ARGS
+        native = _tools_of(tools)._native
+        args = _budget_args(budget)
         try:
             ended = self._native.run(program, native, args, language)
         except UnicodeEncodeError as e:
@@ -280,7 +314,7 @@ class Sandbox:
         Cancelling the awaiting task cancels the execution.
         """
         native = _native_tools(tools)
-        args = budget._args() if budget is not None else _DEFAULT_ARGS
+        args = _budget_args(budget)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Outcome] = loop.create_future()
 
@@ -294,15 +328,17 @@ class Sandbox:
             raise ProgramError(f"the program is not UTF-8 text: {e}") from None
         try:
             return await future
-        except asyncio.CancelledError:
-            running.cancel()
-            raise
+        finally:
+            # Cancelled, or the coroutine closed or destroyed with its loop
+            # (GeneratorExit, not CancelledError): the execution must not
+            # run on for no one.
+            if not future.done():
+                running.cancel()
 
     def prompt(self, tools: ToolsLike = None, budget: Budget | None = None) -> str:
         """What a model needs to write a program for this sandbox: the rules,
         ``budget``'s limits and the tools' declarations."""
-        args = budget._args() if budget is not None else _DEFAULT_ARGS
-        return self._native.prompt(_native_tools(tools), args)
+        return self._native.prompt(_native_tools(tools), _budget_args(budget))
 
     def __repr__(self) -> str:
         return f"<wasmwire.Sandbox running={self.running}>"

@@ -256,7 +256,9 @@ class Tool:
             return _encoded(self.name, value)
         except ToolError as e:
             return _deliverable((False, e.message, e.kind))
-        except Exception as e:
+        except BaseException as e:  # noqa: BLE001 - a tool's SystemExit is its failure
+            # On a worker thread no signal raises here: whatever came, the
+            # tool raised, and it is described as an async tool's is.
             return _deliverable((False, _describe(e), "unknown"))
 
     async def _answer(self, args_text: str) -> tuple[bool, str, str]:
