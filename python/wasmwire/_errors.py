@@ -29,7 +29,7 @@ def retryable(kind: str | None) -> bool:
     return kind in _RETRYABLE
 
 
-def _rebuilt(cls: type, message: str, named: dict[str, Any]) -> BaseException:
+def _rebuilt(cls: type[BaseException], message: str, named: dict[str, Any]) -> BaseException:
     """An error of ``cls`` made again from its message and its named items
     (for pickle: a process pool hands errors back to its parent)."""
     return cls(message, **named)

@@ -328,12 +328,12 @@ class Sandbox:
             raise ProgramError(f"the program is not UTF-8 text: {e}") from None
         try:
             return await future
-        finally:
+        except BaseException:
             # Cancelled, or the coroutine closed or destroyed with its loop
             # (GeneratorExit, not CancelledError): the execution must not
-            # run on for no one.
-            if not future.done():
-                running.cancel()
+            # run on for no one. (One that ended already is left as it is.)
+            running.cancel()
+            raise
 
     def prompt(self, tools: ToolsLike = None, budget: Budget | None = None) -> str:
         """What a model needs to write a program for this sandbox: the rules,
