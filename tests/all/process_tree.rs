@@ -60,6 +60,16 @@ async fn assert_gone(pid: u64, what: &str) {
     );
 }
 
+/// The pids of a `marker` child and its setsid grandchild, once the child
+/// has written them (it writes its own once the grandchild runs).
+async fn marked_pids(path: &std::path::Path) -> (u64, u64) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !path.exists() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    (read_pid(path), read_pid(&path.with_extension("grandchild")))
+}
+
 fn read_pid(path: &std::path::Path) -> u64 {
     std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -151,15 +161,7 @@ async fn cancel_kills_the_child_and_its_setsid_grandchild() {
             .await
         }
     });
-    // The child writes its pid once its grandchild is running.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !path.exists() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    let (child, grandchild) = (
-        read_pid(&path),
-        read_pid(&path.with_extension("grandchild")),
-    );
+    let (child, grandchild) = marked_pids(&path).await;
     let t = Instant::now();
     cancel.cancel();
     let outcome = running.await.unwrap();
@@ -191,14 +193,7 @@ async fn dropping_the_run_kills_the_child_and_its_setsid_grandchild() {
             run_within(&mode, long, CancellationToken::new()).await
         }
     });
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !path.exists() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    let (child, grandchild) = (
-        read_pid(&path),
-        read_pid(&path.with_extension("grandchild")),
-    );
+    let (child, grandchild) = marked_pids(&path).await;
     running.abort();
     assert!(running.await.unwrap_err().is_cancelled());
     assert_gone(child, "the child").await;
