@@ -261,8 +261,10 @@ pub async fn serve_until(
                 () = stdin_closed.cancelled() => {}
                 () = &mut stopped => {}
             }
-            // Every call's context is a child of rmcp's token: cancelled
-            // now, not after rmcp's own wait for its handlers (5 s).
+            // Every run is cancelled and every waiting call answered now
+            // (`stopping`), not after rmcp's own wait for its handlers
+            // (5 s); rmcp's token ends its service once their answers are
+            // out.
             code.stopping();
             running.cancellation_token().cancel();
             // rmcp sends the answers it has and lets go of its end, then

@@ -621,28 +621,31 @@ async fn calls_never_sent_are_told_apart_from_calls_cancelled() {
     );
 }
 
+/// A Sandbox whose pool has `max_children` slots.
+fn pooled(max_children: u32) -> Sandbox {
+    use wasmwire::wasm::{EngineOptions, Pooling};
+    Sandbox::new(SandboxOptions {
+        engine: EngineOptions {
+            pooling: Some(Pooling {
+                max_children,
+                max_memory: 64 << 20,
+            }),
+            ..EngineOptions::default()
+        },
+        ..SandboxOptions::default()
+    })
+    .expect("a small pool")
+}
+
 /// A run whose future is dropped (a timeout around `run`, an aborted task)
 /// stops its child and frees its pool slot: with two slots, ten runs
 /// dropped while they compute or wait leave the next run to start at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_run_frees_its_pool_slot() {
     use std::sync::Arc;
-    use wasmwire::wasm::{EngineOptions, Pooling};
     use wasmwire::{Call, HandlerError, Json, Tool, Tools};
 
-    let sandbox = Arc::new(
-        Sandbox::new(SandboxOptions {
-            engine: EngineOptions {
-                pooling: Some(Pooling {
-                    max_children: 2,
-                    max_memory: 64 << 20,
-                }),
-                ..EngineOptions::default()
-            },
-            ..SandboxOptions::default()
-        })
-        .expect("a pool of two"),
-    );
+    let sandbox = Arc::new(pooled(2));
     let long = with(|b| b.wall_clock = Duration::from_secs(60));
     let tool_set = tools();
     for program in ["while (true) {}", "await delay(100000, 1)"] {
@@ -673,7 +676,12 @@ async fn a_dropped_run_frees_its_pool_slot() {
             })
         })
         .collect();
-    let _both = held.acquire_many(2).await.expect("both hold their slots");
+    // Bounded: had a dropped run above kept its slot, one of these would
+    // wait for a slot until its wall clock.
+    let _both = tokio::time::timeout(Duration::from_secs(30), held.acquire_many(2))
+        .await
+        .expect("both runs reach `hold`: no slot was kept by a dropped run")
+        .expect("the semaphore stays open");
     for task in running {
         task.abort();
         assert!(task.await.unwrap_err().is_cancelled());
@@ -697,22 +705,9 @@ async fn a_dropped_run_frees_its_pool_slot() {
 async fn a_run_that_waits_out_its_wall_clock_for_a_pool_slot_says_it_never_started() {
     use std::sync::Arc;
     use tokio::sync::Notify;
-    use wasmwire::wasm::{EngineOptions, Pooling};
     use wasmwire::{Call, HandlerError, Json, Tool, Tools};
 
-    let sandbox = Arc::new(
-        Sandbox::new(SandboxOptions {
-            engine: EngineOptions {
-                pooling: Some(Pooling {
-                    max_children: 1,
-                    max_memory: 64 << 20,
-                }),
-                ..EngineOptions::default()
-            },
-            ..SandboxOptions::default()
-        })
-        .expect("a pool of one"),
-    );
+    let sandbox = Arc::new(pooled(1));
     // `hold` is called once the holder runs (so holds the only slot), and
     // answers when released.
     let (held, release) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
