@@ -144,8 +144,7 @@ async fn run(name: &str, command: &str, call: Call) -> Result<String, wire::Hand
                 .stderr(Stdio::piped())
                 .kill_on_drop(true);
             tree.apply(&mut child);
-            let child = child.spawn()?;
-            tree.set_leader(child.id());
+            let child = tree.spawn(&mut child)?;
             Ok::<_, std::io::Error>((child, tree))
         })
     };

@@ -1134,6 +1134,48 @@ fn a_tool_timeout_fails_the_call_transient_and_kills_the_command() {
     let _ = std::fs::remove_file(&pid_file);
 }
 
+/// The CLI is the subreaper of what its tools start, so what a tool leaves
+/// running (`cmd &`) or a timed-out tool's command left behind comes to it
+/// when the tool's tree is killed. Each such process used to stay a zombie
+/// of the CLI until it exited: one a call, holding a pid and its removed
+/// cgroup, so a long run could use up the machine's pids. The count is
+/// polled, since a timed-out tree dies a moment after its call fails; the
+/// code before never got below one zombie a call.
+#[test]
+fn what_tools_leave_behind_is_reaped_as_the_run_goes_on() {
+    let zombies = "zombies=n=0; for p in $(cat /proc/$PPID/task/*/children); do \
+        [ \"$(cut -d' ' -f3 /proc/$p/stat 2>/dev/null)\" = Z ] && n=$((n+1)); done; echo $n";
+    let (code, result, stderr) = run(
+        &[
+            "--tool",
+            "bg=sleep 100 & echo started",
+            "--tool",
+            "slow=sleep 100; echo late",
+            "--tool-timeout",
+            "slow=10ms",
+            "--tool",
+            zombies,
+            "--wall-clock",
+            "60s",
+        ],
+        "for (let i = 0; i < 40; i++) await bg();
+         for (let i = 0; i < 40; i++) { try { await slow(); } catch {} }
+         let left;
+         for (let i = 0; i < 200; i++) {
+           left = Number(await zombies());
+           if (left === 0) break;
+           await new Promise(r => setTimeout(r, 25));
+         }
+         return left;",
+    );
+    assert_eq!(code, 0, "{result} {stderr}");
+    assert_eq!(
+        result["value"],
+        json!("0"),
+        "zombies of the CLI left: {result}"
+    );
+}
+
 #[test]
 fn a_call_only_tool_is_reached_through_host_call() {
     let (code, result, stderr) = run(

@@ -42,7 +42,7 @@ use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Condvar, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
 /// How many tasks (processes and threads) a contained tree may have at
@@ -274,6 +274,10 @@ impl Containment {
     /// the host allows, down to the process group and `/proc`.
     pub fn new(limits: Limits) -> io::Result<Containment> {
         static NEXT: AtomicU64 = AtomicU64::new(1);
+        // What earlier trees left to us as subreaper and has ended goes
+        // now, so that their number stays bounded however many trees a
+        // process makes (one a tool call, in the CLI).
+        reap_adopted();
         let found = hierarchies();
         let name = format!(
             "wasmwire-{}-{}",
@@ -373,18 +377,36 @@ impl Containment {
         }
     }
 
-    /// Records the tree's first process, once spawned.
-    pub fn set_leader(&self, pid: Option<u32>) {
-        if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
+    /// Spawns `command` (made with [`apply`](Containment::apply)) as the
+    /// tree's first process. Its exit status is the caller's, to take with
+    /// the returned child's `wait`: a process that is the subreaper of what
+    /// it starts ([`become_subreaper`]) reaps the orphans of every tree,
+    /// never a process spawned here before its spawner is done with it.
+    pub fn spawn(
+        &self,
+        command: &mut tokio::process::Command,
+    ) -> io::Result<tokio::process::Child> {
+        let spawned = spawned();
+        // Shared, so spawns go on at once; the reaper takes it alone, so
+        // it never sees a child between its fork and its record here.
+        let _gate = spawned.gate.read().unwrap_or_else(|e| e.into_inner());
+        let child = command.spawn()?;
+        if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
             self.leader.store(pid, Ordering::Relaxed);
+            spawned.pids().insert(pid);
         }
+        Ok(child)
     }
 
     /// Says the first process has been reaped: its pid may now be reused, so
     /// without cgroups only its process group is killed from here on (the
     /// `/proc` walk from that pid could reach strangers).
     pub fn leader_reaped(&self) {
-        self.reaped.store(true, Ordering::Relaxed);
+        if !self.reaped.swap(true, Ordering::Relaxed) {
+            spawned()
+                .pids()
+                .remove(&self.leader.load(Ordering::Relaxed));
+        }
     }
 
     /// The leader's pid, if the `/proc` walk from it is still safe, as a
@@ -460,6 +482,8 @@ impl Containment {
         loop {
             self.kill();
             if self.is_empty() {
+                // Gone, so its orphans are ours, and ended: reap them.
+                reap_adopted();
                 return true;
             }
             if Instant::now() >= deadline {
@@ -473,13 +497,23 @@ impl Containment {
 
 impl Drop for Containment {
     fn drop(&mut self) {
+        // Its spawner is done with the leader: reaped, or left to tokio's
+        // reaping of dropped children, which takes a status already taken
+        // in its stride.
+        if !self.reaped.load(Ordering::Relaxed) {
+            spawned()
+                .pids()
+                .remove(&self.leader.load(Ordering::Relaxed));
+        }
         if self.dirs.is_empty() {
             self.kill();
             return;
         }
         let leader = self.leader();
         let mut dirs = std::mem::take(&mut self.dirs);
-        if !remove_dirs(&mut dirs, leader) {
+        if remove_dirs(&mut dirs, leader) {
+            reap_adopted();
+        } else {
             leftovers().add(Leftover {
                 dirs,
                 leader,
@@ -487,6 +521,72 @@ impl Drop for Containment {
             });
         }
     }
+}
+
+/// The processes spawned through a [`Containment`] whose spawner has not
+/// yet taken their exit status.
+#[derive(Debug, Default)]
+struct Spawned {
+    /// Held shared by every spawn, alone by the reaper of orphans.
+    gate: RwLock<()>,
+    pids: Mutex<HashSet<i32>>,
+}
+
+impl Spawned {
+    fn pids(&self) -> std::sync::MutexGuard<'_, HashSet<i32>> {
+        self.pids.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn spawned() -> &'static Spawned {
+    static SPAWNED: OnceLock<Spawned> = OnceLock::new();
+    SPAWNED.get_or_init(Spawned::default)
+}
+
+/// Whether this process made itself the subreaper of what it starts.
+static SUBREAPER: AtomicBool = AtomicBool::new(false);
+
+/// For a subreaper: reaps every child of this process that has ended and
+/// that it did not spawn itself, that is the orphans the kernel handed it
+/// from trees whose processes died after their parents (a tool's `cmd &`,
+/// a tree killed at a tool's timeout). Left unreaped, each held a pid and
+/// its removed cgroup until the process exited: one a tool call, without
+/// bound. Nothing for a process that is no subreaper: it has no orphans,
+/// and must not reap children it did not start.
+fn reap_adopted() {
+    if !SUBREAPER.load(Ordering::Relaxed) {
+        return;
+    }
+    let spawned = spawned();
+    let _gate = spawned.gate.write().unwrap_or_else(|e| e.into_inner());
+    let ours = spawned.pids().clone();
+    for pid in children() {
+        if !ours.contains(&pid) {
+            let mut status = 0;
+            // SAFETY: waitpid with a valid pointer to an int; WNOHANG
+            // leaves a child still running alone.
+            unsafe {
+                libc::waitpid(pid, &mut status, libc::WNOHANG);
+            }
+        }
+    }
+}
+
+/// This process's children, living or unreaped, as its threads' `children`
+/// files in `/proc` list them.
+fn children() -> Vec<i32> {
+    let Ok(tasks) = fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|text| {
+            text.split_whitespace()
+                .filter_map(|pid| pid.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect()
 }
 
 fn set_limits(dir: &Dir, limits: Limits) -> io::Result<()> {
@@ -711,7 +811,11 @@ impl Leftovers {
         let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             let now = Instant::now();
+            let before = queue.len();
             queue.retain_mut(|l| !remove_dirs(&mut l.dirs, l.leader) && l.until > now);
+            if queue.len() < before {
+                reap_adopted();
+            }
             self.changed.notify_all();
             queue = if queue.is_empty() {
                 self.changed.wait(queue).unwrap_or_else(|e| e.into_inner())
@@ -771,13 +875,17 @@ pub const ENDING_SIGNALS: &[libc::c_int] = &[
 
 /// Makes this process the subreaper of everything it starts: a descendant
 /// whose parent exits is handed to us, not to init, so [`kill_adopted`] can
-/// still find it. For a process that runs one execution (the CLI): a
-/// library must not reap children it did not start.
+/// still find it. From then on the orphans of every [`Containment`]'s tree
+/// are reaped once they end (when the next containment is made, and when
+/// one is emptied), so that they do not pile up as zombies. For a process
+/// that runs one execution (the CLI): a library must not reap children it
+/// did not start.
 pub fn become_subreaper() -> io::Result<()> {
     // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes an integer argument.
     if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
         return Err(io::Error::last_os_error());
     }
+    SUBREAPER.store(true, Ordering::Relaxed);
     Ok(())
 }
 
@@ -880,8 +988,7 @@ mod tests {
         // A grandchild in a new session, then the leader waits.
         command.arg("-c").arg("setsid sleep 60 & wait");
         containment.apply(&mut command);
-        let mut child = command.spawn().unwrap();
-        containment.set_leader(child.id());
+        let mut child = containment.spawn(&mut command).unwrap();
         let leader = i32::try_from(child.id().unwrap()).unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
         while descendants(leader).is_empty() && Instant::now() < deadline {

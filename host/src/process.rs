@@ -126,8 +126,7 @@ impl ProcessChild {
         unsafe {
             command.pre_exec(move || place_fds(start_fd, result_fd));
         }
-        let mut child = command.spawn().map_err(spawn_error)?;
-        tree.set_leader(child.id());
+        let mut child = tree.spawn(&mut command).map_err(spawn_error)?;
         // The child has its ends now; ours must close so EOF can be seen.
         drop((start_child, result_child));
         let missing = || spawn_error(io::Error::other("a child stdio pipe is missing"));

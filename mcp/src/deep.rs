@@ -632,13 +632,12 @@ impl ChildTransport {
     pub(crate) fn spawn(mut command: Command) -> std::io::Result<Self> {
         let tree = Containment::new(Limits::default())?;
         tree.apply(&mut command);
-        let mut child = command
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()?;
-        tree.set_leader(child.id());
+            .kill_on_drop(true);
+        let mut child = tree.spawn(&mut command)?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(std::io::Error::other("the child's stdio was not piped"));
         };

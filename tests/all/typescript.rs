@@ -399,6 +399,64 @@ async fn the_typescript_compiler_is_cached_where_the_sandbox_caches_its_guest() 
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A process keeps one TypeScript compiler, whichever cache directories
+/// its Sandboxes use: one was made and kept for good for each directory
+/// (4.7 MiB and the mappings of its file each), so an embedder giving each
+/// tenant or test a directory of its own grew without bound. Each
+/// directory still gets the compiler's compiled form, for the next process.
+#[tokio::test]
+async fn one_typescript_compiler_serves_every_cache_directory() {
+    let base = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("typescript-caches-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let dirs: Vec<_> = (0..3).map(|i| base.join(format!("d{i}"))).collect();
+    for (i, dir) in dirs.iter().enumerate() {
+        if i > 0 {
+            // A warm cache, as a tenant's would be: the compiler is loaded
+            // (mapped) from the directory, not compiled.
+            std::fs::create_dir_all(dir).expect("made");
+            for entry in std::fs::read_dir(&dirs[0]).expect("readable") {
+                let from = entry.expect("entry").path();
+                std::fs::copy(&from, dir.join(from.file_name().expect("named"))).expect("copied");
+            }
+        }
+        let sandbox = wasmwire::Sandbox::new(wasmwire::SandboxOptions {
+            engine: wasmwire::wasm::EngineOptions {
+                cache_dir: Some(dir.clone()),
+                ..wasmwire::wasm::EngineOptions::default()
+            },
+            ..wasmwire::SandboxOptions::default()
+        })
+        .expect("the sandbox builds");
+        let outcome = sandbox
+            .run(
+                &wasmwire::Execution::typescript("const n: number = 2;\nn + 1"),
+                &wasmwire::Tools::new(),
+                wasmwire::CancellationToken::new(),
+            )
+            .await
+            .expect("the execution starts");
+        assert_eq!(value(&outcome), json!(3));
+        let cached = std::fs::read_dir(dir)
+            .expect("the cache directory was made")
+            .filter_map(Result::ok)
+            .filter(|entry| entry.path().extension().is_some_and(|e| e == "cwasm"))
+            .count();
+        assert_eq!(cached, 2, "the guest and the compiler in {}", dir.display());
+    }
+    let maps = std::fs::read_to_string("/proc/self/maps").expect("readable");
+    let mapped: std::collections::BTreeSet<_> = dirs
+        .iter()
+        .filter(|dir| maps.contains(&format!("{}/", dir.display())))
+        .collect();
+    assert!(
+        mapped.len() <= 1,
+        "compilers kept from {} directories: {mapped:?}",
+        mapped.len()
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 #[tokio::test]
 async fn typescript_nested_past_the_compilers_stacks_is_refused_saying_so() {
     let depth = 16_000;

@@ -19,13 +19,16 @@
 //! the store. Its stacks are bounded too, so a program nested past them
 //! ends in a trap, said as "nests too deeply".
 //!
-//! Its compiled form is cached where the guest's is: a Sandbox's own cache
-//! directory (`EngineOptions::cache_dir`; none, and it is compiled in
-//! memory), the default one for a process backend and for
-//! [`prepare`](super::prepare) and [`prepare_async`](super::prepare_async).
+//! A process has one compiler, made on first use. Its compiled form is
+//! cached where the guest's is: a Sandbox's own cache directory
+//! (`EngineOptions::cache_dir`; none, and it is compiled in memory), the
+//! default one for a process backend and for [`prepare`](super::prepare)
+//! and [`prepare_async`](super::prepare_async). The first directory asked
+//! for is where it is loaded from; a later Sandbox's directory that lacks
+//! it is given a copy, for the next process.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::OnceLock;
 
 use wasmtime::component::{Component, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store, Trap};
@@ -84,43 +87,47 @@ impl WasiView for State {
     }
 }
 
-/// A compiler made (or that failed to be), once.
-type Made = OnceLock<Result<Compiler, String>>;
-
-/// The process's compilers, one for each cache directory they were asked
-/// for (a Sandbox's own, or none), made once each and kept.
-static COMPILERS: Mutex<Vec<(Option<PathBuf>, &'static Made)>> = Mutex::new(Vec::new());
+/// The process's one compiler, made (or failed to be) on first use.
+static COMPILER: OnceLock<Result<Compiler, String>> = OnceLock::new();
 
 impl Compiler {
-    /// The process's compiler for `cache_dir`, made on first use (compiling
-    /// the component, or loading it from that cache); why not, if it
-    /// cannot be made. The first use compiles it on tokio's blocking pool
-    /// (seconds with a cold cache), which the caller's task waits for
-    /// without holding its thread.
+    /// The process's compiler, made on first use (loaded from `cache_dir`,
+    /// or compiled and stored there), and stored in `cache_dir` when a later
+    /// caller names a directory that lacks it; why not, if it cannot be
+    /// made. Its code is the same whichever directory it came from, so one
+    /// serves every Sandbox: one each, kept for good, cost 4.7 MiB and a
+    /// mapping for every cache directory a process ever used. Loading and
+    /// storing happen on tokio's blocking pool (seconds with a cold cache),
+    /// which the caller's task waits for without holding its thread.
     async fn shared(cache_dir: Option<PathBuf>) -> Result<&'static Compiler, SourceError> {
-        let slot: &'static Made = {
-            let mut compilers = COMPILERS.lock().unwrap_or_else(PoisonError::into_inner);
-            match compilers.iter().find(|(dir, _)| *dir == cache_dir) {
-                Some(&(_, slot)) => slot,
-                None => {
-                    // Kept for the process's life: one per directory used.
-                    let slot: &'static Made = Box::leak(Box::default());
-                    compilers.push((cache_dir.clone(), slot));
-                    slot
-                }
-            }
+        let failed = |e: tokio::task::JoinError| {
+            SourceError::Failed(format!("the TypeScript compiler's load failed: {e}"))
         };
-        let made = match slot.get() {
-            Some(made) => made,
+        let made = match COMPILER.get() {
+            Some(made) => {
+                if let (Ok(compiler), Some(dir)) = (made, cache_dir)
+                    && !crate::wasm::cache::holds(&compiler.engine, COMPONENT, &dir)
+                {
+                    tokio::task::spawn_blocking(move || {
+                        crate::wasm::cache::keep(
+                            &compiler.engine,
+                            COMPONENT,
+                            &compiler.component,
+                            &dir,
+                        );
+                    })
+                    .await
+                    .map_err(failed)?;
+                }
+                made
+            }
             None => tokio::task::spawn_blocking(move || {
-                slot.get_or_init(|| {
+                COMPILER.get_or_init(|| {
                     Compiler::new(cache_dir.as_deref()).map_err(|e| format!("{e:#}"))
                 })
             })
             .await
-            .map_err(|e| {
-                SourceError::Failed(format!("the TypeScript compiler's load failed: {e}"))
-            })?,
+            .map_err(failed)?,
         };
         made.as_ref().map_err(|why| {
             SourceError::Failed(format!(

@@ -19,10 +19,17 @@
 //! the user can write (whoever can change a file there can already run code
 //! as the user). Any cache error (a read-only disk, a directory others can
 //! write, ...) falls back to compiling in memory, and says so once on stderr.
+//!
+//! The directory tidies itself when something is stored in it (after a
+//! compilation, so never on a warm start): an artifact no process has loaded
+//! for [`UNUSED_FOR`] goes (a load marks its file's modification time, at
+//! most once every [`MARK_EVERY`]), and so does a partial file whose writer
+//! is gone (killed mid-write).
 
 use std::hash::{Hash, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
@@ -113,7 +120,7 @@ pub(super) fn load_or_build(
         warn_once(&why);
         return Component::new(engine, &prepare(component)?);
     }
-    let path = dir.join(format!("{}.cwasm", key(engine, component, variant)));
+    let path = artifact(engine, component, variant, dir);
     if let Some(compiled) = load(engine, &path) {
         return Ok(compiled);
     }
@@ -127,6 +134,39 @@ pub(super) fn load_or_build(
         warn_once(&format!("cannot write {}: {e}", path.display()));
     }
     Ok(loaded)
+}
+
+/// Whether `dir` holds `component` (as-is) compiled for `engine`.
+pub(crate) fn holds(engine: &Engine, component: &[u8], dir: &Path) -> bool {
+    artifact(engine, component, b"as-is", dir).is_file()
+}
+
+/// Stores `compiled` (`component` as-is, compiled for `engine`, loaded
+/// from elsewhere) in `dir` if it is missing there, for the next process
+/// that uses `dir`. Best effort, as every write to the cache.
+pub(crate) fn keep(engine: &Engine, component: &[u8], compiled: &Component, dir: &Path) {
+    if let Err(why) = private_dir(dir) {
+        warn_once(&why);
+        return;
+    }
+    let path = artifact(engine, component, b"as-is", dir);
+    if path.is_file() {
+        return;
+    }
+    match compiled.serialize() {
+        Ok(bytes) => {
+            if let Err(e) = store(dir, &path, &bytes) {
+                warn_once(&format!("cannot write {}: {e}", path.display()));
+            }
+        }
+        Err(e) => warn_once(&format!("cannot serialize a compiled component: {e}")),
+    }
+}
+
+/// Where the artifact of `component` (made as `variant`) for `engine` is
+/// kept in `dir`.
+fn artifact(engine: &Engine, component: &[u8], variant: &[u8], dir: &Path) -> PathBuf {
+    dir.join(format!("{}{EXTENSION}", key(engine, component, variant)))
 }
 
 fn key(engine: &Engine, component: &[u8], variant: &[u8]) -> String {
@@ -159,9 +199,8 @@ fn component_digest(component: &[u8]) -> [u8; 32] {
 }
 
 fn load(engine: &Engine, path: &Path) -> Option<Component> {
-    if !path.is_file() {
-        return None;
-    }
+    let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
+    mark_used(path, &meta);
     // SAFETY: the file is what `store` wrote for this key: the output of
     // `precompile_component` on an engine with the same compatibility hash
     // (part of the key), renamed into place whole. wasmtime checks that it is
@@ -181,13 +220,92 @@ fn load(engine: &Engine, path: &Path) -> Option<Component> {
 
 /// Writes the artifact whole under a temporary name, syncs it and renames
 /// it into place; then lets the page cache drop what the write left there.
+/// Before that, [`tidy`]s the directory.
 fn store(dir: &Path, path: &Path, compiled: &[u8]) -> std::io::Result<()> {
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    tidy(dir, SystemTime::now());
+    let mut file = tempfile::Builder::new()
+        .prefix(&format!("{PARTIAL}{}-", std::process::id()))
+        .tempfile_in(dir)?;
     file.write_all(compiled)?;
     file.as_file().sync_all()?;
     forget_written_pages(file.as_file());
     file.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The end of an artifact's name.
+const EXTENSION: &str = ".cwasm";
+
+/// The start of a file being written (`<PARTIAL><pid>-<random>`): what a
+/// writer killed mid-write (SIGKILL, a power cut) leaves behind.
+const PARTIAL: &str = ".partial-";
+
+/// An artifact not loaded for this long is removed by the next store in
+/// its directory: the compiled forms of components no longer used (each
+/// release of the library, each build of a custom child) would otherwise
+/// pile up for good, several MB each.
+const UNUSED_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// How often a load marks its artifact as used (by its modification time):
+/// once a day at most, so that a run does not write to the disk.
+const MARK_EVERY: Duration = Duration::from_secs(24 * 3600);
+
+/// A partial file this old whose writer is gone is a leftover.
+const PARTIAL_STALE: Duration = Duration::from_secs(60);
+
+/// Marks the artifact at `path` as used now, if it was last marked (or
+/// written) more than [`MARK_EVERY`] ago. Best effort.
+fn mark_used(path: &Path, meta: &std::fs::Metadata) {
+    let stale = meta
+        .modified()
+        .ok()
+        .and_then(|modified| SystemTime::now().duration_since(modified).ok())
+        .is_some_and(|age| age > MARK_EVERY);
+    if stale && let Ok(file) = std::fs::File::options().append(true).open(path) {
+        let _ = file.set_modified(SystemTime::now());
+    }
+}
+
+/// Removes from the cache directory `dir` what no process will use: the
+/// artifacts not used for [`UNUSED_FOR`] (as of `now`), and the partial
+/// files of writers that are gone. Run before each store, that is when a
+/// process compiled something: rare, and never on a warm start.
+fn tidy(dir: &Path, now: SystemTime) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Ok(meta) = entry.metadata() else { continue };
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|modified| now.duration_since(modified).ok())
+            .unwrap_or_default();
+        let leftover = if let Some(rest) = name.strip_prefix(PARTIAL) {
+            let writer = rest
+                .split('-')
+                .next()
+                .and_then(|pid| pid.parse::<i32>().ok());
+            age > PARTIAL_STALE && writer.is_some_and(|pid| !alive(pid))
+        } else {
+            name.ends_with(EXTENSION) && age > UNUSED_FOR
+        };
+        if leftover && meta.is_file() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether a process `pid` exists (here, or one we may not signal).
+fn alive(pid: i32) -> bool {
+    // SAFETY: kill with signal 0 only checks that the process exists.
+    pid > 0 && (unsafe { libc::kill(pid, 0) } == 0 || io_errno() != libc::ESRCH)
+}
+
+fn io_errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }
 
 /// Asks the kernel to drop the (clean, synced) page-cache pages of `file`,
@@ -251,9 +369,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let engine = engine();
         load_or_compile(&engine, EMPTY_COMPONENT, Some(dir.path())).expect("compiles");
-        let path = dir
-            .path()
-            .join(format!("{}.cwasm", key(&engine, EMPTY_COMPONENT, b"as-is")));
+        let path = artifact(&engine, EMPTY_COMPONENT, b"as-is", dir.path());
         (dir, engine, path)
     }
 
@@ -323,6 +439,98 @@ mod tests {
         load_or_compile(&engine(), EMPTY_COMPONENT, Some(dir.path())).expect("compiles anyway");
         let files = std::fs::read_dir(dir.path()).expect("readable").count();
         assert_eq!(files, 0, "nothing is stored in (or loaded from) it");
+    }
+
+    /// Sets `path`'s modification time to `age` ago.
+    fn age(path: &Path, age: Duration) {
+        let file = std::fs::File::options()
+            .append(true)
+            .open(path)
+            .expect("opens");
+        file.set_modified(SystemTime::now() - age).expect("set");
+    }
+
+    /// A pid no process has: past the kernel's largest.
+    const GONE: i32 = 1 << 30;
+
+    #[test]
+    fn a_store_removes_artifacts_unused_for_a_month_and_partial_files_of_writers_gone() {
+        let (dir, engine, fresh) = compiled_into_a_cache();
+        let d = dir.path();
+        let old = d.join("0123abcd.cwasm");
+        let recent = d.join("4567cdef.cwasm");
+        let orphan = d.join(format!("{PARTIAL}{GONE}-x1y2z3"));
+        let writing = d.join(format!("{PARTIAL}{}-a1b2c3", std::process::id()));
+        let just_begun = d.join(format!("{PARTIAL}{GONE}-q1w2e3"));
+        let not_ours = d.join("notes.txt");
+        for path in [&old, &recent, &orphan, &writing, &just_begun, &not_ours] {
+            std::fs::write(path, b"x").expect("writable");
+        }
+        age(&old, UNUSED_FOR + Duration::from_secs(3600));
+        age(&recent, UNUSED_FOR - Duration::from_secs(3600));
+        age(&orphan, PARTIAL_STALE * 2);
+        age(&writing, PARTIAL_STALE * 2);
+        age(&not_ours, UNUSED_FOR * 2);
+        // A store: what a compilation does.
+        std::fs::remove_file(&fresh).expect("removed");
+        load_or_compile(&engine, EMPTY_COMPONENT, Some(d)).expect("compiles");
+        assert!(fresh.exists(), "stored");
+        assert!(!old.exists(), "an artifact unused for over a month goes");
+        assert!(!orphan.exists(), "a partial file of a writer gone goes");
+        for kept in [&recent, &writing, &just_begun, &not_ours] {
+            assert!(kept.exists(), "{} is kept", kept.display());
+        }
+        let mut names: Vec<String> = std::fs::read_dir(d)
+            .expect("readable")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names.len(),
+            5,
+            "no partial file of the store is left: {names:?}"
+        );
+    }
+
+    #[test]
+    fn a_load_marks_an_artifact_used_so_that_it_is_kept() {
+        let (dir, engine, path) = compiled_into_a_cache();
+        age(&path, UNUSED_FOR + Duration::from_secs(3600));
+        assert!(load(&engine, &path).is_some());
+        let modified = std::fs::metadata(&path)
+            .expect("there")
+            .modified()
+            .expect("time");
+        let since = SystemTime::now()
+            .duration_since(modified)
+            .unwrap_or_default();
+        assert!(since < MARK_EVERY, "marked used: {since:?} ago");
+        tidy(dir.path(), SystemTime::now());
+        assert!(path.exists());
+        // Marked at most once a day: a load the day it was marked writes nothing.
+        age(&path, Duration::from_secs(3600));
+        let before = std::fs::metadata(&path)
+            .expect("there")
+            .modified()
+            .expect("time");
+        assert!(load(&engine, &path).is_some());
+        let after = std::fs::metadata(&path)
+            .expect("there")
+            .modified()
+            .expect("time");
+        assert_eq!(before, after);
+    }
+
+    #[test]
+    fn a_compiled_component_is_kept_in_a_directory_that_lacks_it() {
+        let (_dir, engine, _path) = compiled_into_a_cache();
+        let compiled = load_or_compile(&engine, EMPTY_COMPONENT, None).expect("compiles");
+        let other = tempfile::tempdir().expect("temp dir");
+        assert!(!holds(&engine, EMPTY_COMPONENT, other.path()));
+        keep(&engine, EMPTY_COMPONENT, &compiled, other.path());
+        assert!(holds(&engine, EMPTY_COMPONENT, other.path()));
+        let path = artifact(&engine, EMPTY_COMPONENT, b"as-is", other.path());
+        assert!(load(&engine, &path).is_some(), "what was kept loads");
     }
 
     #[test]
