@@ -1,4 +1,4 @@
-//! `wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [--component FILE] [PROGRAM]`:
+//! `wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [--first PROGRAM] [--component FILE] [PROGRAM]`:
 //! runs PROGRAM (default `return 1`) N times (default 3,000), one execution
 //! after another, after W untimed ones (default 200), and prints the median and minimum wall
 //! time of one execution, and the process's CPU time and minor page faults
@@ -7,6 +7,9 @@
 //! (as `wasmwire-bench` does). The tool `echo` answers its argument.
 //! `--component FILE` runs another build of the guest component in place of
 //! the built-in one, to compare two guests on the same host code.
+//! `--first PROGRAM` runs PROGRAM once after the warm-up and before the
+//! timed runs: one after another, they reuse its pool slot, so this measures
+//! what a heavier run leaves a slot's later runs (the pages it kept).
 //!
 //! Where `wasmwire-bench` compares contenders, this isolates wasmwire's own
 //! cost per execution: bench/RESULTS.md says which change moved it how much.
@@ -37,6 +40,7 @@ fn main() -> anyhow::Result<()> {
     let mut warmup = 200usize;
     let mut program = "return 1".to_owned();
     let mut component = None;
+    let mut first = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -44,9 +48,10 @@ fn main() -> anyhow::Result<()> {
             "--runs" => runs = args.next().context("--runs N")?.parse()?,
             "--warmup" => warmup = args.next().context("--warmup W")?.parse()?,
             "--component" => component = Some(args.next().context("--component FILE")?),
+            "--first" => first = Some(args.next().context("--first PROGRAM")?),
             "--help" | "-h" => {
                 println!(
-                    "wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [--component FILE] [PROGRAM]"
+                    "wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [--first PROGRAM] [--component FILE] [PROGRAM]"
                 );
                 return Ok(());
             }
@@ -73,17 +78,34 @@ fn main() -> anyhow::Result<()> {
         }
     };
     runtime.block_on(async move {
-        tokio::spawn(sequential(sandbox, program, runs, warmup, threads)).await?
+        let plan = Plan {
+            program,
+            first,
+            runs,
+            warmup,
+            threads,
+        };
+        tokio::spawn(sequential(sandbox, plan)).await?
     })
 }
 
-async fn sequential(
-    sandbox: Sandbox,
+/// What to run, and how often.
+struct Plan {
     program: String,
+    first: Option<String>,
     runs: usize,
     warmup: usize,
     threads: usize,
-) -> anyhow::Result<()> {
+}
+
+async fn sequential(sandbox: Sandbox, plan: Plan) -> anyhow::Result<()> {
+    let Plan {
+        program,
+        first,
+        runs,
+        warmup,
+        threads,
+    } = plan;
     let mut tools = Tools::new();
     tools.register(Tool::new("echo", |call: wire::Call| async move {
         Ok(JsonText::new(call.args)?)
@@ -92,6 +114,12 @@ async fn sequential(
     let run = || sandbox.run(&execution, &tools, CancellationToken::new());
     for _ in 0..warmup {
         run().await?;
+    }
+    if let Some(first) = first {
+        let outcome = sandbox
+            .run(&Execution::new(first), &tools, CancellationToken::new())
+            .await?;
+        anyhow::ensure!(outcome.result.ok, "--first failed: {:?}", outcome.result);
     }
     let (cpu, faults) = usage();
     let mut samples = Vec::with_capacity(runs);

@@ -250,7 +250,7 @@ async fn mixed_hostile_executions_for_two_minutes_end_in_one_result_each_and_lea
     );
     assert!(after.is_empty(), "processes left behind: {after:#?}");
     // The first rounds bring the process to its working size: the pool
-    // fills its warm slots (up to 64, each keeping up to 384 KiB resident)
+    // fills its warm slots (up to 64, each keeping up to 640 KiB resident)
     // and the allocator its arenas. After that warm-up (a quarter of the
     // rounds, at least 4) RSS stays within a band, not up. With glibc's
     // thresholds left to adjust themselves, which round freed a large value

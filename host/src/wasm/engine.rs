@@ -100,12 +100,21 @@ impl Default for Pooling {
 /// Bytes of a pooled linear memory reset in place rather than returned to
 /// the kernel when its child ends. Measured with the QuickJS guest: without
 /// it (every dirty page returned) a run of `return 1` costs 3x as much. It
-/// bounds what an idle slot keeps: 256 KiB times `MAX_WARM_SLOTS`. 1 MiB was
-/// tried when the web APIs grew the snapshot: the 2-minute soak's RSS then
-/// rose round after round (151 to 191 MiB over 16 rounds, slots filling as
-/// programs that dirty much landed in them), while `return 1` measured no
-/// faster than at 256 KiB with the heap no longer walked on every run.
-pub const KEEP_RESIDENT: usize = 256 << 10;
+/// bounds what an idle slot keeps: this times `MAX_WARM_SLOTS`.
+///
+/// The pages kept are the first dirty ones by address, and once kept they
+/// stay the slot's own, reset on every later run whether it wrote them or
+/// not. So a slot that once ran a heavier program keeps that program's
+/// pages in place of the ones a light run writes, which it then faults in
+/// again every time. At 256 KiB, one run of 1,000 calls (or of a 200,000
+/// element array) in a slot made every later `return 1` there 120-170 µs
+/// with 8-24 page faults, against 85 µs in a fresh slot; at 512 KiB, 92-94
+/// µs with none, and a fresh slot's 85 µs unchanged. At 1 MiB the fresh
+/// slot was no faster and the heavier runs' pages made it slower again
+/// (109-111 µs), and the two-minute soak's RSS rose round after round as
+/// slots filled. A deep recursion still costs the slot its light runs'
+/// pages at any of these sizes: its shadow stack's pages come first.
+pub const KEEP_RESIDENT: usize = 512 << 10;
 
 /// Bytes of a pooled stack zeroed in place (the rest is returned to the
 /// kernel) when its child ends: a small program's native stack.
