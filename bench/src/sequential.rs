@@ -1,4 +1,4 @@
-//! `wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [--first PROGRAM] [--component FILE] [PROGRAM]`:
+//! `wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [--first PROGRAM] [--tools T] [--component FILE] [PROGRAM]`:
 //! runs PROGRAM (default `return 1`) N times (default 3,000), one execution
 //! after another, after W untimed ones (default 200), and prints the median and minimum wall
 //! time of one execution, and the process's CPU time and minor page faults
@@ -10,6 +10,8 @@
 //! `--first PROGRAM` runs PROGRAM once after the warm-up and before the
 //! timed runs: one after another, they reuse its pool slot, so this measures
 //! what a heavier run leaves a slot's later runs (the pages it kept).
+//! `--tools T` registers T more tools (`tool_0` ...), to measure what each
+//! tool costs a run that calls none.
 //!
 //! Where `wasmwire-bench` compares contenders, this isolates wasmwire's own
 //! cost per execution: bench/RESULTS.md says which change moved it how much.
@@ -41,6 +43,7 @@ fn main() -> anyhow::Result<()> {
     let mut program = "return 1".to_owned();
     let mut component = None;
     let mut first = None;
+    let mut more_tools = 0usize;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -49,9 +52,10 @@ fn main() -> anyhow::Result<()> {
             "--warmup" => warmup = args.next().context("--warmup W")?.parse()?,
             "--component" => component = Some(args.next().context("--component FILE")?),
             "--first" => first = Some(args.next().context("--first PROGRAM")?),
+            "--tools" => more_tools = args.next().context("--tools T")?.parse()?,
             "--help" | "-h" => {
                 println!(
-                    "wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [--first PROGRAM] [--component FILE] [PROGRAM]"
+                    "wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [--first PROGRAM] [--tools T] [--component FILE] [PROGRAM]"
                 );
                 return Ok(());
             }
@@ -81,6 +85,7 @@ fn main() -> anyhow::Result<()> {
         let plan = Plan {
             program,
             first,
+            more_tools,
             runs,
             warmup,
             threads,
@@ -93,6 +98,7 @@ fn main() -> anyhow::Result<()> {
 struct Plan {
     program: String,
     first: Option<String>,
+    more_tools: usize,
     runs: usize,
     warmup: usize,
     threads: usize,
@@ -102,6 +108,7 @@ async fn sequential(sandbox: Sandbox, plan: Plan) -> anyhow::Result<()> {
     let Plan {
         program,
         first,
+        more_tools,
         runs,
         warmup,
         threads,
@@ -110,6 +117,12 @@ async fn sequential(sandbox: Sandbox, plan: Plan) -> anyhow::Result<()> {
     tools.register(Tool::new("echo", |call: wire::Call| async move {
         Ok(JsonText::new(call.args)?)
     }))?;
+    for i in 0..more_tools {
+        tools.register(Tool::new(
+            format!("tool_{i}"),
+            |call: wire::Call| async move { Ok(JsonText::new(call.args)?) },
+        ))?;
+    }
     let execution = Execution::new(program);
     let run = || sandbox.run(&execution, &tools, CancellationToken::new());
     for _ in 0..warmup {

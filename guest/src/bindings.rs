@@ -26,9 +26,11 @@
 //! program passes in are serialized by JSON's usual rules, their own
 //! `toJSON` methods included.
 
+use std::collections::HashSet;
+
 use rquickjs::function::{Opt, Rest};
 use rquickjs::object::Property;
-use rquickjs::{Ctx, Exception, Function, Object, Value};
+use rquickjs::{Atom, Ctx, Exception, Function, Object, Value};
 use wire::StartBinding;
 
 use crate::calls::Call;
@@ -54,11 +56,15 @@ pub(crate) struct Binding {
 /// before the program runs.
 pub(crate) fn plan(bindings: &[StartBinding]) -> Result<Vec<Binding>, String> {
     let mut planned: Vec<Binding> = Vec::with_capacity(bindings.len());
+    // A set, not a search of what is planned: with a few hundred tools
+    // that search was a tenth of every run (measured: 100 tools, 13% of a
+    // `return 1` in `memcmp`).
+    let mut names: HashSet<&str> = HashSet::with_capacity(bindings.len());
     for binding in bindings {
         if binding.name.is_empty() {
             return Err("a binding has an empty name".to_owned());
         }
-        if planned.iter().any(|b| b.name == binding.name) {
+        if !names.insert(binding.name.as_str()) {
             return Err(format!("binding {:?} is declared twice", binding.name));
         }
         let parameters = parameters(&binding.signature)
@@ -89,17 +95,13 @@ pub(crate) fn install<'js>(
     )?;
     for binding in bindings {
         let function = binding_function(ctx, session, binding.clone())?;
+        // The name made an atom once, for the three uses below.
+        let name = Atom::from_str(ctx.clone(), &binding.name)?;
         if binding.name != "call" {
-            host.prop(
-                binding.name.as_str(),
-                Property::from(function.clone()).enumerable(),
-            )?;
+            host.prop(name.clone(), Property::from(function.clone()).enumerable())?;
         }
-        if is_identifier(&binding.name) && !globals.contains_key(binding.name.as_str())? {
-            globals.prop(
-                binding.name.as_str(),
-                Property::from(function).writable().configurable(),
-            )?;
+        if is_identifier(&binding.name) && !globals.contains_key(name.clone())? {
+            globals.prop(name, Property::from(function).writable().configurable())?;
         }
     }
     Ok(())
@@ -562,7 +564,7 @@ fn split_top_level(list: &str) -> Vec<&str> {
 }
 
 /// Words a binding may not take as a global name: reserved words, and names
-/// the function body itself defines.
+/// the function body itself defines. Sorted: [`is_identifier`] searches it.
 const RESERVED: &[&str] = &[
     "arguments",
     "await",
@@ -623,12 +625,21 @@ pub(crate) fn is_identifier(name: &str) -> bool {
     };
     (first.is_ascii_alphabetic() || first == '_' || first == '$')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
-        && !RESERVED.contains(&name)
+        && RESERVED.binary_search(&name).is_err()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reserved_words_are_sorted_for_their_binary_search() {
+        assert!(RESERVED.windows(2).all(|pair| pair[0] < pair[1]));
+        for word in RESERVED {
+            assert!(!is_identifier(word), "{word}");
+        }
+        assert!(is_identifier("fetch_logs") && is_identifier("yields"));
+    }
 
     #[test]
     fn signature_parameters_are_names_in_order() {
