@@ -1043,6 +1043,73 @@ mod tests {
         println!("childless={:?}", childless());
     }
 
+    #[test]
+    fn a_subreaper_reaps_orphans_but_never_a_child_its_spawner_waits_for() {
+        // Being a subreaper, and reaping, are the whole process's: the probe
+        // runs in a test process of its own, so that no other test's child
+        // can be taken for an orphan.
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "containment::tests::subreaper_probe"])
+            .args(["--ignored", "--nocapture", "--test-threads=1"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stdout.contains("subreaper probe: ok"), "{stdout}\n{stderr}");
+    }
+
+    /// This process's children that have ended and wait to be reaped.
+    fn zombie_children() -> Vec<i32> {
+        children()
+            .into_iter()
+            .filter(|pid| {
+                fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .ok()
+                    .and_then(|stat| {
+                        Some(stat.rsplit_once(')')?.1.split_whitespace().next()? == "Z")
+                    })
+                    .unwrap_or(false)
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    #[ignore = "run in a process of its own by a_subreaper_reaps_orphans_but_never_a_child_its_spawner_waits_for"]
+    async fn subreaper_probe() {
+        become_subreaper().unwrap();
+        let tree = Containment::new(Limits::default()).unwrap();
+        let mut command = tokio::process::Command::new("/bin/sh");
+        // The leader leaves a process behind and exits 7 at once; the
+        // process it left ends a moment later, an orphan of ours.
+        command.arg("-c").arg("sh -c 'sleep 0.1' & exit 7");
+        tree.apply(&mut command);
+        let mut child = tree.spawn(&mut command).unwrap();
+        let leader = i32::try_from(child.id().unwrap()).unwrap();
+        let by = Instant::now() + Duration::from_secs(20);
+        while zombie_children().len() < 2 && Instant::now() < by {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(
+            zombie_children().len(),
+            2,
+            "the leader and its orphan ended"
+        );
+        reap_adopted();
+        assert_eq!(
+            zombie_children(),
+            vec![leader],
+            "the orphan reaped, the leader not"
+        );
+        let status = child.wait().await.unwrap();
+        tree.leader_reaped();
+        assert_eq!(
+            status.code(),
+            Some(7),
+            "the spawner has the leader's status"
+        );
+        println!("subreaper probe: ok");
+    }
+
     #[tokio::test]
     async fn a_containment_kills_a_tree_that_left_its_group_and_session() {
         kills_a_setsid_grandchild(Containment::new(Limits::default()).unwrap()).await;
