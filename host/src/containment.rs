@@ -379,9 +379,10 @@ impl Containment {
 
     /// Spawns `command` (made with [`apply`](Containment::apply)) as the
     /// tree's first process. Its exit status is the caller's, to take with
-    /// the returned child's `wait`: a process that is the subreaper of what
-    /// it starts ([`become_subreaper`]) reaps the orphans of every tree,
-    /// never a process spawned here before its spawner is done with it.
+    /// the returned child's `wait` (or tokio's, once the child is dropped):
+    /// a process that is the subreaper of what it starts
+    /// ([`become_subreaper`]) reaps the orphans of every tree, never a
+    /// process spawned here.
     pub fn spawn(
         &self,
         command: &mut tokio::process::Command,
@@ -393,7 +394,11 @@ impl Containment {
         let child = command.spawn()?;
         if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
             self.leader.store(pid, Ordering::Relaxed);
-            spawned.pids().insert(pid);
+            // Only a subreaper reaps, and so needs to know; the record
+            // goes once the pid is no child of ours (see `reap_adopted`).
+            if SUBREAPER.load(Ordering::Relaxed) {
+                spawned.pids().insert(pid);
+            }
         }
         Ok(child)
     }
@@ -402,11 +407,7 @@ impl Containment {
     /// without cgroups only its process group is killed from here on (the
     /// `/proc` walk from that pid could reach strangers).
     pub fn leader_reaped(&self) {
-        if !self.reaped.swap(true, Ordering::Relaxed) {
-            spawned()
-                .pids()
-                .remove(&self.leader.load(Ordering::Relaxed));
-        }
+        self.reaped.store(true, Ordering::Relaxed);
     }
 
     /// The leader's pid, if the `/proc` walk from it is still safe, as a
@@ -497,14 +498,6 @@ impl Containment {
 
 impl Drop for Containment {
     fn drop(&mut self) {
-        // Its spawner is done with the leader: reaped, or left to tokio's
-        // reaping of dropped children, which takes a status already taken
-        // in its stride.
-        if !self.reaped.load(Ordering::Relaxed) {
-            spawned()
-                .pids()
-                .remove(&self.leader.load(Ordering::Relaxed));
-        }
         if self.dirs.is_empty() {
             self.kill();
             return;
@@ -523,8 +516,13 @@ impl Drop for Containment {
     }
 }
 
-/// The processes spawned through a [`Containment`] whose spawner has not
-/// yet taken their exit status.
+/// The processes a subreaper spawned through a [`Containment`] that may
+/// still be its children: their exit status is their spawner's, or tokio's
+/// when the spawner dropped them unwaited (it reaps those itself, later).
+/// A pid is forgotten only once it is no child of ours, that is reaped by
+/// whoever owned it: forgotten sooner (when its containment is dropped, the
+/// first version), the reaper took a leader that tokio was still to kill
+/// and reap, and tokio's kill went to a freed pid.
 #[derive(Debug, Default)]
 struct Spawned {
     /// Held shared by every spawn, alone by the reaper of orphans.
@@ -547,20 +545,23 @@ fn spawned() -> &'static Spawned {
 static SUBREAPER: AtomicBool = AtomicBool::new(false);
 
 /// For a subreaper: reaps every child of this process that has ended and
-/// that it did not spawn itself, that is the orphans the kernel handed it
-/// from trees whose processes died after their parents (a tool's `cmd &`,
-/// a tree killed at a tool's timeout). Left unreaped, each held a pid and
-/// its removed cgroup until the process exited: one a tool call, without
-/// bound. Nothing for a process that is no subreaper: it has no orphans,
-/// and must not reap children it did not start.
+/// that it did not spawn through a [`Containment`], that is the orphans the
+/// kernel handed it from trees whose processes died after their parents (a
+/// tool's `cmd &`, a tree killed at a tool's timeout). Left unreaped, each
+/// held a pid and its removed cgroup until the process exited: one a tool
+/// call, without bound. Nothing for a process that is no subreaper: it has
+/// no orphans, and must not reap children it did not start.
 fn reap_adopted() {
     if !SUBREAPER.load(Ordering::Relaxed) {
         return;
     }
     let spawned = spawned();
     let _gate = spawned.gate.write().unwrap_or_else(|e| e.into_inner());
-    let ours = spawned.pids().clone();
-    for pid in children() {
+    let children = children();
+    let mut ours = spawned.pids();
+    // A spawned pid no longer among our children was reaped by its owner.
+    ours.retain(|pid| children.contains(pid));
+    for pid in children {
         if !ours.contains(&pid) {
             let mut status = 0;
             // SAFETY: waitpid with a valid pointer to an int; WNOHANG
@@ -875,11 +876,13 @@ pub const ENDING_SIGNALS: &[libc::c_int] = &[
 
 /// Makes this process the subreaper of everything it starts: a descendant
 /// whose parent exits is handed to us, not to init, so [`kill_adopted`] can
-/// still find it. From then on the orphans of every [`Containment`]'s tree
-/// are reaped once they end (when the next containment is made, and when
-/// one is emptied), so that they do not pile up as zombies. For a process
-/// that runs one execution (the CLI): a library must not reap children it
-/// did not start.
+/// still find it. From then on every child of this process that ends and
+/// was not spawned through a [`Containment`] is reaped (when the next
+/// containment is made, and when one is emptied), so that the orphans of
+/// tool trees do not pile up as zombies: a process that calls this must
+/// spawn every child it waits for through a `Containment`, after the call.
+/// For a process that runs one execution (the CLI), never a library's
+/// host, which must not reap children it did not start.
 pub fn become_subreaper() -> io::Result<()> {
     // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes an integer argument.
     if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
@@ -1107,6 +1110,27 @@ mod tests {
             Some(7),
             "the spawner has the leader's status"
         );
+        // A containment dropped before its leader's child (as a tool's is,
+        // on an early return) leaves the leader to its spawner too.
+        let tree = Containment::new(Limits::default()).unwrap();
+        let mut command = tokio::process::Command::new("/bin/sh");
+        command.arg("-c").arg("exit 3");
+        tree.apply(&mut command);
+        let mut child = tree.spawn(&mut command).unwrap();
+        let leader = i32::try_from(child.id().unwrap()).unwrap();
+        let by = Instant::now() + Duration::from_secs(20);
+        while zombie_children().is_empty() && Instant::now() < by {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        drop(tree);
+        reap_adopted();
+        assert_eq!(
+            zombie_children(),
+            vec![leader],
+            "the leader left to its spawner"
+        );
+        let status = child.wait().await.unwrap();
+        assert_eq!(status.code(), Some(3));
         println!("subreaper probe: ok");
     }
 

@@ -27,8 +27,9 @@
 //! for is where it is loaded from; a later Sandbox's directory that lacks
 //! it is given a copy, for the next process.
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use wasmtime::component::{Component, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store, Trap};
@@ -90,6 +91,26 @@ impl WasiView for State {
 /// The process's one compiler, made (or failed to be) on first use.
 static COMPILER: OnceLock<Result<Compiler, String>> = OnceLock::new();
 
+/// Whether the compiler has not yet been stored in `dir` by this process
+/// (among the last [`TRIED`] directories): a directory it cannot be written
+/// to (read-only, full) is not tried again by every TypeScript program, at
+/// a serialisation of megabytes each time.
+fn first_try(dir: &Path) -> bool {
+    static TRIED_IN: Mutex<VecDeque<PathBuf>> = Mutex::new(VecDeque::new());
+    let mut tried = TRIED_IN.lock().unwrap_or_else(PoisonError::into_inner);
+    if tried.iter().any(|d| d == dir) {
+        return false;
+    }
+    if tried.len() == TRIED {
+        tried.pop_front();
+    }
+    tried.push_back(dir.to_path_buf());
+    true
+}
+
+/// How many directories [`first_try`] remembers.
+const TRIED: usize = 64;
+
 impl Compiler {
     /// The process's compiler, made on first use (loaded from `cache_dir`,
     /// or compiled and stored there), and stored in `cache_dir` when a later
@@ -107,6 +128,7 @@ impl Compiler {
             Some(made) => {
                 if let (Ok(compiler), Some(dir)) = (made, cache_dir)
                     && !crate::wasm::cache::holds(&compiler.engine, COMPONENT, &dir)
+                    && first_try(&dir)
                 {
                     tokio::task::spawn_blocking(move || {
                         crate::wasm::cache::keep(

@@ -23,8 +23,9 @@
 //! The directory tidies itself when something is stored in it (after a
 //! compilation, so never on a warm start): an artifact no process has loaded
 //! for [`UNUSED_FOR`] goes (a load marks its file's modification time, at
-//! most once every [`MARK_EVERY`]), and so does a partial file whose writer
-//! is gone (killed mid-write).
+//! most once every [`MARK_EVERY`]), and so does a partial file left for
+//! over [`PARTIAL_STALE`] (by a writer killed mid-write). Only names of the
+//! forms written here are ever removed.
 
 use std::hash::{Hash, Hasher};
 use std::io::Write;
@@ -223,9 +224,7 @@ fn load(engine: &Engine, path: &Path) -> Option<Component> {
 /// Before that, [`tidy`]s the directory.
 fn store(dir: &Path, path: &Path, compiled: &[u8]) -> std::io::Result<()> {
     tidy(dir, SystemTime::now());
-    let mut file = tempfile::Builder::new()
-        .prefix(&format!("{PARTIAL}{}-", std::process::id()))
-        .tempfile_in(dir)?;
+    let mut file = tempfile::Builder::new().prefix(PARTIAL).tempfile_in(dir)?;
     file.write_all(compiled)?;
     file.as_file().sync_all()?;
     forget_written_pages(file.as_file());
@@ -236,8 +235,8 @@ fn store(dir: &Path, path: &Path, compiled: &[u8]) -> std::io::Result<()> {
 /// The end of an artifact's name.
 const EXTENSION: &str = ".cwasm";
 
-/// The start of a file being written (`<PARTIAL><pid>-<random>`): what a
-/// writer killed mid-write (SIGKILL, a power cut) leaves behind.
+/// The start of a file being written (`<PARTIAL><random>`): what a writer
+/// killed mid-write (SIGKILL, a power cut) leaves behind.
 const PARTIAL: &str = ".partial-";
 
 /// An artifact not loaded for this long is removed by the next store in
@@ -250,8 +249,10 @@ const UNUSED_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
 /// once a day at most, so that a run does not write to the disk.
 const MARK_EVERY: Duration = Duration::from_secs(24 * 3600);
 
-/// A partial file this old whose writer is gone is a leftover.
-const PARTIAL_STALE: Duration = Duration::from_secs(60);
+/// A partial file this old is a leftover: a writer holds its file for one
+/// write, one sync and one rename. Judged by age alone, since the writer
+/// may be a process of another pid namespace sharing the directory.
+const PARTIAL_STALE: Duration = Duration::from_secs(3600);
 
 /// Marks the artifact at `path` as used now, if it was last marked (or
 /// written) more than [`MARK_EVERY`] ago. Best effort.
@@ -268,8 +269,11 @@ fn mark_used(path: &Path, meta: &std::fs::Metadata) {
 
 /// Removes from the cache directory `dir` what no process will use: the
 /// artifacts not used for [`UNUSED_FOR`] (as of `now`), and the partial
-/// files of writers that are gone. Run before each store, that is when a
-/// process compiled something: rare, and never on a warm start.
+/// files older than [`PARTIAL_STALE`] (with those of the `tempfile` names
+/// earlier versions wrote, `.tmp` and six letters or digits). Only names of
+/// the forms this module writes: a directory given as a Sandbox's cache may
+/// hold the user's own files. Run before each store, that is when a process
+/// compiled something: rare, and never on a warm start.
 fn tidy(dir: &Path, now: SystemTime) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -277,20 +281,19 @@ fn tidy(dir: &Path, now: SystemTime) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let Ok(meta) = entry.metadata() else { continue };
+        // Not followed: a symlink is neither kind of file here.
+        let Ok(meta) = entry.metadata() else {
+            continue;
+        };
         let age = meta
             .modified()
             .ok()
             .and_then(|modified| now.duration_since(modified).ok())
             .unwrap_or_default();
-        let leftover = if let Some(rest) = name.strip_prefix(PARTIAL) {
-            let writer = rest
-                .split('-')
-                .next()
-                .and_then(|pid| pid.parse::<i32>().ok());
-            age > PARTIAL_STALE && writer.is_some_and(|pid| !alive(pid))
+        let leftover = if is_partial(name) {
+            age > PARTIAL_STALE
         } else {
-            name.ends_with(EXTENSION) && age > UNUSED_FOR
+            is_artifact(name) && age > UNUSED_FOR
         };
         if leftover && meta.is_file() {
             let _ = std::fs::remove_file(entry.path());
@@ -298,14 +301,21 @@ fn tidy(dir: &Path, now: SystemTime) {
     }
 }
 
-/// Whether a process `pid` exists (here, or one we may not signal).
-fn alive(pid: i32) -> bool {
-    // SAFETY: kill with signal 0 only checks that the process exists.
-    pid > 0 && (unsafe { libc::kill(pid, 0) } == 0 || io_errno() != libc::ESRCH)
+/// Whether `name` is an artifact's: a key (64 lowercase hex digits) and the
+/// extension.
+fn is_artifact(name: &str) -> bool {
+    name.strip_suffix(EXTENSION).is_some_and(|key| {
+        key.len() == 64 && key.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
 }
 
-fn io_errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+/// Whether `name` is a partial file's (see [`PARTIAL`]), or one of the
+/// `tempfile` default names earlier versions wrote.
+fn is_partial(name: &str) -> bool {
+    name.starts_with(PARTIAL)
+        || name
+            .strip_prefix(".tmp")
+            .is_some_and(|rest| rest.len() == 6 && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 /// Asks the kernel to drop the (clean, synced) page-cache pages of `file`,
@@ -450,46 +460,48 @@ mod tests {
         file.set_modified(SystemTime::now() - age).expect("set");
     }
 
-    /// A pid no process has: past the kernel's largest.
-    const GONE: i32 = 1 << 30;
-
     #[test]
-    fn a_store_removes_artifacts_unused_for_a_month_and_partial_files_of_writers_gone() {
+    fn a_store_removes_artifacts_unused_for_a_month_and_partial_files_left_an_hour() {
         let (dir, engine, fresh) = compiled_into_a_cache();
         let d = dir.path();
-        let old = d.join("0123abcd.cwasm");
-        let recent = d.join("4567cdef.cwasm");
-        let orphan = d.join(format!("{PARTIAL}{GONE}-x1y2z3"));
-        let writing = d.join(format!("{PARTIAL}{}-a1b2c3", std::process::id()));
-        let just_begun = d.join(format!("{PARTIAL}{GONE}-q1w2e3"));
-        let not_ours = d.join("notes.txt");
-        for path in [&old, &recent, &orphan, &writing, &just_begun, &not_ours] {
+        let key = |c: char| format!("{}{EXTENSION}", c.to_string().repeat(64));
+        let old = d.join(key('a'));
+        let recent = d.join(key('b'));
+        let left = d.join(format!("{PARTIAL}x1y2z3"));
+        let left_by_an_earlier_version = d.join(".tmpAb12Cd");
+        let writing = d.join(format!("{PARTIAL}a1b2c3"));
+        let users_own = d.join("plugin.cwasm");
+        let users_notes = d.join(".tmp-notes");
+        for path in [
+            &old,
+            &recent,
+            &left,
+            &left_by_an_earlier_version,
+            &writing,
+            &users_own,
+            &users_notes,
+        ] {
             std::fs::write(path, b"x").expect("writable");
         }
         age(&old, UNUSED_FOR + Duration::from_secs(3600));
         age(&recent, UNUSED_FOR - Duration::from_secs(3600));
-        age(&orphan, PARTIAL_STALE * 2);
-        age(&writing, PARTIAL_STALE * 2);
-        age(&not_ours, UNUSED_FOR * 2);
+        age(&left, PARTIAL_STALE * 2);
+        age(&left_by_an_earlier_version, PARTIAL_STALE * 2);
+        age(&writing, PARTIAL_STALE / 2);
+        age(&users_own, UNUSED_FOR * 2);
+        age(&users_notes, UNUSED_FOR * 2);
         // A store: what a compilation does.
         std::fs::remove_file(&fresh).expect("removed");
         load_or_compile(&engine, EMPTY_COMPONENT, Some(d)).expect("compiles");
         assert!(fresh.exists(), "stored");
-        assert!(!old.exists(), "an artifact unused for over a month goes");
-        assert!(!orphan.exists(), "a partial file of a writer gone goes");
-        for kept in [&recent, &writing, &just_begun, &not_ours] {
+        for gone in [&old, &left, &left_by_an_earlier_version] {
+            assert!(!gone.exists(), "{} is removed", gone.display());
+        }
+        for kept in [&recent, &writing, &users_own, &users_notes] {
             assert!(kept.exists(), "{} is kept", kept.display());
         }
-        let mut names: Vec<String> = std::fs::read_dir(d)
-            .expect("readable")
-            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        assert_eq!(
-            names.len(),
-            5,
-            "no partial file of the store is left: {names:?}"
-        );
+        let names = std::fs::read_dir(d).expect("readable").count();
+        assert_eq!(names, 5, "no partial file of the store is left");
     }
 
     #[test]
