@@ -37,34 +37,36 @@ fn usage() -> (f64, i64) {
 }
 
 fn main() -> anyhow::Result<()> {
-    let mut threads = 1;
-    let mut runs = 3000usize;
-    let mut warmup = 200usize;
-    let mut program = "return 1".to_owned();
+    let mut plan = Plan {
+        program: "return 1".to_owned(),
+        first: None,
+        more_tools: 0,
+        runs: 3000,
+        warmup: 200,
+        threads: 1,
+    };
     let mut component = None;
-    let mut first = None;
-    let mut more_tools = 0usize;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--threads" => threads = args.next().context("--threads N")?.parse()?,
-            "--runs" => runs = args.next().context("--runs N")?.parse()?,
-            "--warmup" => warmup = args.next().context("--warmup W")?.parse()?,
+            "--threads" => plan.threads = args.next().context("--threads N")?.parse()?,
+            "--runs" => plan.runs = args.next().context("--runs N")?.parse()?,
+            "--warmup" => plan.warmup = args.next().context("--warmup W")?.parse()?,
             "--component" => component = Some(args.next().context("--component FILE")?),
-            "--first" => first = Some(args.next().context("--first PROGRAM")?),
-            "--tools" => more_tools = args.next().context("--tools T")?.parse()?,
+            "--first" => plan.first = Some(args.next().context("--first PROGRAM")?),
+            "--tools" => plan.more_tools = args.next().context("--tools T")?.parse()?,
             "--help" | "-h" => {
                 println!(
                     "wasmwire-sequential [--threads 1|2] [--runs N] [--warmup W] [--first PROGRAM] [--tools T] [--component FILE] [PROGRAM]"
                 );
                 return Ok(());
             }
-            _ => program = arg,
+            _ => plan.program = arg,
         }
     }
-    anyhow::ensure!(runs > 0, "--runs must be at least 1");
-    anyhow::ensure!(threads > 0, "--threads must be at least 1");
-    let runtime = match threads {
+    anyhow::ensure!(plan.runs > 0, "--runs must be at least 1");
+    anyhow::ensure!(plan.threads > 0, "--threads must be at least 1");
+    let runtime = match plan.threads {
         1 => tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?,
@@ -81,17 +83,7 @@ fn main() -> anyhow::Result<()> {
             Sandbox::with_component(&bytes, SandboxOptions::default())?
         }
     };
-    runtime.block_on(async move {
-        let plan = Plan {
-            program,
-            first,
-            more_tools,
-            runs,
-            warmup,
-            threads,
-        };
-        tokio::spawn(sequential(sandbox, plan)).await?
-    })
+    runtime.block_on(async move { tokio::spawn(sequential(sandbox, plan)).await? })
 }
 
 /// What to run, and how often.
@@ -105,36 +97,29 @@ struct Plan {
 }
 
 async fn sequential(sandbox: Sandbox, plan: Plan) -> anyhow::Result<()> {
-    let Plan {
-        program,
-        first,
-        more_tools,
-        runs,
-        warmup,
-        threads,
-    } = plan;
     let mut tools = Tools::new();
     tools.register(Tool::new("echo", |call: wire::Call| async move {
         Ok(JsonText::new(call.args)?)
     }))?;
-    for i in 0..more_tools {
+    for i in 0..plan.more_tools {
         tools.register(Tool::new(
             format!("tool_{i}"),
             |call: wire::Call| async move { Ok(JsonText::new(call.args)?) },
         ))?;
     }
-    let execution = Execution::new(program);
+    let execution = Execution::new(plan.program);
     let run = || sandbox.run(&execution, &tools, CancellationToken::new());
-    for _ in 0..warmup {
+    for _ in 0..plan.warmup {
         run().await?;
     }
-    if let Some(first) = first {
+    if let Some(first) = plan.first {
         let outcome = sandbox
             .run(&Execution::new(first), &tools, CancellationToken::new())
             .await?;
         anyhow::ensure!(outcome.result.ok, "--first failed: {:?}", outcome.result);
     }
     let (cpu, faults) = usage();
+    let (runs, threads) = (plan.runs, plan.threads);
     let mut samples = Vec::with_capacity(runs);
     for _ in 0..runs {
         let started = Instant::now();

@@ -1027,17 +1027,27 @@ mod tests {
         assert_eq!(seen, Some(false));
     }
 
+    /// Runs the ignored test `probe` of this module in a test process of its
+    /// own; its output (stdout, then stderr).
+    fn in_a_process_of_its_own(probe: &str) -> String {
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", &format!("containment::tests::{probe}")])
+            .args(["--ignored", "--nocapture", "--test-threads=1"])
+            .output()
+            .unwrap();
+        format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    }
+
     #[test]
     fn a_process_that_started_none_is_childless() {
         // This process has other tests' children at any moment: the probe
         // runs in a test process of its own, which starts none.
-        let output = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "containment::tests::childless_probe"])
-            .args(["--ignored", "--nocapture", "--test-threads=1"])
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(stdout.contains("childless=Some(true)"), "{stdout}");
+        let output = in_a_process_of_its_own("childless_probe");
+        assert!(output.contains("childless=Some(true)"), "{output}");
     }
 
     #[test]
@@ -1051,14 +1061,8 @@ mod tests {
         // Being a subreaper, and reaping, are the whole process's: the probe
         // runs in a test process of its own, so that no other test's child
         // can be taken for an orphan.
-        let output = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "containment::tests::subreaper_probe"])
-            .args(["--ignored", "--nocapture", "--test-threads=1"])
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stdout.contains("subreaper probe: ok"), "{stdout}\n{stderr}");
+        let output = in_a_process_of_its_own("subreaper_probe");
+        assert!(output.contains("subreaper probe: ok"), "{output}");
     }
 
     /// This process's children that have ended and wait to be reaped.
@@ -1076,27 +1080,34 @@ mod tests {
             .collect()
     }
 
+    /// Spawns `sh -c script` in a fresh containment, and waits (at most
+    /// 20 s) until `ended` children of this process wait to be reaped;
+    /// returns the containment, the child and its pid.
+    async fn spawned_until_ended(
+        script: &str,
+        ended: usize,
+    ) -> (Containment, tokio::process::Child, i32) {
+        let tree = Containment::new(Limits::default()).unwrap();
+        let mut command = tokio::process::Command::new("/bin/sh");
+        command.arg("-c").arg(script);
+        tree.apply(&mut command);
+        let child = tree.spawn(&mut command).unwrap();
+        let leader = i32::try_from(child.id().unwrap()).unwrap();
+        let by = Instant::now() + Duration::from_secs(20);
+        while zombie_children().len() < ended && Instant::now() < by {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(zombie_children().len(), ended, "{script}: not ended");
+        (tree, child, leader)
+    }
+
     #[tokio::test]
     #[ignore = "run in a process of its own by a_subreaper_reaps_orphans_but_never_a_child_its_spawner_waits_for"]
     async fn subreaper_probe() {
         become_subreaper().unwrap();
-        let tree = Containment::new(Limits::default()).unwrap();
-        let mut command = tokio::process::Command::new("/bin/sh");
         // The leader leaves a process behind and exits 7 at once; the
         // process it left ends a moment later, an orphan of ours.
-        command.arg("-c").arg("sh -c 'sleep 0.1' & exit 7");
-        tree.apply(&mut command);
-        let mut child = tree.spawn(&mut command).unwrap();
-        let leader = i32::try_from(child.id().unwrap()).unwrap();
-        let by = Instant::now() + Duration::from_secs(20);
-        while zombie_children().len() < 2 && Instant::now() < by {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        assert_eq!(
-            zombie_children().len(),
-            2,
-            "the leader and its orphan ended"
-        );
+        let (tree, mut child, leader) = spawned_until_ended("sh -c 'sleep 0.1' & exit 7", 2).await;
         reap_adopted();
         assert_eq!(
             zombie_children(),
@@ -1112,16 +1123,7 @@ mod tests {
         );
         // A containment dropped before its leader's child (as a tool's is,
         // on an early return) leaves the leader to its spawner too.
-        let tree = Containment::new(Limits::default()).unwrap();
-        let mut command = tokio::process::Command::new("/bin/sh");
-        command.arg("-c").arg("exit 3");
-        tree.apply(&mut command);
-        let mut child = tree.spawn(&mut command).unwrap();
-        let leader = i32::try_from(child.id().unwrap()).unwrap();
-        let by = Instant::now() + Duration::from_secs(20);
-        while zombie_children().is_empty() && Instant::now() < by {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        let (tree, mut child, leader) = spawned_until_ended("exit 3", 1).await;
         drop(tree);
         reap_adopted();
         assert_eq!(

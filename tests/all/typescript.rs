@@ -365,27 +365,29 @@ async fn typescript_that_makes_its_compiler_take_more_than_the_memory_cap_ends_a
     assert_eq!(value(&outcome), json!(42));
 }
 
-#[tokio::test]
-async fn the_typescript_compiler_is_cached_where_the_sandbox_caches_its_guest() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("typescript-cache-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let sandbox = wasmwire::Sandbox::new(wasmwire::SandboxOptions {
+/// A Sandbox that caches compiled components in `dir`.
+fn sandbox_caching_in(dir: &std::path::Path) -> wasmwire::Sandbox {
+    wasmwire::Sandbox::new(wasmwire::SandboxOptions {
         engine: wasmwire::wasm::EngineOptions {
-            cache_dir: Some(dir.clone()),
+            cache_dir: Some(dir.to_path_buf()),
             ..wasmwire::wasm::EngineOptions::default()
         },
         ..wasmwire::SandboxOptions::default()
     })
-    .expect("the sandbox builds");
-    let compiled = || {
-        std::fs::read_dir(&dir)
-            .expect("the cache directory was made")
-            .filter_map(Result::ok)
-            .filter(|entry| entry.path().extension().is_some_and(|e| e == "cwasm"))
-            .count()
-    };
-    assert_eq!(compiled(), 1, "the guest alone, before any TypeScript");
+    .expect("the sandbox builds")
+}
+
+/// The compiled components cached in `dir`.
+fn cached_in(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir)
+        .expect("the cache directory was made")
+        .filter_map(Result::ok)
+        .filter(|entry| entry.path().extension().is_some_and(|e| e == "cwasm"))
+        .count()
+}
+
+/// Runs a small TypeScript program in `sandbox`, which must answer 3.
+async fn runs_typescript(sandbox: &wasmwire::Sandbox) {
     let outcome = sandbox
         .run(
             &wasmwire::Execution::typescript("const n: number = 2;\nn + 1"),
@@ -395,7 +397,21 @@ async fn the_typescript_compiler_is_cached_where_the_sandbox_caches_its_guest() 
         .await
         .expect("the execution starts");
     assert_eq!(value(&outcome), json!(3));
-    assert_eq!(compiled(), 2, "the TypeScript compiler beside the guest");
+}
+
+#[tokio::test]
+async fn the_typescript_compiler_is_cached_where_the_sandbox_caches_its_guest() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("typescript-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let sandbox = sandbox_caching_in(&dir);
+    assert_eq!(cached_in(&dir), 1, "the guest alone, before any TypeScript");
+    runs_typescript(&sandbox).await;
+    assert_eq!(
+        cached_in(&dir),
+        2,
+        "the TypeScript compiler beside the guest"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -420,29 +436,13 @@ async fn one_typescript_compiler_serves_every_cache_directory() {
                 std::fs::copy(&from, dir.join(from.file_name().expect("named"))).expect("copied");
             }
         }
-        let sandbox = wasmwire::Sandbox::new(wasmwire::SandboxOptions {
-            engine: wasmwire::wasm::EngineOptions {
-                cache_dir: Some(dir.clone()),
-                ..wasmwire::wasm::EngineOptions::default()
-            },
-            ..wasmwire::SandboxOptions::default()
-        })
-        .expect("the sandbox builds");
-        let outcome = sandbox
-            .run(
-                &wasmwire::Execution::typescript("const n: number = 2;\nn + 1"),
-                &wasmwire::Tools::new(),
-                wasmwire::CancellationToken::new(),
-            )
-            .await
-            .expect("the execution starts");
-        assert_eq!(value(&outcome), json!(3));
-        let cached = std::fs::read_dir(dir)
-            .expect("the cache directory was made")
-            .filter_map(Result::ok)
-            .filter(|entry| entry.path().extension().is_some_and(|e| e == "cwasm"))
-            .count();
-        assert_eq!(cached, 2, "the guest and the compiler in {}", dir.display());
+        runs_typescript(&sandbox_caching_in(dir)).await;
+        assert_eq!(
+            cached_in(dir),
+            2,
+            "the guest and the compiler in {}",
+            dir.display()
+        );
     }
     let maps = std::fs::read_to_string("/proc/self/maps").expect("readable");
     let mapped: std::collections::BTreeSet<_> = dirs
