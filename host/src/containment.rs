@@ -275,8 +275,9 @@ impl Containment {
     pub fn new(limits: Limits) -> io::Result<Containment> {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         // What earlier trees left to us as subreaper and has ended goes
-        // now, so that their number stays bounded however many trees a
-        // process makes (one a tool call, in the CLI).
+        // now: the zombies waiting at any time are at most what the trees
+        // made since the last containment left (one a tool call, in the
+        // CLI, whose exit reaps the rest: `kill_adopted`).
         reap_adopted();
         let found = hierarchies();
         let name = format!(
@@ -483,8 +484,6 @@ impl Containment {
         loop {
             self.kill();
             if self.is_empty() {
-                // Gone, so its orphans are ours, and ended: reap them.
-                reap_adopted();
                 return true;
             }
             if Instant::now() >= deadline {
@@ -504,9 +503,7 @@ impl Drop for Containment {
         }
         let leader = self.leader();
         let mut dirs = std::mem::take(&mut self.dirs);
-        if remove_dirs(&mut dirs, leader) {
-            reap_adopted();
-        } else {
+        if !remove_dirs(&mut dirs, leader) {
             leftovers().add(Leftover {
                 dirs,
                 leader,
@@ -557,7 +554,7 @@ fn reap_adopted() {
     }
     let spawned = spawned();
     let _gate = spawned.gate.write().unwrap_or_else(|e| e.into_inner());
-    let children = children();
+    let Some(children) = children() else { return };
     let mut ours = spawned.pids();
     // A spawned pid no longer among our children was reaped by its owner.
     ours.retain(|pid| children.contains(pid));
@@ -574,20 +571,33 @@ fn reap_adopted() {
 }
 
 /// This process's children, living or unreaped, as its threads' `children`
-/// files in `/proc` list them.
-fn children() -> Vec<i32> {
-    let Ok(tasks) = fs::read_dir("/proc/self/task") else {
-        return Vec::new();
-    };
-    tasks
-        .flatten()
-        .filter_map(|task| fs::read_to_string(task.path().join("children")).ok())
-        .flat_map(|text| {
-            text.split_whitespace()
-                .filter_map(|pid| pid.parse().ok())
-                .collect::<Vec<i32>>()
-        })
-        .collect()
+/// files in `/proc` list them (a child is listed under the thread that
+/// started it, or under another of ours once that thread ends); `None`
+/// where they cannot be read (a kernel built without them).
+fn children() -> Option<Vec<i32>> {
+    // A thread that ends while the files are read (the runtime's workers,
+    // at exit) hands its children to another, perhaps one already read: a
+    // reading that saw a thread go is made again.
+    for _ in 0..8 {
+        let mut ended = false;
+        let mut children = Vec::new();
+        for task in fs::read_dir("/proc/self/task").ok()? {
+            match fs::read_to_string(task.ok()?.path().join("children")) {
+                Ok(text) => {
+                    children.extend(
+                        text.split_whitespace()
+                            .filter_map(|pid| pid.parse::<i32>().ok()),
+                    );
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => ended = true,
+                Err(_) => return None,
+            }
+        }
+        if !ended {
+            return Some(children);
+        }
+    }
+    None
 }
 
 fn set_limits(dir: &Dir, limits: Limits) -> io::Result<()> {
@@ -743,16 +753,21 @@ fn process_table() -> Vec<Proc> {
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter_map(|pid| {
-            let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // pid (comm) state ppid ...: comm may hold anything, even ')'.
-            let rest = stat.rsplit_once(')')?.1;
-            let mut fields = rest.split_whitespace();
-            let state = fields.next()?;
-            let ppid = fields.next()?.parse().ok()?;
-            let pgrp = fields.next()?.parse().ok()?;
-            (state != "Z" && state != "X").then_some(Proc { pid, ppid, pgrp })
+            let (state, ppid, pgrp) = stat(pid)?;
+            (state != 'Z' && state != 'X').then_some(Proc { pid, ppid, pgrp })
         })
         .collect()
+}
+
+/// A process's state, parent and process group, from `/proc/PID/stat`.
+fn stat(pid: i32) -> Option<(char, i32, i32)> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // pid (comm) state ppid ...: comm may hold anything, even ')'.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((state, ppid, pgrp))
 }
 
 /// Every living descendant of `root` (not `root` itself).
@@ -812,11 +827,7 @@ impl Leftovers {
         let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             let now = Instant::now();
-            let before = queue.len();
             queue.retain_mut(|l| !remove_dirs(&mut l.dirs, l.leader) && l.until > now);
-            if queue.len() < before {
-                reap_adopted();
-            }
             self.changed.notify_all();
             queue = if queue.is_empty() {
                 self.changed.wait(queue).unwrap_or_else(|e| e.into_inner())
@@ -877,8 +888,8 @@ pub const ENDING_SIGNALS: &[libc::c_int] = &[
 /// Makes this process the subreaper of everything it starts: a descendant
 /// whose parent exits is handed to us, not to init, so [`kill_adopted`] can
 /// still find it. From then on every child of this process that ends and
-/// was not spawned through a [`Containment`] is reaped (when the next
-/// containment is made, and when one is emptied), so that the orphans of
+/// was not spawned through a [`Containment`] is reaped (whenever a
+/// containment is made), so that the orphans of
 /// tool trees do not pile up as zombies: a process that calls this must
 /// spawn every child it waits for through a `Containment`, after the call.
 /// For a process that runs one execution (the CLI), never a library's
@@ -933,29 +944,10 @@ pub fn kill_adopted() {
     }
 }
 
-/// Whether this process has no child, living or unreaped, as its threads'
-/// `children` files in `/proc` say (a child is listed under the thread that
-/// started it, or under another of ours once that thread ends); `None`
-/// where they cannot be read (a kernel built without them).
+/// Whether this process has no child, living or unreaped; `None` where
+/// [`children`] cannot say.
 fn childless() -> Option<bool> {
-    // A thread that ends while the files are read (the runtime's workers,
-    // at exit) hands its children to another, perhaps one already read: a
-    // reading that saw a thread go is made again.
-    for _ in 0..8 {
-        let mut ended = false;
-        for task in fs::read_dir("/proc/self/task").ok()? {
-            match fs::read_to_string(task.ok()?.path().join("children")) {
-                Ok(children) if !children.trim().is_empty() => return Some(false),
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::NotFound => ended = true,
-                Err(_) => return None,
-            }
-        }
-        if !ended {
-            return Some(true);
-        }
-    }
-    None
+    children().map(|children| children.is_empty())
 }
 
 #[cfg(test)]
@@ -1068,15 +1060,9 @@ mod tests {
     /// This process's children that have ended and wait to be reaped.
     fn zombie_children() -> Vec<i32> {
         children()
+            .unwrap()
             .into_iter()
-            .filter(|pid| {
-                fs::read_to_string(format!("/proc/{pid}/stat"))
-                    .ok()
-                    .and_then(|stat| {
-                        Some(stat.rsplit_once(')')?.1.split_whitespace().next()? == "Z")
-                    })
-                    .unwrap_or(false)
-            })
+            .filter(|&pid| stat(pid).is_some_and(|(state, ..)| state == 'Z'))
             .collect()
     }
 
