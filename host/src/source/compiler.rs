@@ -91,10 +91,11 @@ impl WasiView for State {
 /// The process's one compiler, made (or failed to be) on first use.
 static COMPILER: OnceLock<Result<Compiler, String>> = OnceLock::new();
 
-/// Whether the compiler has not yet been stored in `dir` by this process
-/// (among the last [`TRIED`] directories): a directory it cannot be written
-/// to (read-only, full) is not tried again by every TypeScript program, at
-/// a serialisation of megabytes each time.
+/// Whether this process has not yet made sure `dir` holds the compiler
+/// (among the last [`TRIED`] directories): every TypeScript program pays
+/// only this check, not a look at the directory (a key's SHA-256 and a
+/// `stat`), and a directory the compiler cannot be stored in (read-only,
+/// full) is not tried again at a serialisation of megabytes each time.
 fn first_try(dir: &Path) -> bool {
     static TRIED_IN: Mutex<VecDeque<PathBuf>> = Mutex::new(VecDeque::new());
     let mut tried = TRIED_IN.lock().unwrap_or_else(PoisonError::into_inner);
@@ -127,7 +128,6 @@ impl Compiler {
         let made = match COMPILER.get() {
             Some(made) => {
                 if let (Ok(compiler), Some(dir)) = (made, cache_dir)
-                    && !crate::wasm::cache::holds(&compiler.engine, COMPONENT, &dir)
                     && first_try(&dir)
                 {
                     tokio::task::spawn_blocking(move || {

@@ -137,11 +137,6 @@ pub(super) fn load_or_build(
     Ok(loaded)
 }
 
-/// Whether `dir` holds `component` (as-is) compiled for `engine`.
-pub(crate) fn holds(engine: &Engine, component: &[u8], dir: &Path) -> bool {
-    artifact(engine, component, b"as-is", dir).is_file()
-}
-
 /// Stores `compiled` (`component` as-is, compiled for `engine`, loaded
 /// from elsewhere) in `dir` if it is missing there, for the next process
 /// that uses `dir`. Best effort, as every write to the cache.
@@ -223,7 +218,7 @@ fn load(engine: &Engine, path: &Path) -> Option<Component> {
 /// it into place; then lets the page cache drop what the write left there.
 /// Before that, [`tidy`]s the directory.
 fn store(dir: &Path, path: &Path, compiled: &[u8]) -> std::io::Result<()> {
-    tidy(dir, SystemTime::now());
+    tidy(dir);
     let mut file = tempfile::Builder::new().prefix(PARTIAL).tempfile_in(dir)?;
     file.write_all(compiled)?;
     file.as_file().sync_all()?;
@@ -257,24 +252,29 @@ const PARTIAL_STALE: Duration = Duration::from_secs(3600);
 /// Marks the artifact at `path` as used now, if it was last marked (or
 /// written) more than [`MARK_EVERY`] ago. Best effort.
 fn mark_used(path: &Path, meta: &std::fs::Metadata) {
-    let stale = meta
-        .modified()
-        .ok()
-        .and_then(|modified| SystemTime::now().duration_since(modified).ok())
-        .is_some_and(|age| age > MARK_EVERY);
-    if stale && let Ok(file) = std::fs::File::options().append(true).open(path) {
+    if age(meta) > MARK_EVERY
+        && let Ok(file) = std::fs::File::options().append(true).open(path)
+    {
         let _ = file.set_modified(SystemTime::now());
     }
 }
 
+/// How long ago a file was last modified (zero for a time in the future).
+fn age(meta: &std::fs::Metadata) -> Duration {
+    meta.modified()
+        .ok()
+        .and_then(|modified| SystemTime::now().duration_since(modified).ok())
+        .unwrap_or_default()
+}
+
 /// Removes from the cache directory `dir` what no process will use: the
-/// artifacts not used for [`UNUSED_FOR`] (as of `now`), and the partial
+/// artifacts not used for [`UNUSED_FOR`], and the partial
 /// files older than [`PARTIAL_STALE`] (with those of the `tempfile` names
 /// earlier versions wrote, `.tmp` and six letters or digits). Only names of
 /// the forms this module writes: a directory given as a Sandbox's cache may
 /// hold the user's own files. Run before each store, that is when a process
 /// compiled something: rare, and never on a warm start.
-fn tidy(dir: &Path, now: SystemTime) {
+fn tidy(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -285,15 +285,10 @@ fn tidy(dir: &Path, now: SystemTime) {
         let Ok(meta) = entry.metadata() else {
             continue;
         };
-        let age = meta
-            .modified()
-            .ok()
-            .and_then(|modified| now.duration_since(modified).ok())
-            .unwrap_or_default();
         let leftover = if is_partial(name) {
-            age > PARTIAL_STALE
+            age(&meta) > PARTIAL_STALE
         } else {
-            is_artifact(name) && age > UNUSED_FOR
+            is_artifact(name) && age(&meta) > UNUSED_FOR
         };
         if leftover && meta.is_file() {
             let _ = std::fs::remove_file(entry.path());
@@ -452,7 +447,7 @@ mod tests {
     }
 
     /// Sets `path`'s modification time to `age` ago.
-    fn age(path: &Path, age: Duration) {
+    fn set_age(path: &Path, age: Duration) {
         let file = std::fs::File::options()
             .append(true)
             .open(path)
@@ -483,13 +478,13 @@ mod tests {
         ] {
             std::fs::write(path, b"x").expect("writable");
         }
-        age(&old, UNUSED_FOR + Duration::from_secs(3600));
-        age(&recent, UNUSED_FOR - Duration::from_secs(3600));
-        age(&left, PARTIAL_STALE * 2);
-        age(&left_by_an_earlier_version, PARTIAL_STALE * 2);
-        age(&writing, PARTIAL_STALE / 2);
-        age(&users_own, UNUSED_FOR * 2);
-        age(&users_notes, UNUSED_FOR * 2);
+        set_age(&old, UNUSED_FOR + Duration::from_secs(3600));
+        set_age(&recent, UNUSED_FOR - Duration::from_secs(3600));
+        set_age(&left, PARTIAL_STALE * 2);
+        set_age(&left_by_an_earlier_version, PARTIAL_STALE * 2);
+        set_age(&writing, PARTIAL_STALE / 2);
+        set_age(&users_own, UNUSED_FOR * 2);
+        set_age(&users_notes, UNUSED_FOR * 2);
         // A store: what a compilation does.
         std::fs::remove_file(&fresh).expect("removed");
         load_or_compile(&engine, EMPTY_COMPONENT, Some(d)).expect("compiles");
@@ -507,30 +502,24 @@ mod tests {
     #[test]
     fn a_load_marks_an_artifact_used_so_that_it_is_kept() {
         let (dir, engine, path) = compiled_into_a_cache();
-        age(&path, UNUSED_FOR + Duration::from_secs(3600));
+        let modified = || {
+            std::fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .expect("there")
+        };
+        set_age(&path, UNUSED_FOR + Duration::from_secs(3600));
         assert!(load(&engine, &path).is_some());
-        let modified = std::fs::metadata(&path)
-            .expect("there")
-            .modified()
-            .expect("time");
         let since = SystemTime::now()
-            .duration_since(modified)
+            .duration_since(modified())
             .unwrap_or_default();
         assert!(since < MARK_EVERY, "marked used: {since:?} ago");
-        tidy(dir.path(), SystemTime::now());
+        tidy(dir.path());
         assert!(path.exists());
         // Marked at most once a day: a load the day it was marked writes nothing.
-        age(&path, Duration::from_secs(3600));
-        let before = std::fs::metadata(&path)
-            .expect("there")
-            .modified()
-            .expect("time");
+        set_age(&path, Duration::from_secs(3600));
+        let before = modified();
         assert!(load(&engine, &path).is_some());
-        let after = std::fs::metadata(&path)
-            .expect("there")
-            .modified()
-            .expect("time");
-        assert_eq!(before, after);
+        assert_eq!(before, modified());
     }
 
     #[test]
@@ -538,10 +527,9 @@ mod tests {
         let (_dir, engine, _path) = compiled_into_a_cache();
         let compiled = load_or_compile(&engine, EMPTY_COMPONENT, None).expect("compiles");
         let other = tempfile::tempdir().expect("temp dir");
-        assert!(!holds(&engine, EMPTY_COMPONENT, other.path()));
-        keep(&engine, EMPTY_COMPONENT, &compiled, other.path());
-        assert!(holds(&engine, EMPTY_COMPONENT, other.path()));
         let path = artifact(&engine, EMPTY_COMPONENT, b"as-is", other.path());
+        assert!(!path.exists());
+        keep(&engine, EMPTY_COMPONENT, &compiled, other.path());
         assert!(load(&engine, &path).is_some(), "what was kept loads");
     }
 
