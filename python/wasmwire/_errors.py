@@ -15,6 +15,7 @@ A tool fails a call with a chosen class by raising :class:`ToolError`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from . import _native
@@ -29,10 +30,11 @@ def retryable(kind: str | None) -> bool:
     return kind in _RETRYABLE
 
 
-def _rebuilt(cls: type[BaseException], message: str, named: dict[str, Any]) -> BaseException:
-    """An error of ``cls`` made again from its message and its named items
-    (for pickle: a process pool hands errors back to its parent)."""
-    return cls(message, **named)
+def _rebuilt(cls: Callable[..., Any], args: tuple[Any, ...], named: dict[str, Any]) -> Any:
+    """``cls(*args, **named)``: what ``__reduce__`` names to make a value
+    again whose class takes named items (for pickle and copy: a process
+    pool hands errors back to its parent)."""
+    return cls(*args, **named)
 
 
 class SandboxError(Exception):
@@ -57,7 +59,7 @@ class BudgetError(SandboxError, ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         named = {"item": self.item, "asked": self.asked, "most": self.most}
-        return (_rebuilt, (type(self), str(self), named))
+        return (_rebuilt, (type(self), (str(self),), named))
 
 
 class ProgramError(SandboxError, ValueError):
@@ -73,7 +75,7 @@ class ToolDefinitionError(SandboxError, ValueError):
         self.tool = tool
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuilt, (type(self), str(self), {"tool": self.tool}))
+        return (_rebuilt, (type(self), (str(self),), {"tool": self.tool}))
 
 
 class ToolError(Exception):

@@ -10,7 +10,14 @@ from datetime import timedelta
 from typing import Any, ClassVar
 
 from . import _native
-from ._errors import BudgetError, ExecutionError, ProgramError, SandboxError, retryable
+from ._errors import (
+    BudgetError,
+    ExecutionError,
+    ProgramError,
+    SandboxError,
+    _rebuilt,
+    retryable,
+)
 from ._tools import ToolsLike, Tools, _native_tools, _on_background_loop, _tools_of
 
 #: The wall clock of a budget that does not set one: 10 s.
@@ -104,17 +111,17 @@ class Budget:
     def __reduce__(self) -> tuple[Any, ...]:
         # Copied and pickled by its items (the default restores the slots
         # one by one, which an immutable Budget refuses).
-        return (_budget, (self.wall_clock, self.max_memory, self.max_calls, self.max_bytes))
+        named = {
+            "wall_clock": self.wall_clock,
+            "max_memory": self.max_memory,
+            "max_calls": self.max_calls,
+            "max_bytes": self.max_bytes,
+        }
+        return (_rebuilt, (Budget, (), named))
 
     def _args(self) -> tuple[float, int, int, int]:
         """What the native side takes."""
         return (self.wall_clock, self.max_calls, self.max_bytes, self.max_memory)
-
-
-def _budget(wall_clock: float, max_memory: int, max_calls: int, max_bytes: int) -> Budget:
-    return Budget(
-        wall_clock=wall_clock, max_memory=max_memory, max_calls=max_calls, max_bytes=max_bytes
-    )
 
 
 def _budget_args(budget: Budget | None) -> tuple[float, int, int, int]:
