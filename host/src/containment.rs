@@ -38,7 +38,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
-use std::io;
+use std::io::{self, Read};
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
@@ -397,8 +397,12 @@ impl Containment {
             self.leader.store(pid, Ordering::Relaxed);
             // Only a subreaper reaps, and so needs to know; the record
             // goes once the pid is no child of ours (see `reap_adopted`).
+            // Nothing has waited for the child yet, so `/proc` still has
+            // it, and its start time tells it from a later process that
+            // is given the same pid.
             if SUBREAPER.load(Ordering::Relaxed) {
-                spawned.pids().insert(pid);
+                let started = stat(pid).map_or(0, |stat| stat.started);
+                spawned.pids().insert(pid, started);
             }
         }
         Ok(child)
@@ -514,21 +518,22 @@ impl Drop for Containment {
 }
 
 /// The processes a subreaper spawned through a [`Containment`] that may
-/// still be its children: their exit status is their spawner's, or tokio's
-/// when the spawner dropped them unwaited (it reaps those itself, later).
-/// A pid is forgotten only once it is no child of ours, that is reaped by
-/// whoever owned it: forgotten sooner (when its containment is dropped, the
-/// first version), the reaper took a leader that tokio was still to kill
-/// and reap, and tokio's kill went to a freed pid.
+/// still be its children, by pid, with their start times: their exit
+/// status is their spawner's, or tokio's when the spawner dropped them
+/// unwaited (it reaps those itself, later). A pid is forgotten only once
+/// `/proc` shows it is no child of ours, that is reaped by whoever owned
+/// it: forgotten sooner (when its containment is dropped, the first
+/// version), the reaper took a leader that tokio was still to kill and
+/// reap, and tokio's kill went to a freed pid.
 #[derive(Debug, Default)]
 struct Spawned {
     /// Held shared by every spawn, alone by the reaper of orphans.
     gate: RwLock<()>,
-    pids: Mutex<HashSet<i32>>,
+    pids: Mutex<HashMap<i32, u64>>,
 }
 
 impl Spawned {
-    fn pids(&self) -> std::sync::MutexGuard<'_, HashSet<i32>> {
+    fn pids(&self) -> std::sync::MutexGuard<'_, HashMap<i32, u64>> {
         self.pids.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -554,12 +559,15 @@ fn reap_adopted() {
     }
     let spawned = spawned();
     let _gate = spawned.gate.write().unwrap_or_else(|e| e.into_inner());
-    let Some(children) = children() else { return };
+    let me = i32::try_from(std::process::id()).unwrap_or(0);
     let mut ours = spawned.pids();
-    // A spawned pid no longer among our children was reaped by its owner.
-    ours.retain(|pid| children.contains(pid));
+    // Each on what `/proc` says of its pid, never on its absence from the
+    // `children` files: they are read in pieces, and a child reaped
+    // between two reads shifts the ones after it past the reader.
+    ours.retain(|&pid, &mut started| still_ours(stat(pid), me, started));
+    let Some(children) = children() else { return };
     for pid in children {
-        if !ours.contains(&pid) {
+        if !ours.contains_key(&pid) {
             let mut status = 0;
             // SAFETY: waitpid with a valid pointer to an int; WNOHANG
             // leaves a child still running alone.
@@ -581,15 +589,22 @@ fn children() -> Option<Vec<i32>> {
     for _ in 0..8 {
         let mut ended = false;
         let mut children = Vec::new();
+        let mut text = Vec::with_capacity(16 * 1024);
         for task in fs::read_dir("/proc/self/task").ok()? {
-            match fs::read_to_string(task.ok()?.path().join("children")) {
-                Ok(text) => {
+            let task = task.ok()?.path();
+            text.clear();
+            // One read where it fits: the kernel lists the children afresh
+            // at each read, from the count already given.
+            match File::open(task.join("children")).and_then(|mut f| f.read_to_end(&mut text)) {
+                Ok(_) => {
                     children.extend(
-                        text.split_whitespace()
-                            .filter_map(|pid| pid.parse::<i32>().ok()),
+                        text.split(u8::is_ascii_whitespace)
+                            .filter_map(|pid| std::str::from_utf8(pid).ok()?.parse::<i32>().ok()),
                     );
                 }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => ended = true,
+                // The thread ended; where it is still there, the kernel
+                // has no such files.
+                Err(e) if e.kind() == io::ErrorKind::NotFound && !task.exists() => ended = true,
                 Err(_) => return None,
             }
         }
@@ -753,21 +768,57 @@ fn process_table() -> Vec<Proc> {
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter_map(|pid| {
-            let (state, ppid, pgrp) = stat(pid)?;
+            let Stat {
+                state, ppid, pgrp, ..
+            } = stat(pid).ok()?;
             (state != 'Z' && state != 'X').then_some(Proc { pid, ppid, pgrp })
         })
         .collect()
 }
 
-/// A process's state, parent and process group, from `/proc/PID/stat`.
-fn stat(pid: i32) -> Option<(char, i32, i32)> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // pid (comm) state ppid ...: comm may hold anything, even ')'.
-    let mut fields = stat.rsplit_once(')')?.1.split_whitespace();
+/// What `/proc/PID/stat` says of a process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stat {
+    state: char,
+    ppid: i32,
+    pgrp: i32,
+    /// Clock ticks from boot to its start: with the pid, it names one
+    /// process, where a pid alone is reused.
+    started: u64,
+}
+
+/// A process's [`Stat`]; `NotFound` once it is gone (reaped).
+fn stat(pid: i32) -> io::Result<Stat> {
+    let text = fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    parse_stat(&text).ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, text))
+}
+
+fn parse_stat(text: &str) -> Option<Stat> {
+    // pid (comm) state ppid pgrp ... starttime (the 22nd field): comm may
+    // hold anything, even ')'.
+    let mut fields = text.rsplit_once(')')?.1.split_whitespace();
     let state = fields.next()?.chars().next()?;
     let ppid = fields.next()?.parse().ok()?;
     let pgrp = fields.next()?.parse().ok()?;
-    Some((state, ppid, pgrp))
+    let started = fields.nth(16)?.parse().ok()?;
+    Some(Stat {
+        state,
+        ppid,
+        pgrp,
+        started,
+    })
+}
+
+/// Whether a process a subreaper spawned, started at `started` (0: not
+/// known), may still be its child, by what `/proc` says of its pid: only
+/// a pid that is gone, or that another process now has, is no longer.
+/// Any other failure to read keeps it: a child forgotten too soon is
+/// reaped by the reaper of orphans, and its spawner's wait fails.
+fn still_ours(stat: io::Result<Stat>, me: i32, started: u64) -> bool {
+    match stat {
+        Ok(stat) => stat.ppid == me && (started == 0 || stat.started == started),
+        Err(e) => e.kind() != io::ErrorKind::NotFound,
+    }
 }
 
 /// Every living descendant of `root` (not `root` itself).
@@ -1004,6 +1055,57 @@ mod tests {
     }
 
     #[test]
+    fn stat_is_read_past_a_name_that_holds_parentheses() {
+        let text = "4242 (a) b (c) S 17 4242 4242 0 -1 4194560 120 0 0 0 1 2 0 0 \
+            20 0 1 0 987654 2445312 214 18446744073709551615\n";
+        assert_eq!(
+            parse_stat(text),
+            Some(Stat {
+                state: 'S',
+                ppid: 17,
+                pgrp: 4242,
+                started: 987654,
+            })
+        );
+        assert_eq!(parse_stat("4242 (cut) S 17"), None);
+        let me = stat(i32::try_from(std::process::id()).unwrap()).unwrap();
+        assert!(me.started > 0, "{me:?}");
+    }
+
+    #[test]
+    fn a_spawned_pid_is_forgotten_only_when_proc_shows_another_owner_or_none() {
+        let me = 17;
+        let child = |ppid, started| {
+            Ok(Stat {
+                state: 'S',
+                ppid,
+                pgrp: 1,
+                started,
+            })
+        };
+        let gone = || Err(io::Error::from(io::ErrorKind::NotFound));
+        assert!(still_ours(child(me, 500), me, 500), "running, or unreaped");
+        assert!(still_ours(child(me, 500), me, 0), "start not known");
+        assert!(!still_ours(gone(), me, 500), "reaped");
+        assert!(!still_ours(child(99, 500), me, 500), "reaped, pid reused");
+        assert!(
+            !still_ours(child(me, 900), me, 500),
+            "reaped, pid reused by an orphan of ours"
+        );
+        // Nothing read is no evidence: kept.
+        assert!(still_ours(
+            Err(io::Error::from(io::ErrorKind::PermissionDenied)),
+            me,
+            500
+        ));
+        assert!(still_ours(
+            Err(io::Error::from(io::ErrorKind::InvalidData)),
+            me,
+            500
+        ));
+    }
+
+    #[test]
     fn a_child_is_seen_after_the_thread_that_started_it_ended() {
         let mut child = std::thread::spawn(|| {
             std::process::Command::new("/bin/sleep")
@@ -1062,7 +1164,7 @@ mod tests {
         children()
             .unwrap()
             .into_iter()
-            .filter(|&pid| stat(pid).is_some_and(|(state, ..)| state == 'Z'))
+            .filter(|&pid| stat(pid).is_ok_and(|stat| stat.state == 'Z'))
             .collect()
     }
 

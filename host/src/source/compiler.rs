@@ -30,6 +30,7 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, Linker, ResourceTable};
 use wasmtime::{Config, Engine, Store, Trap};
@@ -88,8 +89,47 @@ impl WasiView for State {
     }
 }
 
-/// The process's one compiler, made (or failed to be) on first use.
-static COMPILER: OnceLock<Result<Compiler, String>> = OnceLock::new();
+/// The process's one compiler, made on first use.
+static COMPILER: OnceLock<Compiler> = OnceLock::new();
+
+/// The last failure to make [`COMPILER`], and when.
+static FAILED: Mutex<Option<(Instant, String)>> = Mutex::new(None);
+
+/// How long a failure to make the compiler is the answer to every later
+/// TypeScript program, before one tries again.
+const RETRY_AFTER: Duration = Duration::from_secs(10);
+
+/// `cell`'s value, made by `make` if it has none yet. A failure is not
+/// kept in the cell, only in `failed`, for [`RETRY_AFTER`]: a passing
+/// cause (memory short for a moment, a full disk) no longer ends
+/// TypeScript for the rest of a long-lived host's life, and a lasting one
+/// costs one attempt (seconds) a period, not one a program. `failed`'s lock
+/// is held while `make` runs, so the value is made once.
+fn made_once<T>(
+    cell: &'static OnceLock<T>,
+    failed: &Mutex<Option<(Instant, String)>>,
+    make: impl FnOnce() -> Result<T, String>,
+) -> Result<&'static T, String> {
+    let mut failed = failed.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(made) = cell.get() {
+        return Ok(made);
+    }
+    if let Some((when, why)) = &*failed
+        && when.elapsed() < RETRY_AFTER
+    {
+        return Err(why.clone());
+    }
+    match make() {
+        Ok(made) => {
+            *failed = None;
+            Ok(cell.get_or_init(|| made))
+        }
+        Err(why) => {
+            *failed = Some((Instant::now(), why.clone()));
+            Err(why)
+        }
+    }
+}
 
 /// Whether this process has not yet made sure `dir` holds the compiler
 /// (among the last [`TRIED`] directories): every TypeScript program pays
@@ -126,8 +166,8 @@ impl Compiler {
             SourceError::Failed(format!("the TypeScript compiler's load failed: {e}"))
         };
         let made = match COMPILER.get() {
-            Some(made) => {
-                if let (Ok(compiler), Some(dir)) = (made, cache_dir)
+            Some(compiler) => {
+                if let Some(dir) = cache_dir
                     && first_try(&dir)
                 {
                     tokio::task::spawn_blocking(move || {
@@ -141,17 +181,17 @@ impl Compiler {
                     .await
                     .map_err(failed)?;
                 }
-                made
+                Ok(compiler)
             }
             None => tokio::task::spawn_blocking(move || {
-                COMPILER.get_or_init(|| {
+                made_once(&COMPILER, &FAILED, || {
                     Compiler::new(cache_dir.as_deref()).map_err(|e| format!("{e:#}"))
                 })
             })
             .await
             .map_err(failed)?,
         };
-        made.as_ref().map_err(|why| {
+        made.map_err(|why| {
             SourceError::Failed(format!(
                 "the TypeScript compiler could not be loaded: {why}"
             ))
@@ -287,6 +327,32 @@ mod tests {
             }],
             unanswered: None,
         }
+    }
+
+    #[test]
+    fn a_failure_to_make_the_compiler_is_answered_for_a_while_then_tried_again() {
+        static CELL: OnceLock<u32> = OnceLock::new();
+        let failed = Mutex::new(None);
+        let tries = std::cell::Cell::new(0);
+        let attempt = |answer: Result<u32, String>| {
+            made_once(&CELL, &failed, || {
+                tries.set(tries.get() + 1);
+                answer
+            })
+        };
+        assert_eq!(
+            attempt(Err("no memory".to_owned())),
+            Err("no memory".to_owned())
+        );
+        // Within the period: the same answer, no second attempt.
+        assert_eq!(attempt(Ok(1)), Err("no memory".to_owned()));
+        assert_eq!(tries.get(), 1);
+        // After it: tried again, and a success is kept for good.
+        failed.lock().unwrap().as_mut().unwrap().0 -= RETRY_AFTER;
+        assert_eq!(attempt(Ok(2)), Ok(&2));
+        assert_eq!(attempt(Ok(3)), Ok(&2));
+        assert_eq!(tries.get(), 2);
+        assert!(failed.lock().unwrap().is_none());
     }
 
     #[test]

@@ -240,9 +240,17 @@ const PARTIAL: &str = ".partial-";
 /// pile up for good, several MB each.
 const UNUSED_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
 
-/// How often a load marks its artifact as used (by its modification time):
-/// once a day at most, so that a run does not write to the disk.
+/// How often a load marks its artifact as used: once a day at most, so
+/// that a run does not write to the disk.
 const MARK_EVERY: Duration = Duration::from_secs(24 * 3600);
+
+/// The end of the name of an artifact's mark of use (`<key><USED>`, an
+/// empty file): its modification time is when a load last marked the
+/// artifact used. A file of its own, since setting the artifact's own time
+/// means opening it for writing, which on an overlay filesystem (a
+/// container whose image holds a warm cache) copies the whole artifact, megabytes, into
+/// the container's layer, during the run.
+const USED: &str = ".used";
 
 /// A partial file this old is a leftover: a writer holds its file for one
 /// write, one sync and one rename. Judged by age alone, since the writer
@@ -252,10 +260,30 @@ const PARTIAL_STALE: Duration = Duration::from_secs(3600);
 /// Marks the artifact at `path` as used now, if it was last marked (or
 /// written) more than [`MARK_EVERY`] ago. Best effort.
 fn mark_used(path: &Path, meta: &std::fs::Metadata) {
-    if age(meta) > MARK_EVERY
-        && let Ok(file) = std::fs::File::options().append(true).open(path)
-    {
+    if age(meta) <= MARK_EVERY {
+        return;
+    }
+    let mark = used_mark(path);
+    if std::fs::metadata(&mark).is_ok_and(|mark| age(&mark) <= MARK_EVERY) {
+        return;
+    }
+    if let Ok(file) = std::fs::File::create(&mark) {
         let _ = file.set_modified(SystemTime::now());
+    }
+}
+
+/// The path of the mark of use of the artifact at `path`.
+fn used_mark(path: &Path) -> PathBuf {
+    path.with_extension(&USED[1..])
+}
+
+/// How long ago the artifact at `path` (whose metadata is `meta`) was
+/// last written or marked used.
+fn unused_for(path: &Path, meta: &std::fs::Metadata) -> Duration {
+    let written = age(meta);
+    match std::fs::metadata(used_mark(path)) {
+        Ok(mark) => written.min(age(&mark)),
+        Err(_) => written,
     }
 }
 
@@ -268,12 +296,12 @@ fn age(meta: &std::fs::Metadata) -> Duration {
 }
 
 /// Removes from the cache directory `dir` what no process will use: the
-/// artifacts not used for [`UNUSED_FOR`], and the partial
-/// files older than [`PARTIAL_STALE`] (with those of the `tempfile` names
-/// earlier versions wrote, `.tmp` and six letters or digits). Only names of
-/// the forms this module writes: a directory given as a Sandbox's cache may
-/// hold the user's own files. Run before each store, that is when a process
-/// compiled something: rare, and never on a warm start.
+/// artifacts not used for [`UNUSED_FOR`] with their marks of use, the marks
+/// left without an artifact, and the partial files older than
+/// [`PARTIAL_STALE`]. Only names of the forms this module writes: a
+/// directory given as a Sandbox's cache may hold the user's own files. Run
+/// before each store, that is when a process compiled something: rare, and
+/// never on a warm start.
 fn tidy(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -285,32 +313,30 @@ fn tidy(dir: &Path) {
         let Ok(meta) = entry.metadata() else {
             continue;
         };
-        let leftover = if is_partial(name) {
-            age(&meta) > PARTIAL_STALE
-        } else {
-            is_artifact(name) && age(&meta) > UNUSED_FOR
-        };
-        if leftover && meta.is_file() {
-            let _ = std::fs::remove_file(entry.path());
+        if !meta.is_file() {
+            continue;
+        }
+        let path = entry.path();
+        if name.starts_with(PARTIAL) {
+            if age(&meta) > PARTIAL_STALE {
+                let _ = std::fs::remove_file(&path);
+            }
+        } else if let Some(key) = name.strip_suffix(EXTENSION).filter(|key| is_key(key)) {
+            if unused_for(&path, &meta) > UNUSED_FOR {
+                let _ = std::fs::remove_file(&path);
+                let _ = std::fs::remove_file(dir.join(format!("{key}{USED}")));
+            }
+        } else if let Some(key) = name.strip_suffix(USED).filter(|key| is_key(key))
+            && !dir.join(format!("{key}{EXTENSION}")).exists()
+        {
+            let _ = std::fs::remove_file(&path);
         }
     }
 }
 
-/// Whether `name` is an artifact's: a key (64 lowercase hex digits) and the
-/// extension.
-fn is_artifact(name: &str) -> bool {
-    name.strip_suffix(EXTENSION).is_some_and(|key| {
-        key.len() == 64 && key.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-    })
-}
-
-/// Whether `name` is a partial file's (see [`PARTIAL`]), or one of the
-/// `tempfile` default names earlier versions wrote.
-fn is_partial(name: &str) -> bool {
-    name.starts_with(PARTIAL)
-        || name
-            .strip_prefix(".tmp")
-            .is_some_and(|rest| rest.len() == 6 && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+/// Whether `name` is a key: 64 lowercase hex digits.
+fn is_key(name: &str) -> bool {
+    name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// Asks the kernel to drop the (clean, synced) page-cache pages of `file`,
@@ -459,67 +485,88 @@ mod tests {
     fn a_store_removes_artifacts_unused_for_a_month_and_partial_files_left_an_hour() {
         let (dir, engine, fresh) = compiled_into_a_cache();
         let d = dir.path();
-        let key = |c: char| format!("{}{EXTENSION}", c.to_string().repeat(64));
-        let old = d.join(key('a'));
-        let recent = d.join(key('b'));
+        let named = |c: char, end: &str| d.join(format!("{}{end}", c.to_string().repeat(64)));
+        let old = named('a', EXTENSION);
+        let old_mark = named('a', USED);
+        let recent = named('b', EXTENSION);
+        let old_but_used = named('c', EXTENSION);
+        let its_mark = named('c', USED);
+        let mark_alone = named('d', USED);
         let left = d.join(format!("{PARTIAL}x1y2z3"));
-        let left_by_an_earlier_version = d.join(".tmpAb12Cd");
         let writing = d.join(format!("{PARTIAL}a1b2c3"));
         let users_own = d.join("plugin.cwasm");
         let users_notes = d.join(".tmp-notes");
-        for path in [
+        let users_temp = d.join(".tmpAb12Cd");
+        let all = [
             &old,
+            &old_mark,
             &recent,
+            &old_but_used,
+            &its_mark,
+            &mark_alone,
             &left,
-            &left_by_an_earlier_version,
             &writing,
             &users_own,
             &users_notes,
-        ] {
+            &users_temp,
+        ];
+        for path in all {
             std::fs::write(path, b"x").expect("writable");
+            set_age(path, UNUSED_FOR * 2);
         }
-        set_age(&old, UNUSED_FOR + Duration::from_secs(3600));
         set_age(&recent, UNUSED_FOR - Duration::from_secs(3600));
-        set_age(&left, PARTIAL_STALE * 2);
-        set_age(&left_by_an_earlier_version, PARTIAL_STALE * 2);
+        set_age(&its_mark, Duration::from_secs(3600));
         set_age(&writing, PARTIAL_STALE / 2);
-        set_age(&users_own, UNUSED_FOR * 2);
-        set_age(&users_notes, UNUSED_FOR * 2);
         // A store: what a compilation does.
         std::fs::remove_file(&fresh).expect("removed");
         load_or_compile(&engine, EMPTY_COMPONENT, Some(d)).expect("compiles");
         assert!(fresh.exists(), "stored");
-        for gone in [&old, &left, &left_by_an_earlier_version] {
-            assert!(!gone.exists(), "{} is removed", gone.display());
-        }
-        for kept in [&recent, &writing, &users_own, &users_notes] {
-            assert!(kept.exists(), "{} is kept", kept.display());
+        let gone = [&old, &old_mark, &mark_alone, &left];
+        for path in all {
+            assert_eq!(
+                path.exists(),
+                !gone.contains(&path),
+                "{} removed or kept",
+                path.display()
+            );
         }
         let names = std::fs::read_dir(d).expect("readable").count();
-        assert_eq!(names, 5, "no partial file of the store is left");
+        assert_eq!(
+            names,
+            all.len() - gone.len() + 1,
+            "no partial file of the store is left"
+        );
     }
 
     #[test]
     fn a_load_marks_an_artifact_used_so_that_it_is_kept() {
         let (dir, engine, path) = compiled_into_a_cache();
-        let modified = || {
-            std::fs::metadata(&path)
+        let mark = used_mark(&path);
+        let modified = |path: &Path| {
+            std::fs::metadata(path)
                 .and_then(|m| m.modified())
                 .expect("there")
         };
         set_age(&path, UNUSED_FOR + Duration::from_secs(3600));
+        let written = modified(&path);
         assert!(load(&engine, &path).is_some());
+        assert_eq!(written, modified(&path), "the artifact is not written to");
         let since = SystemTime::now()
-            .duration_since(modified())
+            .duration_since(modified(&mark))
             .unwrap_or_default();
         assert!(since < MARK_EVERY, "marked used: {since:?} ago");
         tidy(dir.path());
         assert!(path.exists());
         // Marked at most once a day: a load the day it was marked writes nothing.
-        set_age(&path, Duration::from_secs(3600));
-        let before = modified();
+        set_age(&mark, Duration::from_secs(3600));
+        let marked = modified(&mark);
         assert!(load(&engine, &path).is_some());
-        assert_eq!(before, modified());
+        assert_eq!(marked, modified(&mark));
+        // Nor does one within a day of the artifact's writing.
+        std::fs::remove_file(&mark).expect("removed");
+        set_age(&path, Duration::from_secs(3600));
+        assert!(load(&engine, &path).is_some());
+        assert!(!mark.exists());
     }
 
     #[test]
