@@ -11,6 +11,16 @@
 //! Schemas are compiled by the `jsonschema` crate without its remote
 //! resolvers: a `$ref` must point inside the schema itself (`#/$defs/..`);
 //! one that reaches for a file or a URL is refused at registration.
+//!
+//! The check runs on the execution's own task, before the call's handler,
+//! so its cost is bounded by the args' size: a `pattern` (or a
+//! `patternProperties` key) is matched by the `regex` crate, in time
+//! linear in the string. A pattern only a backtracking engine can match
+//! (a lookahead, a lookbehind, a backreference) is refused at
+//! registration: against args a program writes, such a pattern took time
+//! quadratic in a string's length or worse (an e-mail pattern with a
+//! lookahead: 43 s of CPU for a 160 kB string, past any wall clock,
+//! which cannot end a check under way).
 
 use serde_json::Value;
 use wire::{FailureKind, Holdings, ToolFailure};
@@ -47,8 +57,22 @@ impl ParamsSchema {
                     .into(),
             );
         }
-        let validator = jsonschema::validator_for(schema)
-            .map_err(|e| format!("the params schema is not a usable JSON Schema: {e}"))?;
+        let validator = jsonschema::options()
+            .with_pattern_options(jsonschema::PatternOptions::regex())
+            .build(schema)
+            .map_err(|e| {
+                let mut why = format!("the params schema is not a usable JSON Schema: {e}");
+                if matches!(e.kind(),
+                    jsonschema::error::ValidationErrorKind::Format { format } if format == "regex")
+                {
+                    why.push_str(
+                        " (patterns are matched in time linear in the args, without \
+                         lookahead, lookbehind or backreferences, which a program's args \
+                         could make take hours)",
+                    );
+                }
+                why
+            })?;
         Ok(ParamsSchema { validator })
     }
 
@@ -315,6 +339,39 @@ mod tests {
         let remote = json!({"type": "object", "properties": {
             "a": {"$ref": "https://example.invalid/schema.json"}}});
         assert!(ParamsSchema::compile(&remote).is_err());
+    }
+
+    #[test]
+    fn patterns_are_matched_in_linear_time_or_refused() {
+        let email = |pattern: &str| {
+            ParamsSchema::compile(&json!({"type": "object", "properties": {
+                "to": {"type": "string", "pattern": pattern}}}))
+        };
+        // The probe's pattern: a lookahead in a repetition, quadratic.
+        let err = email(r"^(?!\.)((?!.*\.{2})[a-zA-Z0-9.+-])+@[a-z]+\.[a-z]+$").unwrap_err();
+        assert!(err.contains("without lookahead"), "{err}");
+        assert!(email(r"^(a)\1$").is_err(), "a backreference");
+        let props = json!({"type": "object", "patternProperties": {"^(?<=a)b": {}}});
+        assert!(ParamsSchema::compile(&props).is_err(), "a lookbehind");
+        // The same rule without them is checked.
+        let linear = email(r"^[a-zA-Z0-9+-]+(\.[a-zA-Z0-9+-]+)*@[a-z]+\.[a-z]+$").unwrap();
+        assert!(
+            linear
+                .check("t", r#"{"to":"a.b@c.de"}"#, &unbounded())
+                .is_ok()
+        );
+        let failure = linear
+            .check("t", r#"{"to":"a..b@c.de"}"#, &unbounded())
+            .unwrap_err();
+        assert!(
+            failure.message.contains("(rule `pattern`)"),
+            "{}",
+            failure.message
+        );
+        // ECMA's classes still mean what they do in JavaScript.
+        let digits = email(r"^\d+$").unwrap();
+        assert!(digits.check("t", r#"{"to":"123"}"#, &unbounded()).is_ok());
+        assert!(digits.check("t", r#"{"to":"١٢٣"}"#, &unbounded()).is_err());
     }
 
     #[test]

@@ -129,7 +129,7 @@ fn bind(listed: &[(Arc<Upstream>, Vec<McpTool>)], config: &Config) -> (Tools, Ve
             say!("no name for {}.{}; left out", upstream.name, mcp_tool.name);
             continue;
         };
-        let described = |with_schemas: bool| {
+        let described = |params: Option<Value>| {
             let mut tool = Tool::new(
                 js_name.clone(),
                 handler(upstream.clone(), mcp_tool.name.to_string()),
@@ -137,23 +137,45 @@ fn bind(listed: &[(Arc<Upstream>, Vec<McpTool>)], config: &Config) -> (Tools, Ve
             if let Some(d) = &mcp_tool.description {
                 tool = tool.description(d.to_string());
             }
-            if with_schemas {
-                tool = tool.params(Value::Object((*mcp_tool.input_schema).clone()));
+            if let Some(params) = params {
+                tool = tool.params(params);
                 if let Some(out) = &mcp_tool.output_schema {
                     tool = tool.result(Value::Object((**out).clone()));
                 }
             }
             tool
         };
-        if let Err(e) = tools.register(described(true)) {
-            // A schema wasmwire cannot compile: the tool is still bound,
-            // its args then checked only by the upstream server.
+        let params = Value::Object((*mcp_tool.input_schema).clone());
+        let Err(e) = tools.register(described(Some(params.clone()))) else {
+            bindings.push(Binding {
+                js_name,
+                server: upstream.name.clone(),
+                tool: mcp_tool.name.to_string(),
+            });
+            continue;
+        };
+        // A schema wasmwire cannot compile. Most often for a pattern only a
+        // backtracking engine matches (a lookahead: what wasmwire refuses
+        // to run on args a program writes): the tool is bound with its
+        // schema less those patterns. Otherwise it is bound without its
+        // schemas. Either way the upstream server still checks its args.
+        let mut loose = params;
+        let taken_out = without_refused_patterns(&mut loose);
+        if taken_out > 0 && tools.register(described(Some(loose))).is_ok() {
+            say!(
+                "{}.{}: {taken_out} pattern(s) of its params schema need a backtracking \
+                 regular expression engine, which wasmwire does not run on a program's args; \
+                 bound with those patterns left to the upstream server",
+                upstream.name,
+                mcp_tool.name
+            );
+        } else {
             say!(
                 "{}.{}: {e}; bound without its schemas",
                 upstream.name,
                 mcp_tool.name
             );
-            if let Err(e) = tools.register(described(false)) {
+            if let Err(e) = tools.register(described(None)) {
                 say!("{}.{}: {e}; left out", upstream.name, mcp_tool.name);
                 continue;
             }
@@ -165,6 +187,46 @@ fn bind(listed: &[(Arc<Upstream>, Vec<McpTool>)], config: &Config) -> (Tools, Ve
         });
     }
     (tools, bindings)
+}
+
+/// Takes out of `schema` every `pattern` keyword wasmwire refuses to
+/// match (see [`Tool::params`]); how many it took out. Values of `const`,
+/// `enum`, `default` and `examples` are data, not schemas, and are left
+/// as they are.
+fn without_refused_patterns(schema: &mut Value) -> usize {
+    let refused = |pattern: &str| {
+        let probe = serde_json::json!({
+            "type": "object",
+            "properties": {"p": {"type": "string", "pattern": pattern}},
+        });
+        Tools::new().register(noop("p").params(probe)).is_err()
+    };
+    let mut taken_out = 0;
+    let mut stack = vec![schema];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if map
+                    .get("pattern")
+                    .and_then(Value::as_str)
+                    .is_some_and(refused)
+                {
+                    map.remove("pattern");
+                    taken_out += 1;
+                }
+                stack.extend(
+                    map.iter_mut()
+                        .filter(|(key, _)| {
+                            !matches!(key.as_str(), "const" | "enum" | "default" | "examples")
+                        })
+                        .map(|(_, value)| value),
+                );
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            _ => {}
+        }
+    }
+    taken_out
 }
 
 fn noop(name: &str) -> Tool {
@@ -677,6 +739,34 @@ pub(crate) fn stop_signal() -> impl std::future::Future<Output = ()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_patterns_wasmwire_refuses_are_taken_out_of_a_schema() {
+        let mut schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "user": {"type": "string", "pattern": "^(?!admin)[a-z]+$"},
+                "tags": {"type": "array", "items": {"type": "string", "pattern": "(a)\\1"}},
+                "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+                "pattern": {"type": "string"},
+                "mode": {"const": {"pattern": "(?=data)"}},
+            },
+        });
+        assert_eq!(without_refused_patterns(&mut schema), 2);
+        let props = &schema["properties"];
+        assert_eq!(props["user"], serde_json::json!({"type": "string"}));
+        assert_eq!(
+            props["tags"]["items"],
+            serde_json::json!({"type": "string"})
+        );
+        assert_eq!(props["code"]["pattern"], "^[A-Z]{3}$");
+        assert_eq!(props["pattern"], serde_json::json!({"type": "string"}));
+        assert_eq!(
+            props["mode"]["const"]["pattern"], "(?=data)",
+            "data, not a schema"
+        );
+        assert!(Tools::new().register(noop("t").params(schema)).is_ok());
+    }
 
     /// HUP or QUIT ended the server with its default action, nothing
     /// cancelled and the upstream servers left to their pipes closing.

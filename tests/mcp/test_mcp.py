@@ -116,6 +116,23 @@ async def test_describe_tools_gives_the_generated_declarations(tmp_path):
         assert "No tool matched: nope" in missing
 
 
+async def test_a_tool_whose_schema_has_a_backtracking_pattern_is_bound_with_the_rest_of_its_schema(tmp_path):
+    async with connect(tmp_path, write_config(tmp_path)) as session:
+        declared = (await session.call_tool("describe_tools", {"tools": ["test.greet"]})).content[0].text
+        assert "declare function test_greet(args: {" in declared
+        assert "times: number;" in declared
+        ok = await run(session, "return await test_greet({user: 'ada', times: 2})")
+        assert '"hi ada hi ada"' in ok.content[0].text, ok
+        # The schema's other rules are checked by wasmwire, before the call.
+        bad = await run(
+            session,
+            "try { await test_greet({user: 'ada', times: 'x'}) } catch (e) { return [e.kind, e.message] }",
+        )
+        assert '"invalid"' in bad.content[0].text and "args.times" in bad.content[0].text, bad
+    said = (tmp_path / "stderr").read_text()
+    assert "test.greet: 1 pattern(s) of its params schema need a backtracking" in said, said
+
+
 async def test_a_program_calls_both_servers_at_once(tmp_path):
     lines = []
 

@@ -13,8 +13,10 @@ import os
 import sys
 from pathlib import Path
 
+from typing import Annotated
+
 import anyio
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -93,6 +95,17 @@ def deep(levels: int) -> CallToolResult:
 def huge(n: int) -> str:
     """A text of `n` characters: past 16 MiB, an answer longer than rmcp reads."""
     return "h" * n
+
+
+@server.tool()
+def greet(
+    # A pattern with a lookahead, in the schema only (pydantic itself, like
+    # wasmwire, matches patterns with a linear-time engine, which has none).
+    user: Annotated[str, Field(json_schema_extra={"pattern": "^(?!admin)[a-z]+$"})],
+    times: int,
+) -> str:
+    """Greets `user` `times` times."""
+    return " ".join([f"hi {user}"] * times)
 
 
 @server.tool(name="delete")
