@@ -1,18 +1,21 @@
-//! Messages nested deeper than rmcp reads, answered instead of lost.
+//! Messages rmcp cannot read, answered instead of lost.
 //!
-//! rmcp reads each message (one line of JSON) with serde_json, which stops
-//! at 128 levels of nesting, and drops a line it cannot read without a
-//! word, as the other official SDKs drop unparsable input. A request
-//! nested that deep (its arguments, say) would never be answered, and an
-//! upstream server's answer nested that deep would leave the program's
-//! call waiting until its deadline. So the stdio streams go through a
-//! filter first, line by line:
+//! rmcp reads each message (one line of JSON) with serde_json into values,
+//! and drops a line it cannot read without a word, as the other official
+//! SDKs drop unparsable input. serde_json stops at 128 levels of nesting,
+//! and refuses JSON text that others write: the escape of a lone
+//! surrogate (what `JSON.stringify` and Python's `json.dumps` make of a
+//! string cut through an emoji), Python's `NaN`, a number past a double's
+//! range. Such a request would never be answered, and such an upstream
+//! answer would leave the program's call waiting until its deadline. So
+//! the stdio streams go through a filter first, line by line, each read
+//! as rmcp reads it but kept nowhere:
 //!
-//! - from the client ([`stdio`]): a request too deep to read is answered
-//!   here, with a JSON-RPC error under its id, written between two of
-//!   rmcp's own lines;
-//! - from an upstream server ([`ChildTransport`]): an answer too deep to
-//!   read is replaced by an error answer under the same id, which rmcp
+//! - from the client ([`stdio`]): a request that cannot be read is
+//!   answered here, with a JSON-RPC error under its id, written between
+//!   two of rmcp's own lines;
+//! - from an upstream server ([`ChildTransport`]): an answer that cannot
+//!   be read is replaced by an error answer under the same id, which rmcp
 //!   hands to the call waiting for it.
 //!
 //! A line longer than rmcp reads (16 MiB) is dropped by rmcp the same way,
@@ -23,8 +26,9 @@
 //! where every SDK writes it (the Python SDK first, the TypeScript SDK
 //! last).
 //!
-//! Every other line passes as it came. A deep or long line without an id
-//! (a notification) is dropped, as rmcp would drop it.
+//! Every other line passes as it came. An unreadable or long line without
+//! an id (a notification, or no JSON at all) is dropped, as rmcp would
+//! drop it.
 
 use std::future::Future;
 use std::process::Stdio;
@@ -43,11 +47,6 @@ use wasmwire::containment::{Containment, Limits};
 use wasmwire::CancellationToken;
 
 use crate::held::{Answers, Counted};
-
-/// Below this depth serde_json reads any line (its limit is 128 levels,
-/// counted as it enters each array or object): no line under it is parsed
-/// twice.
-const SURELY_READ: usize = 120;
 
 /// Of a line too long for rmcp, the bytes kept at each end to find its id.
 const KEPT: usize = 64 << 10;
@@ -71,34 +70,147 @@ const REFUSALS_QUEUED: usize = 64;
 /// How long a closed upstream may take to exit before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
 
-/// A line too deep for rmcp: its depth, its id (raw JSON text), and
-/// whether it is a request (it has a method) or an answer.
+/// A line rmcp cannot read: why, its id (raw JSON text), and whether it
+/// is a request (it has a method) or an answer.
 #[derive(Debug, PartialEq, Eq)]
-struct Deep {
-    depth: usize,
+struct Unreadable {
+    why: Why,
     id: Option<String>,
     request: bool,
 }
 
-/// Whether rmcp would drop `line` for its depth alone, and what it is.
-fn too_deep(line: &[u8]) -> Option<Deep> {
+/// Why rmcp cannot read a line.
+#[derive(Debug, PartialEq, Eq)]
+enum Why {
+    /// It nests this many levels, past serde_json's 128.
+    Deep(usize),
+    /// What serde_json says of it: JSON text serde_json does not read into
+    /// values (a lone surrogate's escape, as JavaScript's and Python's
+    /// writers make of a cut emoji; `NaN`, as Python writes it; a number
+    /// past a double's range), or no JSON at all.
+    Refused(String),
+}
+
+/// Whether rmcp would drop `line`, and what it is. rmcp reads each line
+/// into values with serde_json; so does [`Readable`], keeping none.
+fn unreadable(line: &[u8]) -> Option<Unreadable> {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-    let text = std::str::from_utf8(line).ok()?;
-    let depth = wasmwire::json::depth(text);
-    if depth < SURELY_READ {
+    let text = String::from_utf8_lossy(line);
+    if text.trim().is_empty() {
         return None;
     }
-    // Read as rmcp reads it, into values (serde_json skips an ignored
-    // value without counting its depth).
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Err(e) if e.to_string().starts_with("recursion limit exceeded") => Some(Deep {
-            depth,
-            id: member(text, "id").filter(|id| is_id(id)).map(str::to_owned),
-            request: member(text, "method").is_some(),
-        }),
-        _ => None,
+    let why = match std::str::from_utf8(line) {
+        Err(e) => Why::Refused(format!("it is not UTF-8 ({e})")),
+        Ok(text) => match serde_json::from_str::<Readable>(text) {
+            Ok(Readable) => Why::Refused(answer_fault(text)?),
+            Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+                Why::Deep(wasmwire::json::depth(text))
+            }
+            Err(e) => {
+                let mut why = e.to_string();
+                if why.contains("hex escape") {
+                    why.push_str(
+                        " (half of a surrogate pair alone, as in a string cut through an \
+                         emoji, is no Unicode text: send the whole pair, or U+FFFD)",
+                    );
+                }
+                Why::Refused(why)
+            }
+        },
+    };
+    Some(Unreadable {
+        why,
+        id: member(&text, "id")
+            .filter(|id| is_id(id))
+            .map(str::to_owned),
+        request: member(&text, "method").is_some(),
+    })
+}
+
+/// What rmcp refuses, past its JSON, in an answer (a line without a
+/// method): a `result` that is no object, an `error` that is no JSON-RPC
+/// error object (an integer `code`, a string `message`).
+fn answer_fault(text: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        #[serde(rename = "result")]
+        _result: Option<Object>,
+        #[serde(rename = "error")]
+        _error: Option<rmcp::model::ErrorData>,
+    }
+    /// Any JSON object, its members skipped.
+    struct Object;
+    impl<'de> serde::Deserialize<'de> for Object {
+        fn deserialize<D: serde::Deserializer<'de>>(from: D) -> Result<Self, D::Error> {
+            from.deserialize_map(Object)
+        }
+    }
+    impl<'de> serde::de::Visitor<'de> for Object {
+        type Value = Object;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut members: A,
+        ) -> Result<Object, A::Error> {
+            use serde::de::IgnoredAny;
+            while members.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(Object)
+        }
+    }
+    if value_at(text, "method").is_some() {
+        return None;
+    }
+    serde_json::from_str::<Answer>(text)
+        .err()
+        .map(|e| format!("it is no JSON-RPC answer: {e}"))
+}
+
+/// A JSON value read as serde_json reads one into a `serde_json::Value`
+/// (every string's escapes decoded, every number converted, the nesting
+/// counted), and kept nowhere.
+struct Readable;
+
+impl<'de> serde::Deserialize<'de> for Readable {
+    fn deserialize<D: serde::Deserializer<'de>>(from: D) -> Result<Self, D::Error> {
+        from.deserialize_any(Readable)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Readable {
+    type Value = Readable;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+    fn visit_unit<E>(self) -> Result<Readable, E> {
+        Ok(Readable)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<Readable, A::Error> {
+        while items.next_element::<Readable>()?.is_some() {}
+        Ok(Readable)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut members: A) -> Result<Readable, A::Error> {
+        while members.next_entry::<Readable, Readable>()?.is_some() {}
+        Ok(Readable)
     }
 }
 
@@ -225,26 +337,34 @@ fn error_line(id: &str, code: i32, message: &str) -> Vec<u8> {
     format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{error}}}\n").into_bytes()
 }
 
-/// What a client's request too deep to read is answered with.
-fn request_refused(depth: usize, id: &str) -> Vec<u8> {
-    error_line(
-        id,
-        -32600,
-        &format!(
-            "the request nests {depth} levels deep; this server reads messages nested at most 127 levels (serde_json's limit)"
+/// What a client's request that cannot be read is answered with: an
+/// invalid request (too deep), or a parse error.
+fn request_refused(why: &Why, id: &str) -> Vec<u8> {
+    match why {
+        Why::Deep(depth) => error_line(
+            id,
+            -32600,
+            &format!(
+                "the request nests {depth} levels deep; this server reads messages nested at most 127 levels (serde_json's limit)"
+            ),
         ),
-    )
+        Why::Refused(e) => error_line(
+            id,
+            -32700,
+            &format!("the request cannot be read as JSON values: {e}"),
+        ),
+    }
 }
 
-/// What an upstream's answer too deep to read is replaced with.
-fn answer_unread(depth: usize, id: &str) -> Vec<u8> {
-    error_line(
-        id,
-        -32603,
-        &format!(
+/// What an upstream's answer that cannot be read is replaced with.
+fn answer_unread(why: &Why, id: &str) -> Vec<u8> {
+    let why = match why {
+        Why::Deep(depth) => format!(
             "the server's answer nests {depth} levels deep; answers nested past 127 levels cannot be read"
         ),
-    )
+        Why::Refused(e) => format!("the server's answer cannot be read as JSON values: {e}"),
+    };
+    error_line(id, -32603, &why)
 }
 
 /// What a client's request too long to read is answered with.
@@ -452,9 +572,9 @@ async fn requests(
                 refusals.extend(ids.iter().map(|id| error_line(id, -32600, &why)));
                 return Some(Vec::new());
             }
-            let deep = too_deep(line)?;
-            if let (true, Some(id)) = (deep.request, &deep.id) {
-                refusals.push(request_refused(deep.depth, id));
+            let unread = unreadable(line)?;
+            if let (true, Some(id)) = (unread.request, &unread.id) {
+                refusals.push(request_refused(&unread.why, id));
             }
             Some(Vec::new())
         },
@@ -478,9 +598,9 @@ async fn answers_in(from: impl AsyncRead + Unpin, to: impl AsyncWrite + Unpin) {
         from,
         to,
         |line, _| {
-            let deep = too_deep(line)?;
-            Some(match (&deep.id, deep.request) {
-                (Some(id), false) => answer_unread(deep.depth, id),
+            let unread = unreadable(line)?;
+            Some(match (&unread.id, unread.request) {
+                (Some(id), false) => answer_unread(&unread.why, id),
                 _ => Vec::new(),
             })
         },
@@ -768,34 +888,94 @@ mod tests {
             )
         };
         // Three levels of envelope: 125 inside makes 128.
-        assert_eq!(too_deep(request(124).as_bytes()), None);
-        let deep = too_deep(request(125).as_bytes()).expect("too deep");
+        assert_eq!(unreadable(request(124).as_bytes()), None);
+        let deep = unreadable(request(125).as_bytes()).expect("too deep");
         assert_eq!(
-            (deep.depth, deep.id.as_deref(), deep.request),
-            (128, Some("7"), true)
+            (deep.why, deep.id.as_deref(), deep.request),
+            (Why::Deep(128), Some("7"), true)
         );
         // Any depth, without reading it: the id comes first or last.
         let answer = format!(
             r#"{{"result":{},"id":"a\"b","jsonrpc":"2.0"}}"#,
             nested(1 << 20, "")
         );
-        let deep = too_deep(answer.as_bytes()).expect("too deep");
+        let deep = unreadable(answer.as_bytes()).expect("too deep");
         assert_eq!(
             (deep.id.as_deref(), deep.request),
             (Some(r#""a\"b""#), false)
-        );
-        // Not JSON, or JSON that is only long: rmcp's to judge.
-        assert_eq!(too_deep(b"{not json"), None);
-        assert_eq!(
-            too_deep(nested(130, "1").replace('[', "(").as_bytes()),
-            None
         );
         // An id that is an object, or a string only in a nested object, is none.
         let odd = format!(
             r#"{{"params":{{"id":1}},"id":{{"x":1}},"method":"m","v":{}}}"#,
             nested(200, "")
         );
-        assert_eq!(too_deep(odd.as_bytes()).unwrap().id, None);
+        assert_eq!(unreadable(odd.as_bytes()).unwrap().id, None);
+    }
+
+    #[test]
+    fn json_text_serde_json_does_not_read_into_values_is_unreadable_under_its_id() {
+        let refused = |value: &str| {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":3,"result":{{"v":{value}}}}}"#);
+            let unread = unreadable(line.as_bytes())?;
+            assert_eq!((unread.id.as_deref(), unread.request), (Some("3"), false));
+            match unread.why {
+                Why::Refused(why) => Some(why),
+                Why::Deep(_) => panic!("{value} is not deep"),
+            }
+        };
+        let lone = refused(r#""caf\ud83d""#).expect("a lone surrogate");
+        assert!(
+            lone.contains("surrogate") || lone.contains("hex escape"),
+            "{lone}"
+        );
+        assert!(
+            refused(r#""\udc00x""#).is_some(),
+            "a lone trailing surrogate"
+        );
+        assert!(refused("NaN").is_some());
+        let huge = refused("1e400").expect("past a double");
+        assert!(huge.contains("number out of range"), "{huge}");
+        // What serde_json reads passes, a pair of surrogates too.
+        for fine in [
+            r#""caf\ud83d\ude00""#,
+            "1e300",
+            "123456789012345678901234567890",
+            r#"[{"a":[]}]"#,
+        ] {
+            assert_eq!(refused(fine), None, "{fine}");
+        }
+        // Not JSON at all, or not UTF-8: no id to answer, as rmcp drops it.
+        let not_json = unreadable(b"{not json").expect("no JSON");
+        assert_eq!((not_json.id, not_json.request), (None, false));
+        let not_utf8 =
+            unreadable(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"m\",\"x\":\"\xff\"}")
+                .expect("not UTF-8");
+        assert_eq!(
+            (not_utf8.id.as_deref(), not_utf8.request),
+            (Some("4"), true)
+        );
+        // An empty line is no message.
+        assert_eq!(unreadable(b"\r\n"), None);
+        // JSON, but no answer rmcp reads: it would drop it as well.
+        for answer in [
+            r#"{"jsonrpc":"2.0","id":5,"result":7}"#,
+            r#"{"jsonrpc":"2.0","id":5,"error":{"code":"x","message":5}}"#,
+        ] {
+            let unread = unreadable(answer.as_bytes()).expect(answer);
+            assert_eq!(unread.id.as_deref(), Some("5"));
+            assert!(
+                matches!(&unread.why, Why::Refused(why) if why.contains("no JSON-RPC answer")),
+                "{unread:?}"
+            );
+        }
+        for fine in [
+            r#"{"jsonrpc":"2.0","id":5,"result":{"content":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32000,"message":"m","data":[1]}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":5}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#,
+        ] {
+            assert_eq!(unreadable(fine.as_bytes()), None, "{fine}");
+        }
     }
 
     /// An upstream server's own children go with it: a wrapper (`npx`,
@@ -893,7 +1073,7 @@ mod tests {
         );
         let mut to_rmcp = Vec::new();
         answers_in(format!("{long}{deep}").as_bytes(), &mut to_rmcp).await;
-        assert_eq!(to_rmcp, answer_unread(301, "9"));
+        assert_eq!(to_rmcp, answer_unread(&Why::Deep(301), "9"));
     }
 
     /// A request longer than rmcp reads was dropped without a word, and its

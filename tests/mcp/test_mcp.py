@@ -707,6 +707,43 @@ def raw_answers(tmp_path, lines):
         server.close()
 
 
+def test_a_request_serde_json_does_not_read_into_values_is_answered_under_its_id(tmp_path):
+    # rmcp dropped such a line without a word, and the client waited for
+    # ever: what JSON.stringify writes of a string cut through an emoji, a
+    # NaN as Python writes it.
+    answers = raw_answers(tmp_path, [
+        run_request(1, "return 'caf\ud83d'"),
+        {**run_request(2, "return 2"), "params": {"name": "run_javascript", "arguments": {
+            "code": "return 2", "limits": {"wall_clock_ms": float("nan")}}}},
+        run_request(3, "return 'caf\ud83d\ude00'"),
+    ])
+    by_id = {a["id"]: a for a in answers}
+    for id, why in [(1, "surrogate"), (2, "expected value")]:
+        error = by_id[id]["error"]
+        assert error["code"] == -32700 and why in error["message"], by_id[id]
+    assert "caf\U0001F600" in by_id[3]["result"]["content"][0]["text"], by_id[3]
+
+
+async def test_an_upstream_answer_serde_json_does_not_read_fails_its_call_at_once(tmp_path):
+    # The call waited out the whole wall clock ("1 tool call still
+    # running"), or for ever without one, though the upstream had answered.
+    servers = {"raw": {"command": sys.executable, "args": [str(HERE / "raw_upstream.py")]}}
+    config = write_config(tmp_path, servers, budget={"wall_clock": "0"})
+    program = """
+        const seen = {};
+        for (const mode of ["lone_surrogate", "nan", "past_a_double", "error_not_an_error", "fine"]) {
+            try { seen[mode] = await raw_odd({mode}) } catch (e) { seen[mode] = e.kind + ": " + e.message }
+        }
+        return seen
+    """
+    async with connect(tmp_path, config) as session:
+        seen = json.loads((await run(session, program)).content[0].text)["value"]
+    for mode in ["lone_surrogate", "nan", "past_a_double", "error_not_an_error"]:
+        assert "cannot be read" in seen[mode], (mode, seen[mode])
+    assert "number out of range" in seen["past_a_double"], seen
+    assert seen["fine"] == "caf\U0001F600", seen
+
+
 def test_a_tools_call_whose_params_do_not_fit_is_answered_invalid_params(tmp_path):
     # rmcp reads a `tools/call` without a string `name`, or with `arguments`
     # that are no object, as a request of its own and answered it "method

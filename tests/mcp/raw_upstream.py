@@ -1,0 +1,47 @@
+"""An upstream MCP server written line by line, for answers the SDK's own
+servers never write but others do: `tools/call` of `odd` answers with the
+line its `mode` names, each one JSON text serde_json does not read into
+values, or JSON that is no JSON-RPC answer.
+"""
+
+import json
+import sys
+
+# {id} is the call's id.
+ANSWERS = {
+    # What JavaScript's JSON.stringify and Python's json.dumps write for a
+    # string cut through an emoji.
+    "lone_surrogate": '{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"caf\\ud83d"}}]}}}}',
+    # What Python's json.dumps writes for float("nan").
+    "nan": '{{"jsonrpc":"2.0","id":{id},"result":{{"content":[],"structuredContent":{{"a":NaN}}}}}}',
+    "past_a_double": '{{"jsonrpc":"2.0","id":{id},"result":{{"content":[],"structuredContent":{{"a":1e400}}}}}}',
+    "error_not_an_error": '{{"jsonrpc":"2.0","id":{id},"error":{{"code":"x","message":5}}}}',
+    "fine": '{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"caf\\ud83d\\ude00"}}]}}}}',
+}
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    message = json.loads(line)
+    id, method = message.get("id"), message.get("method")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": id, "result": {
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "raw", "version": "1"},
+        }})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": id, "result": {"tools": [{
+            "name": "odd",
+            "inputSchema": {"type": "object", "properties": {"mode": {"type": "string"}}},
+        }]}})
+    elif method == "tools/call":
+        mode = message["params"]["arguments"]["mode"]
+        sys.stdout.write(ANSWERS[mode].format(id=json.dumps(id)) + "\n")
+        sys.stdout.flush()
+    elif id is not None and method is not None:
+        send({"jsonrpc": "2.0", "id": id, "result": {}})
