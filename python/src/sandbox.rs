@@ -108,7 +108,7 @@ impl Sandbox {
             }
             Some(secs) => Some(
                 crate::seconds(secs)
-                    .map_err(|e| PyValueError::new_err(format!("max_call_deadline {secs}: {e}")))?,
+                    .map_err(|e| PyValueError::new_err(format!("max_call_deadline {secs:?}: {e}")))?,
             ),
             None => None,
         };

@@ -142,7 +142,7 @@ impl Tools {
             }
             if let Some(timeout) = timeout {
                 let timeout = crate::seconds(timeout)
-                    .map_err(|e| bad(format!("its timeout of {timeout} s: {e}")))?;
+                    .map_err(|e| bad(format!("its timeout of {timeout:?} s: {e}")))?;
                 built = built.timeout(timeout);
             }
             if call_only {

@@ -556,6 +556,21 @@ def test_a_max_call_deadline_of_0_is_refused():
     assert wasmwire.Sandbox(max_call_deadline=1e-12).run("return 1").value == 1
 
 
+def test_a_duration_given_as_a_bool_is_refused_and_a_huge_one_said_briefly():
+    # True was read as one second, where a budget's items refuse it; 1e300
+    # was said with its 301 digits.
+    with pytest.raises(TypeError, match="max_call_deadline must be seconds or a timedelta, not bool"):
+        wasmwire.Sandbox(max_call_deadline=True)
+    with pytest.raises(TypeError, match="timeout must be seconds or a timedelta, not bool"):
+        wasmwire.Tool(lambda: 1, name="f", timeout=True)
+    with pytest.raises(ValueError, match="max_call_deadline 1e300: ") as raised:
+        wasmwire.Sandbox(max_call_deadline=1e300)
+    assert len(str(raised.value)) < 200, raised.value
+    with pytest.raises(wasmwire.ToolDefinitionError, match=r"timeout of 1e300 s") as raised:
+        wasmwire.Tools([wasmwire.Tool(lambda: 1, name="f", timeout=1e300)])
+    assert len(str(raised.value)) < 200, raised.value
+
+
 def test_a_sync_run_inside_an_async_tool_of_a_sync_run_is_refused(sandbox):
     # The inner run blocked the background loop its own async tools needed:
     # they waited for its wall clock (for ever under Budget.UNLIMITED).
@@ -674,6 +689,51 @@ def test_a_sync_tool_raising_an_unprintable_base_exception_is_described_as_an_as
         said.append(outcome.value)
     assert said[0] == said[1] and said[0][1] == "unknown", said
     assert "Exception ignored" not in capfd.readouterr().err
+
+
+def test_a_tool_exception_whose_message_raises_system_exit_fails_only_its_call(sandbox):
+    # Under run_async, the SystemExit left the tool's wrapper and stopped
+    # the caller's event loop (the program's catch never ran); under run,
+    # the call failed naming SystemExit, which the tool never raised.
+    class Odd(Exception):
+        def __str__(self):
+            raise SystemExit(3)
+
+    class Words(str):
+        def __format__(self, spec):
+            raise KeyboardInterrupt
+
+        def __add__(self, other):
+            raise KeyboardInterrupt
+
+        def __radd__(self, other):
+            raise KeyboardInterrupt
+
+    class Formatted(Exception):
+        def __str__(self):
+            return Words("formatted")
+
+    def sync_odd():
+        raise Odd()
+
+    async def async_odd():
+        raise Odd()
+
+    async def async_formatted():
+        raise Formatted()
+
+    async def both():
+        tools = [sync_odd, async_odd, async_formatted]
+        return [
+            (await sandbox.run_async(CATCH % f"{tool.__name__}()", tools=tools)).value
+            for tool in tools
+        ]
+
+    said = asyncio.run(both())
+    said += [sandbox.run(CATCH % f"{tool}()", tools=[sync_odd, async_odd]).value for tool in ("sync_odd", "async_odd")]
+    for _name, kind, message in said[:2] + said[3:]:
+        assert kind == "unknown" and message.endswith("Odd: (its message could not be read: SystemExit)"), said
+    assert said[2][2].endswith("Formatted: formatted") and said[2][1] == "unknown", said
 
 
 def test_a_callable_without_a_name_is_refused_in_pythons_words():

@@ -18,7 +18,7 @@ from ._errors import (
     _rebuilt,
     retryable,
 )
-from ._tools import ToolsLike, Tools, _native_tools, _on_background_loop, _tools_of
+from ._tools import ToolsLike, Tools, _native_tools, _on_background_loop, _seconds, _tools_of
 
 #: The wall clock of a budget that does not set one: 10 s.
 DEFAULT_WALL_CLOCK: float = _native.DEFAULT_WALL_CLOCK
@@ -266,9 +266,9 @@ class Sandbox:
             if not least <= value <= _U64:
                 why = " (0 would refuse every tool call)" if least else ""
                 raise ValueError(f"{name} must be between {least} and 2**64 - 1, not {value}{why}")
-        if isinstance(max_call_deadline, timedelta):
-            max_call_deadline = max_call_deadline.total_seconds()
-        self._native = _native.Sandbox(max_in_flight, max_call_deadline, console_cap, max_held)
+        self._native = _native.Sandbox(
+            max_in_flight, _seconds("max_call_deadline", max_call_deadline), console_cap, max_held
+        )
 
     @property
     def running(self) -> int:

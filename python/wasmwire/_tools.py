@@ -118,9 +118,7 @@ class Tool:
         )
         self.params = dict(params) if params is not None else None
         self.result = dict(result) if result is not None else None
-        if isinstance(timeout, timedelta):
-            timeout = timeout.total_seconds()
-        self.timeout: float | None = float(timeout) if timeout is not None else None
+        self.timeout: float | None = _seconds("timeout", timeout)
         self.call_only = call_only
         self.is_async: bool = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
             getattr(fn, "__call__", None)
@@ -415,13 +413,39 @@ def _settled(done: concurrent.futures.Future[tuple[bool, str, str]]) -> tuple[bo
     return done.result()
 
 
+def _seconds(name: str, value: float | timedelta | None) -> float | None:
+    """A duration given as seconds or a timedelta, as seconds; ``None`` as
+    it is. A bool is refused (``True`` read as one second), as a budget's
+    items refuse it."""
+    if value is None:
+        return None
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be seconds or a timedelta, not {type(value).__name__}")
+    return float(value)
+
+
 def _describe(error: BaseException) -> str:
-    """``Type: message`` of a tool's exception, even when its ``str`` raises."""
+    """``Type: message`` of a tool's exception, even when reading its
+    message raises, ``SystemExit`` or ``KeyboardInterrupt`` too: they
+    escaped to the caller's event loop and stopped it, or named themselves
+    in place of the exception the tool raised. The text is made of plain
+    ``str``s, so that no ``__format__`` or ``__add__`` of the tool's runs."""
     try:
-        text = str(error)
-    except Exception as e:  # noqa: BLE001
-        text = f"(its message could not be read: {type(e).__name__})"
-    return f"{type(error).__name__}: {text}"
+        text = str.__str__(str(error))
+    except BaseException as e:  # noqa: BLE001
+        text = "(its message could not be read: " + _type_name(e) + ")"
+    return _type_name(error) + ": " + text
+
+
+def _type_name(value: object) -> str:
+    """The name of ``value``'s type, as a plain ``str``, whatever its
+    metaclass does."""
+    try:
+        return str.__str__(type(value).__name__)
+    except BaseException:  # noqa: BLE001
+        return "an exception"
 
 
 def _being_cancelled() -> bool:
