@@ -96,22 +96,22 @@ impl Sandbox {
         console_cap: usize,
         max_held: usize,
     ) -> PyResult<Self> {
-        let max_call_deadline = match max_call_deadline {
-            // Refused as `Tool(timeout=0)` is: 0 is "none" for a budget's
-            // items and a call's `deadlineMs`, but here it would be a
-            // deadline that every call misses.
-            Some(0.0) => {
-                return Err(PyValueError::new_err(
-                    "max_call_deadline of 0 would fail every call; \
+        let max_call_deadline =
+            match max_call_deadline {
+                // Refused as `Tool(timeout=0)` is: 0 is "none" for a budget's
+                // items and a call's `deadlineMs`, but here it would be a
+                // deadline that every call misses.
+                Some(0.0) => {
+                    return Err(PyValueError::new_err(
+                        "max_call_deadline of 0 would fail every call; \
                      leave it None for no sandbox-wide call deadline",
-                ));
-            }
-            Some(secs) => Some(
-                crate::seconds(secs)
-                    .map_err(|e| PyValueError::new_err(format!("max_call_deadline {secs:?}: {e}")))?,
-            ),
-            None => None,
-        };
+                    ));
+                }
+                Some(secs) => Some(crate::seconds(secs).map_err(|e| {
+                    PyValueError::new_err(format!("max_call_deadline {secs:?}: {e}"))
+                })?),
+                None => None,
+            };
         let options = SandboxOptions {
             max_in_flight,
             max_call_deadline,

@@ -107,3 +107,17 @@ async fn a_failed_call_is_placed_at_the_line_that_made_it() {
         ])
     );
 }
+
+#[tokio::test]
+async fn a_script_files_interpreter_line_is_read_as_a_comment_and_places_stay() {
+    // QuickJS said "invalid first character of private name at line 1".
+    assert_eq!(
+        value(&run("#!/usr/bin/env node\nreturn 6 * 7").await),
+        json!(42)
+    );
+    let error = invalid("#!/usr/bin/env node\nconst x = ;").await;
+    assert!(error.ends_with(" at line 2, column 11"), "{error}");
+    // Only as the first two characters: elsewhere it is what JavaScript says.
+    let error = invalid(" #!/usr/bin/env node\nreturn 1").await;
+    assert!(error.starts_with("SyntaxError: "), "{error}");
+}

@@ -114,6 +114,7 @@ const STACK_MARGIN: usize = 256 << 10;
 /// [`BLOCKING_COMPILE_LIMIT`] of time; a caller with a budget of its own
 /// uses [`prepare_async`].
 pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceError> {
+    let program = &*without_hashbang(program);
     if language == Language::TypeScript {
         return compile_blocking(program);
     }
@@ -127,6 +128,19 @@ pub fn prepare(program: &str, language: Language) -> Result<Prepared, SourceErro
             let answer = handed.map(|()| answered.recv().ok());
             Ok(settle(program, answer))
         }
+    }
+}
+
+/// `program` with a first line that starts `#!` (a script file's
+/// interpreter line, `#!/usr/bin/env node`) made a comment of the same
+/// length, so that every place in the program stays where it was.
+/// JavaScript allows it only at the very start of a script, and the child
+/// runs a program as the body of a function: QuickJS said "invalid first
+/// character of private name".
+fn without_hashbang(program: &str) -> std::borrow::Cow<'_, str> {
+    match program.strip_prefix("#!") {
+        Some(rest) => format!("//{rest}").into(),
+        None => program.into(),
     }
 }
 
@@ -165,6 +179,7 @@ pub(crate) async fn prepare_within(
     max_memory: u64,
     cache_dir: Option<std::path::PathBuf>,
 ) -> Result<Prepared, SourceError> {
+    let program = &*without_hashbang(program);
     if language == Language::TypeScript {
         return compile(program, max_memory, cache_dir).await;
     }
