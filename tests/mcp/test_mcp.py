@@ -460,9 +460,13 @@ async def listening(config, **popen):
     server = subprocess.Popen([str(WASMWIRE), "mcp", "--config", str(config), "--listen", "127.0.0.1:0"],
                               stderr=subprocess.PIPE, text=True, **popen)
     try:
+        # Lines about the upstream tools (a schema bound in part) may come first.
+        said = []
         with anyio.fail_after(HANG):
-            line = await anyio.to_thread.run_sync(server.stderr.readline)
-        assert "listening on http://127.0.0.1:" in line, line
+            while "listening on " not in (line := await anyio.to_thread.run_sync(server.stderr.readline)):
+                said.append(line)
+                assert line, said
+        assert "listening on http://127.0.0.1:" in line, said + [line]
         yield line.split("listening on ")[1].strip(), server
     finally:
         server.terminate()
