@@ -83,8 +83,14 @@ impl RunArgs {
     /// with a syntax error that does not say why.
     pub fn language(&self) -> anyhow::Result<Option<wasmwire::source::Language>> {
         use wasmwire::source::Language;
-        let extension = self.program.extension().and_then(|e| e.to_str());
-        let typescript = match (self.lang, extension) {
+        // In any case (`x.TS` is TypeScript too, as a manifest's `.TOML`
+        // is TOML).
+        let extension = self
+            .program
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        let typescript = match (self.lang, extension.as_deref()) {
             (Some(lang), _) => lang == Lang::Ts,
             (None, Some("ts" | "mts" | "cts")) => true,
             (None, Some("tsx" | "jsx")) => anyhow::bail!(

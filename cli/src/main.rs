@@ -128,6 +128,7 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
     // returned; the Result goes out now, and then, before this process
     // exits, whatever is left is reaped and its cgroups removed. Nothing
     // this process started may outlive it.
+    WRITING_THE_RESULT.store(true, std::sync::atomic::Ordering::SeqCst);
     let code = outcome.and_then(|outcome| print(&outcome, args.output));
     wasmwire::containment::kill_adopted();
     wasmwire::containment::settle(std::time::Duration::from_secs(2));
@@ -335,6 +336,12 @@ fn print(outcome: &wasmwire::Outcome, output: Output) -> anyhow::Result<u8> {
 /// signal from then on cannot kill the process before its Result. This
 /// process also becomes the subreaper of what it starts, so a descendant
 /// that double-forks away is still found and killed at the end.
+///
+/// Once the execution has ended, such a signal ends the process at once,
+/// exiting 128 + its number: the Result is being written, and a write to
+/// a pipe whose reader is alive and does not read never ends. The signal
+/// cancelled an execution that was over, and the CLI waited on the
+/// reader for as long as it lived (a `| sleep 15`: 13 s after SIGTERM).
 fn cancel_on_signals(cancel: &wasmwire::CancellationToken) -> anyhow::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let _ = wasmwire::containment::become_subreaper();
@@ -343,12 +350,30 @@ fn cancel_on_signals(cancel: &wasmwire::CancellationToken) -> anyhow::Result<()>
             signal(SignalKind::from_raw(number)).context("installing a signal handler")?;
         let cancel = cancel.clone();
         tokio::spawn(async move {
-            if stream.recv().await.is_some() {
+            while stream.recv().await.is_some() {
+                if WRITING_THE_RESULT.load(std::sync::atomic::Ordering::SeqCst) {
+                    end_while_writing(number);
+                }
                 cancel.cancel();
             }
         });
     }
     Ok(())
+}
+
+/// Set when the execution has ended and its Result is about to be written.
+static WRITING_THE_RESULT: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Ends the process for `signal`, which came while the Result was being
+/// written: what the execution started was killed before it ended, and
+/// what is left of it is killed here too; then the process exits without
+/// running anything that could wait on the locked stdout.
+fn end_while_writing(signal: i32) -> ! {
+    wasmwire::containment::kill_adopted();
+    wasmwire::containment::settle(std::time::Duration::from_millis(500));
+    // SAFETY: _exit ends the process; it takes no pointer.
+    unsafe { libc::_exit(128 + signal) }
 }
 
 /// Reads the program: at most what a Start can carry (a longer one is

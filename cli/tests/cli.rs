@@ -1388,13 +1388,33 @@ fn describe_prints_the_declarations_or_the_prompt() {
     let _ = std::fs::remove_file(manifest);
 }
 
+/// A file whose extension is `.TS` is TypeScript, as `.ts` is (it ran as
+/// JavaScript, and failed with a SyntaxError at its first type).
+#[test]
+fn a_typescript_extension_is_read_in_any_case() {
+    for extension in ["TS", "Mts"] {
+        let program = temp_path("upper").with_extension(extension);
+        std::fs::write(
+            &program,
+            "const a: number = 20;
+a * 2 + 2
+",
+        )
+        .unwrap();
+        let out = wasmwire(&["run", "--output", "value", program.to_str().unwrap()], "");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "42\n", "{out:?}");
+        let _ = std::fs::remove_file(&program);
+    }
+}
+
 /// A .tsx or .jsx program is refused before it runs, saying that JSX is
 /// not supported (it ran as JavaScript and failed with a SyntaxError that
 /// said nothing of it); `--lang` still runs such a file as told, and a
 /// decorator in TypeScript is refused as not supported, at its place.
 #[test]
 fn jsx_files_and_decorators_are_refused_as_not_supported() {
-    for extension in ["tsx", "jsx"] {
+    // In any case: `.TSX` ran as JavaScript, as `.TS` did.
+    for extension in ["tsx", "jsx", "TSX", "Jsx"] {
         let program = temp_path("component").with_extension(extension);
         std::fs::write(&program, "const a = <div>{1}</div>;\na\n").unwrap();
         let out = wasmwire(&["run", program.to_str().unwrap()], "");

@@ -269,3 +269,46 @@ fn a_tool_printing_100_mb_fails_limit_at_once_and_the_program_catches_it() {
     // The wall clock is 20 s; both calls fail as soon as 16 MiB is read.
     assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
 }
+
+/// Whether a thread of `pid` is blocked in write(2) on its stdout.
+fn writing_stdout(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|task| {
+        // "1 0x1 ...": syscall 1 (write on x86-64), first argument fd 1.
+        std::fs::read_to_string(task.path().join("syscall"))
+            .is_ok_and(|call| call.starts_with("1 0x1 "))
+    })
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn a_signal_while_the_result_waits_on_a_reader_that_does_not_read_ends_the_cli() {
+    // A Result of 5 MB, more than a pipe holds, to a reader that never
+    // reads: the CLI waited on the write for as long as the reader lived,
+    // the signal cancelling an execution that was over.
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        let mut cli = start(&[], "return 'x'.repeat(5_000_000)");
+        let deadline = Instant::now() + START_WAIT;
+        while !writing_stdout(cli.id()) {
+            assert!(Instant::now() < deadline, "the CLI never wrote its Result");
+            assert!(cli.try_wait().unwrap().is_none(), "the CLI ended");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // SAFETY: kill takes plain integers.
+        unsafe { libc::kill(cli.id() as i32, signal) };
+        let deadline = Instant::now() + SIGNAL_GRACE;
+        let status = loop {
+            if let Some(status) = cli.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "signal {signal}: the CLI is still writing"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        assert_eq!(status.code(), Some(128 + signal), "signal {signal}");
+    }
+}
