@@ -678,7 +678,11 @@ impl Sandbox {
         {
             result.error = match unstarted {
                 Some((slots, waited)) => wall_clock_before_a_slot(&budget, slots, waited),
-                None => waiting_on(result.error, tally.unfinished().as_deref()),
+                None => waiting_on(
+                    result.error,
+                    tally.unfinished().as_deref(),
+                    matches!(self.backend, Backend::Process(_)),
+                ),
             };
         }
         result.calls = calls;
@@ -809,15 +813,19 @@ const NAME_SHOWN: usize = 64;
 /// `ran_out` with what the execution was waiting on when it did: the tool
 /// calls whose handlers were still running, by tool, longest first; or, if
 /// none was, that the program itself was busy. `unfinished` is `None` when
-/// the server did not stop in time to say.
-fn waiting_on(ran_out: String, unfinished: Option<&[Unfinished]>) -> String {
+/// the server did not stop in time to say. Of a `process` child, which
+/// may be any program, the parent cannot tell busy from stuck.
+fn waiting_on(ran_out: String, unfinished: Option<&[Unfinished]>, process: bool) -> String {
     let Some(unfinished) = unfinished else {
         return ran_out;
     };
     if unfinished.is_empty() {
-        return format!(
-            "{ran_out} with no tool call running: the program was computing or waiting on a timer"
-        );
+        let busy = if process {
+            "the child was computing, waiting on a timer, or not answering (the parent cannot tell which)"
+        } else {
+            "the program was computing or waiting on a timer"
+        };
+        return format!("{ran_out} with no tool call running: {busy}");
     }
     let shown = |tool: &str| match tool.char_indices().nth(NAME_SHOWN) {
         Some((cut, _)) => format!("{}...", &tool[..cut]),
@@ -946,14 +954,21 @@ mod tests {
             running_for: Duration::from_millis(ms),
         };
         let ran_out = || "wall clock of 1s ran out".to_owned();
-        assert_eq!(waiting_on(ran_out(), None), "wall clock of 1s ran out");
-        assert!(waiting_on(ran_out(), Some(&[])).ends_with(
+        assert_eq!(
+            waiting_on(ran_out(), None, false),
+            "wall clock of 1s ran out"
+        );
+        assert!(waiting_on(ran_out(), Some(&[]), false).ends_with(
             "with no tool call running: the program was computing or waiting on a timer"
+        ));
+        assert!(waiting_on(ran_out(), Some(&[]), true).ends_with(
+            "with no tool call running: the child was computing, waiting on a timer, or not answering (the parent cannot tell which)"
         ));
         assert_eq!(
             waiting_on(
                 ran_out(),
-                Some(&[call("a", 1500), call("b", 20), call("a", 900)])
+                Some(&[call("a", 1500), call("b", 20), call("a", 900)]),
+                false
             ),
             "wall clock of 1s ran out with 3 tool calls still running: a x2 (the longest for 1.5 s), b (for 20 ms)"
         );
@@ -961,7 +976,7 @@ mod tests {
             .map(|i| call(&format!("{i}{}", "n".repeat(20_000)), 900 - i))
             .chain([call("z", 1)])
             .collect();
-        let said = waiting_on(ran_out(), Some(&long));
+        let said = waiting_on(ran_out(), Some(&long), false);
         assert!(said.len() < 600, "{} bytes", said.len());
         assert!(
             said.ends_with("and 3 more calls to 3 other tools"),
@@ -972,7 +987,7 @@ mod tests {
             "{said}"
         );
         let one_more = [0, 1, 2, 3, 4, 5].map(|i| call(&i.to_string(), 10));
-        let said = waiting_on(ran_out(), Some(&one_more));
+        let said = waiting_on(ran_out(), Some(&one_more), false);
         assert!(said.ends_with("and 1 more call to 1 other tool"), "{said}");
     }
 

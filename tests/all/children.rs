@@ -407,6 +407,16 @@ async fn a_silent_child_ends_at_the_wall_clock() {
     let t = Instant::now();
     let outcome = run("silent").await;
     assert_ended_at_the_wall_clock(&outcome, t);
+    // Not "the program was computing": of a child that may be any program,
+    // the parent cannot tell.
+    assert!(
+        outcome.result.error.ends_with(
+            "with no tool call running: the child was computing, waiting on a timer, \
+             or not answering (the parent cannot tell which)"
+        ),
+        "{:?}",
+        outcome.result.error
+    );
     assert_still_healthy().await;
 }
 
