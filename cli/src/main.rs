@@ -118,6 +118,11 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
         Ok((sandbox, outcome)) => (Some(sandbox), outcome),
         Err(e) => (None, Err(e)),
     };
+    // From here a signal ends the process (see `cancel_on_signals`); not
+    // for a set-up error, whose message is still to be said.
+    if outcome.is_ok() {
+        WRITING_THE_RESULT.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
     // The console thread writes what is left and ends; it is waited for
     // while stderr takes what it writes (for at most CONSOLE_DRAIN), so
     // that a terminal shows the last lines before the Result, and not at
@@ -128,7 +133,6 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
     // returned; the Result goes out now, and then, before this process
     // exits, whatever is left is reaped and its cgroups removed. Nothing
     // this process started may outlive it.
-    WRITING_THE_RESULT.store(true, std::sync::atomic::Ordering::SeqCst);
     let code = outcome.and_then(|outcome| print(&outcome, args.output));
     wasmwire::containment::kill_adopted();
     wasmwire::containment::settle(std::time::Duration::from_secs(2));
@@ -361,7 +365,8 @@ fn cancel_on_signals(cancel: &wasmwire::CancellationToken) -> anyhow::Result<()>
     Ok(())
 }
 
-/// Set when the execution has ended and its Result is about to be written.
+/// Set when the execution has ended with a Result, which is to be written
+/// (after the console's last lines).
 static WRITING_THE_RESULT: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 

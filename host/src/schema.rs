@@ -59,6 +59,7 @@ impl ParamsSchema {
         }
         let validator = jsonschema::options()
             .with_pattern_options(jsonschema::PatternOptions::regex())
+            .with_format("regex", is_checked_regex)
             .build(schema)
             .map_err(|e| {
                 let mut why = format!("the params schema is not a usable JSON Schema: {e}");
@@ -154,6 +155,23 @@ impl ParamsSchema {
         }
         Err(invalid(why))
     }
+}
+
+/// The longest string a `format: "regex"` check reads: 16 KiB.
+///
+/// That check parses the program's string as an ECMAScript pattern, with
+/// jsonschema's parser, in time quadratic in the pattern's named groups
+/// (100,000 of them, 1.1 MB of args: 11 s of CPU past a 1 s wall clock,
+/// which cannot end a check under way). Under this length the worst costs
+/// milliseconds; a longer string is passed unchecked, as a format the
+/// parent does not know would be: the tool reads it as any pattern it is
+/// given.
+pub(crate) const MAX_CHECKED_REGEX: usize = 16 << 10;
+
+/// `format: "regex"`, as jsonschema checks it, for a string of at most
+/// [`MAX_CHECKED_REGEX`] bytes; a longer one passes.
+fn is_checked_regex(text: &str) -> bool {
+    text.len() > MAX_CHECKED_REGEX || jsonschema_regex::is_valid_ecma_regex(text)
 }
 
 /// A JSON pointer into the args as the program would write the field:
@@ -372,6 +390,37 @@ mod tests {
         let digits = email(r"^\d+$").unwrap();
         assert!(digits.check("t", r#"{"to":"123"}"#, &unbounded()).is_ok());
         assert!(digits.check("t", r#"{"to":"١٢٣"}"#, &unbounded()).is_err());
+    }
+
+    #[test]
+    fn a_regex_format_is_checked_up_to_a_length_that_keeps_it_cheap() {
+        // draft-07 asserts formats: `format: "regex"` parses the program's
+        // string as a pattern.
+        let schema = ParamsSchema::compile(&json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"re": {"type": "string", "format": "regex"}},
+        }))
+        .unwrap();
+        let check = |re: &str| schema.check("t", &json!({ "re": re }).to_string(), &unbounded());
+        assert!(check("^a+(?<x>b)\\k<x>$").is_ok());
+        let failure = check("(unclosed").unwrap_err();
+        assert!(
+            failure.message.contains("(rule `format`)"),
+            "{}",
+            failure.message
+        );
+        // Named groups, which the parser compares each with every other:
+        // up to the bound, checked; past it, passed unchecked.
+        let named = |n: usize, broken: &str| {
+            let mut re: String = (0..n).map(|i| format!("(?<n{i}>)")).collect();
+            re.push_str(broken);
+            re
+        };
+        let under = named(MAX_CHECKED_REGEX / 12, "(");
+        assert!(under.len() <= MAX_CHECKED_REGEX && check(&under).is_err());
+        let over = named(100_000, "(");
+        assert!(over.len() > MAX_CHECKED_REGEX && check(&over).is_ok());
     }
 
     #[test]

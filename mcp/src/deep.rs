@@ -130,33 +130,64 @@ fn unreadable(line: &[u8]) -> Option<Unreadable> {
 }
 
 /// What rmcp refuses, past its JSON, in an answer (a line without a
-/// method): a `result` that is no object, an `error` that is no JSON-RPC
+/// method): a `jsonrpc` that is not "2.0", both a `result` and an `error`
+/// or neither, a `result` that is no object, an `error` that is no JSON-RPC
 /// error object (an integer `code`, a string `message`).
 fn answer_fault(text: &str) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Answer {
-        #[serde(rename = "result")]
-        _result: Option<Object>,
-        #[serde(rename = "error")]
-        _error: Option<rmcp::model::ErrorData>,
+    use serde::de::{Error as _, IgnoredAny, MapAccess, Visitor};
+    /// Which of `result` and `error` an answer has, each read as rmcp
+    /// reads it.
+    struct Answer;
+    impl<'de> Visitor<'de> for Answer {
+        type Value = (bool, bool);
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON-RPC answer")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<(bool, bool), A::Error> {
+            let (mut result, mut error, mut version) = (false, false, false);
+            while let Some(key) = members.next_key::<std::borrow::Cow<'de, str>>()? {
+                match &*key {
+                    "result" => {
+                        members.next_value::<Object>()?;
+                        result = true;
+                    }
+                    "error" => {
+                        members.next_value::<rmcp::model::ErrorData>()?;
+                        error = true;
+                    }
+                    "jsonrpc" => {
+                        let said = members.next_value::<std::borrow::Cow<'de, str>>()?;
+                        if said != "2.0" {
+                            return Err(A::Error::custom(format!(
+                                "\"jsonrpc\" must be \"2.0\", not {said:?}"
+                            )));
+                        }
+                        version = true;
+                    }
+                    _ => {
+                        members.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            if !version {
+                return Err(A::Error::custom("it has no \"jsonrpc\": \"2.0\""));
+            }
+            Ok((result, error))
+        }
     }
-    /// Any JSON object, its members skipped.
+    /// Any JSON object, its members skipped (`null` is none).
     struct Object;
     impl<'de> serde::Deserialize<'de> for Object {
         fn deserialize<D: serde::Deserializer<'de>>(from: D) -> Result<Self, D::Error> {
             from.deserialize_map(Object)
         }
     }
-    impl<'de> serde::de::Visitor<'de> for Object {
+    impl<'de> Visitor<'de> for Object {
         type Value = Object;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("an object")
         }
-        fn visit_map<A: serde::de::MapAccess<'de>>(
-            self,
-            mut members: A,
-        ) -> Result<Object, A::Error> {
-            use serde::de::IgnoredAny;
+        fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<Object, A::Error> {
             while members.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
             Ok(Object)
         }
@@ -164,9 +195,14 @@ fn answer_fault(text: &str) -> Option<String> {
     if value_at(text, "method").is_some() {
         return None;
     }
-    serde_json::from_str::<Answer>(text)
-        .err()
-        .map(|e| format!("it is no JSON-RPC answer: {e}"))
+    let mut read = serde_json::Deserializer::from_str(text);
+    let why = match serde::Deserializer::deserialize_map(&mut read, Answer) {
+        Ok((true, false) | (false, true)) => return None,
+        Ok((true, true)) => "it has both a result and an error".to_owned(),
+        Ok((false, false)) => "it has neither a result nor an error".to_owned(),
+        Err(e) => e.to_string(),
+    };
+    Some(format!("it is no JSON-RPC answer: {why}"))
 }
 
 /// A JSON value read as serde_json reads one into a `serde_json::Value`
@@ -959,7 +995,12 @@ mod tests {
         // JSON, but no answer rmcp reads: it would drop it as well.
         for answer in [
             r#"{"jsonrpc":"2.0","id":5,"result":7}"#,
+            r#"{"jsonrpc":"2.0","id":5,"result":null}"#,
             r#"{"jsonrpc":"2.0","id":5,"error":{"code":"x","message":5}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"result":{},"error":{"code":1,"message":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":5}"#,
+            r#"{"id":5,"result":{}}"#,
+            r#"{"jsonrpc":"1.0","id":5,"result":{}}"#,
         ] {
             let unread = unreadable(answer.as_bytes()).expect(answer);
             assert_eq!(unread.id.as_deref(), Some("5"));

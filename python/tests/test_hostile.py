@@ -566,6 +566,12 @@ def test_a_duration_given_as_a_bool_is_refused_and_a_huge_one_said_briefly():
     with pytest.raises(ValueError, match="max_call_deadline 1e300: ") as raised:
         wasmwire.Sandbox(max_call_deadline=1e300)
     assert len(str(raised.value)) < 200, raised.value
+    for name, make in [
+        ("max_call_deadline", lambda: wasmwire.Sandbox(max_call_deadline=10**400)),
+        ("timeout", lambda: wasmwire.Tool(lambda: 1, name="f", timeout=10**400)),
+    ]:
+        with pytest.raises(ValueError, match=rf"{name} is past any duration \(too large for a float\)"):
+            make()
     with pytest.raises(wasmwire.ToolDefinitionError, match=r"timeout of 1e300 s") as raised:
         wasmwire.Tools([wasmwire.Tool(lambda: 1, name="f", timeout=1e300)])
     assert len(str(raised.value)) < 200, raised.value

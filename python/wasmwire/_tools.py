@@ -423,7 +423,10 @@ def _seconds(name: str, value: float | timedelta | None) -> float | None:
         return value.total_seconds()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be seconds or a timedelta, not {type(value).__name__}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name} is past any duration (too large for a float)") from None
 
 
 def _describe(error: BaseException) -> str:

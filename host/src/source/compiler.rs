@@ -108,6 +108,7 @@ const RETRY_AFTER: Duration = Duration::from_secs(10);
 fn made_once<T>(
     cell: &'static OnceLock<T>,
     failed: &Mutex<Option<(Instant, String)>>,
+    now: Instant,
     make: impl FnOnce() -> Result<T, String>,
 ) -> Result<&'static T, String> {
     let mut failed = failed.lock().unwrap_or_else(PoisonError::into_inner);
@@ -115,7 +116,7 @@ fn made_once<T>(
         return Ok(made);
     }
     if let Some((when, why)) = &*failed
-        && when.elapsed() < RETRY_AFTER
+        && now.saturating_duration_since(*when) < RETRY_AFTER
     {
         return Err(why.clone());
     }
@@ -125,7 +126,7 @@ fn made_once<T>(
             Ok(cell.get_or_init(|| made))
         }
         Err(why) => {
-            *failed = Some((Instant::now(), why.clone()));
+            *failed = Some((now, why.clone()));
             Err(why)
         }
     }
@@ -184,7 +185,7 @@ impl Compiler {
                 Ok(compiler)
             }
             None => tokio::task::spawn_blocking(move || {
-                made_once(&COMPILER, &FAILED, || {
+                made_once(&COMPILER, &FAILED, Instant::now(), || {
                     Compiler::new(cache_dir.as_deref()).map_err(|e| format!("{e:#}"))
                 })
             })
@@ -334,23 +335,22 @@ mod tests {
         static CELL: OnceLock<u32> = OnceLock::new();
         let failed = Mutex::new(None);
         let tries = std::cell::Cell::new(0);
-        let attempt = |answer: Result<u32, String>| {
-            made_once(&CELL, &failed, || {
+        let start = Instant::now();
+        let attempt = |at: Duration, answer: Result<u32, String>| {
+            made_once(&CELL, &failed, start + at, || {
                 tries.set(tries.get() + 1);
                 answer
             })
         };
-        assert_eq!(
-            attempt(Err("no memory".to_owned())),
-            Err("no memory".to_owned())
-        );
+        let no_memory = || Err::<u32, _>("no memory".to_owned());
+        let answered = || Err::<&u32, _>("no memory".to_owned());
+        assert_eq!(attempt(Duration::ZERO, no_memory()), answered());
         // Within the period: the same answer, no second attempt.
-        assert_eq!(attempt(Ok(1)), Err("no memory".to_owned()));
+        assert_eq!(attempt(RETRY_AFTER / 2, Ok(1)), answered());
         assert_eq!(tries.get(), 1);
         // After it: tried again, and a success is kept for good.
-        failed.lock().unwrap().as_mut().unwrap().0 -= RETRY_AFTER;
-        assert_eq!(attempt(Ok(2)), Ok(&2));
-        assert_eq!(attempt(Ok(3)), Ok(&2));
+        assert_eq!(attempt(RETRY_AFTER, Ok(2)), Ok(&2));
+        assert_eq!(attempt(RETRY_AFTER * 2, Ok(3)), Ok(&2));
         assert_eq!(tries.get(), 2);
         assert!(failed.lock().unwrap().is_none());
     }
