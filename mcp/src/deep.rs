@@ -103,9 +103,16 @@ fn unreadable(line: &[u8]) -> Option<Unreadable> {
     }
     let why = match std::str::from_utf8(line) {
         Err(e) => Why::Refused(format!("it is not UTF-8 ({e})")),
-        Ok(text) => match serde_json::from_str::<Readable>(text) {
-            Ok(Readable) => Why::Refused(answer_fault(text)?),
-            Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+        // Read once: a request (or a notification) into values, an answer
+        // into values and its shape.
+        Ok(text) => match if value_at(text, "method").is_some() {
+            serde_json::from_str::<Readable>(text).map(|Readable| None)
+        } else {
+            answer_fault(text)
+        } {
+            Ok(None) => return None,
+            Ok(Some(fault)) => Why::Refused(format!("it is no JSON-RPC answer: {fault}")),
+            Err(e) if e.to_string().contains("recursion limit exceeded") => {
                 Why::Deep(wasmwire::json::depth(text))
             }
             Err(e) => {
@@ -129,80 +136,112 @@ fn unreadable(line: &[u8]) -> Option<Unreadable> {
     })
 }
 
-/// What rmcp refuses, past its JSON, in an answer (a line without a
-/// method): a `jsonrpc` that is not "2.0", both a `result` and an `error`
-/// or neither, a `result` that is no object, an `error` that is no JSON-RPC
-/// error object (an integer `code`, a string `message`).
-fn answer_fault(text: &str) -> Option<String> {
-    use serde::de::{Error as _, IgnoredAny, MapAccess, Visitor};
-    /// Which of `result` and `error` an answer has, each read as rmcp
-    /// reads it.
-    struct Answer;
-    impl<'de> Visitor<'de> for Answer {
-        type Value = (bool, bool);
+/// An answer (a line without a method) read as rmcp reads it: its values
+/// as [`Readable`] reads them (so a line too deep is said to be, whatever
+/// its shape), then its shape, of which what rmcp refuses is said: a
+/// `jsonrpc` that is not "2.0", both a `result` and an `error` or neither,
+/// a `result` that is no object, an `error` that is no JSON-RPC error
+/// object (an integer `code`, a string `message`).
+fn answer_fault(text: &str) -> Result<Option<String>, serde_json::Error> {
+    use serde::de::{MapAccess, SeqAccess, Visitor};
+    /// What an answer has: a `result` (whether an object), an `error`,
+    /// and `"jsonrpc": "2.0"`.
+    #[derive(Default)]
+    struct Shape {
+        result: Option<bool>,
+        error: bool,
+        version: bool,
+    }
+    impl<'de> Visitor<'de> for Shape {
+        type Value = Shape;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("a JSON-RPC answer")
         }
-        fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<(bool, bool), A::Error> {
-            let (mut result, mut error, mut version) = (false, false, false);
+        fn visit_map<A: MapAccess<'de>>(mut self, mut members: A) -> Result<Shape, A::Error> {
             while let Some(key) = members.next_key::<std::borrow::Cow<'de, str>>()? {
                 match &*key {
-                    "result" => {
-                        members.next_value::<Object>()?;
-                        result = true;
-                    }
+                    "result" => self.result = Some(members.next_value::<IsObject>()?.0),
                     "error" => {
-                        members.next_value::<rmcp::model::ErrorData>()?;
-                        error = true;
+                        members
+                            .next_value::<rmcp::model::ErrorData>()
+                            .map_err(|e| {
+                                serde::de::Error::custom(format!(
+                                    "it is no JSON-RPC answer: its error is no error object: {e}"
+                                ))
+                            })?;
+                        self.error = true;
                     }
                     "jsonrpc" => {
                         let said = members.next_value::<std::borrow::Cow<'de, str>>()?;
-                        if said != "2.0" {
-                            return Err(A::Error::custom(format!(
-                                "\"jsonrpc\" must be \"2.0\", not {said:?}"
-                            )));
-                        }
-                        version = true;
+                        self.version = said == "2.0";
                     }
                     _ => {
-                        members.next_value::<IgnoredAny>()?;
+                        members.next_value::<Readable>()?;
                     }
                 }
             }
-            if !version {
-                return Err(A::Error::custom("it has no \"jsonrpc\": \"2.0\""));
-            }
-            Ok((result, error))
+            Ok(self)
         }
     }
-    /// Any JSON object, its members skipped (`null` is none).
-    struct Object;
-    impl<'de> serde::Deserialize<'de> for Object {
+    /// Any JSON value read as [`Readable`] reads it, and whether it is an
+    /// object.
+    struct IsObject(bool);
+    impl<'de> serde::Deserialize<'de> for IsObject {
         fn deserialize<D: serde::Deserializer<'de>>(from: D) -> Result<Self, D::Error> {
-            from.deserialize_map(Object)
+            from.deserialize_any(IsObject(false))
         }
     }
-    impl<'de> Visitor<'de> for Object {
-        type Value = Object;
+    impl<'de> Visitor<'de> for IsObject {
+        type Value = IsObject;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an object")
+            f.write_str("a JSON value")
         }
-        fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<Object, A::Error> {
-            while members.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-            Ok(Object)
+        fn visit_map<A: MapAccess<'de>>(self, members: A) -> Result<IsObject, A::Error> {
+            Readable.visit_map(members).map(|Readable| IsObject(true))
         }
-    }
-    if value_at(text, "method").is_some() {
-        return None;
+        fn visit_seq<A: SeqAccess<'de>>(self, items: A) -> Result<IsObject, A::Error> {
+            Readable.visit_seq(items).map(|Readable| self)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<IsObject, E> {
+            Ok(self)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<IsObject, E> {
+            Ok(self)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<IsObject, E> {
+            Ok(self)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<IsObject, E> {
+            Ok(self)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<IsObject, E> {
+            Ok(self)
+        }
+        fn visit_unit<E>(self) -> Result<IsObject, E> {
+            Ok(self)
+        }
     }
     let mut read = serde_json::Deserializer::from_str(text);
-    let why = match serde::Deserializer::deserialize_map(&mut read, Answer) {
-        Ok((true, false) | (false, true)) => return None,
-        Ok((true, true)) => "it has both a result and an error".to_owned(),
-        Ok((false, false)) => "it has neither a result nor an error".to_owned(),
-        Err(e) => e.to_string(),
-    };
-    Some(format!("it is no JSON-RPC answer: {why}"))
+    let shape = serde::Deserializer::deserialize_map(&mut read, Shape::default())?;
+    read.end()?;
+    Ok(match shape {
+        Shape { version: false, .. } => Some("it has no \"jsonrpc\": \"2.0\"".to_owned()),
+        Shape {
+            result: Some(false),
+            ..
+        } => Some("its result is no object".to_owned()),
+        Shape {
+            result: Some(_),
+            error: true,
+            ..
+        } => Some("it has both a result and an error".to_owned()),
+        Shape {
+            result: None,
+            error: false,
+            ..
+        } => Some("it has neither a result nor an error".to_owned()),
+        _ => None,
+    })
 }
 
 /// A JSON value read as serde_json reads one into a `serde_json::Value`
