@@ -90,6 +90,7 @@ pub fn run(program: &str, gate: &Arc<Gate>) -> wire::Result {
         budget: StartBudget::default(),
         max_inflight: None,
         withdraw: false,
+        places: vec![],
         result_id: "floor".into(),
     };
     let mut transport = Direct {

@@ -34,7 +34,7 @@
   const booleanValue = Boolean.prototype.valueOf, bigintValue = BigInt.prototype.valueOf;
   const symbolValue = Symbol.prototype.valueOf;
   const strSlice = String.prototype.slice;
-  const strIndexOf = String.prototype.indexOf;
+  const strIndexOf = String.prototype.indexOf, strStartsWith = String.prototype.startsWith;
   const strIncludes = String.prototype.includes, strRepeat = String.prototype.repeat;
   const strCharCodeAt = String.prototype.charCodeAt, strPadEnd = String.prototype.padEnd;
   const numToFixed = Number.prototype.toFixed, numToString = Number.prototype.toString;
@@ -51,10 +51,10 @@
   // (any object can carry their toStringTag).
   const URLProto = URL.prototype, SearchParamsProto = URLSearchParams.prototype;
   const urlHref = gopd(URL.prototype, "href").get, searchParamsForEach = URLSearchParams.prototype.forEach;
-  const ErrorProto = Error.prototype, ObjectProto = Object.prototype, ArrayProto = Array.prototype;
-  // QuickJS's own reader of an error's stack (an accessor on the
-  // prototype), taken before any program could replace it.
-  const stackOf = gopd(ErrorProto, "stack")?.get;
+  const ErrorCtor = Error, ErrorProto = Error.prototype, ObjectProto = Object.prototype, ArrayProto = Array.prototype;
+  // An error's frames as a program reads them (`stack.js`), without the
+  // `Name: message` this file writes itself; taken before any program.
+  const stackFrames = shared.stackFrames;
 
   // How deep objects are shown, and how much of each (Node's defaults).
   const DEPTH = 2, DIR_DEPTH = 64, ARRAY_ITEMS = 100, STRING_CHARS = 10000, MAX_LOOKS = 10000;
@@ -430,11 +430,17 @@
       state.seen.length--;
     }
     if (depth === 0 && !fieldsOnly) {
-      // An own stack as data, else QuickJS's: no getter of the program's runs.
+      // An own stack as data, else QuickJS's: no getter of the program's
+      // runs. An own stack's lines before its first frame (the `Name:
+      // message` `Error.captureStackTrace` heads it with) are what the
+      // line above already says.
       const d = gopd(e, "stack");
       let stack = d !== undefined && "value" in d ? d.value : undefined;
-      if (d === undefined && typeof stackOf === "function") {
-        try { stack = apply(stackOf, e, []); } catch { stack = undefined; }
+      if (typeof stack === "string") {
+        const first = apply(strIndexOf, stack, ["\n    at "]);
+        if (first >= 0 && !apply(strStartsWith, stack, ["    at "])) stack = apply(strSlice, stack, [first + 1]);
+      } else if (d === undefined) {
+        try { stack = stackFrames(e); } catch { stack = undefined; }
       }
       if (typeof stack !== "string") stack = "";
       while (stack.length > 0 && (stack[stack.length - 1] === "\n" || stack[stack.length - 1] === " "))
@@ -661,9 +667,8 @@
     trace(...args) {
       let stack = "";
       try {
-        const s = new Error().stack;
+        const s = stackFrames(new ErrorCtor());
         if (typeof s === "string") {
-          // The first frame is this method's own.
           // After the first line (this method's own frame).
           const first = apply(strIndexOf, s, ["\n"]);
           stack = first < 0 ? "" : apply(strSlice, s, [first + 1]);

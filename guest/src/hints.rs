@@ -428,6 +428,26 @@ pub(crate) fn unbalanced(source: &str) -> Option<Unbalanced> {
     open.pop().map(|(c, at)| Unbalanced::Unclosed(c, at))
 }
 
+/// What `import` and `export` meet here: no modules.
+pub(crate) const NO_MODULES: &str = "there are no modules: the program is the body of an async \
+     function and each tool is a global async function, so there is nothing to import or \
+     export (in TypeScript, an import of types alone can be `import type`, which is removed)";
+
+/// Whether the syntax error at `at` is on a line that starts with `import`
+/// or `export`: words the language reserves, so such a line is a module's
+/// statement, which a function body cannot hold. (QuickJS places the error
+/// after the word: `import { A }` at its `{`.)
+pub(crate) fn module_statement(source: &str, at: Position) -> bool {
+    let Some((line, _)) = line_at(source, at) else {
+        return false;
+    };
+    let line = line.trim_start();
+    ["import", "export"].iter().any(|word| {
+        line.strip_prefix(word)
+            .is_some_and(|rest| !rest.starts_with(is_name_char) && !rest.starts_with(['.', '(']))
+    })
+}
+
 /// Why a global that model-written code reaches for is missing here, and
 /// what to use instead, for `ReferenceError: NAME is not defined`.
 pub(crate) fn missing_global(name: &str) -> Option<&'static str> {
@@ -483,6 +503,32 @@ mod tests {
 
     fn at(line: usize, column: usize) -> Position {
         Position { line, column }
+    }
+
+    #[test]
+    fn a_line_that_starts_with_import_or_export_is_a_module_statement() {
+        for line in [
+            "import { User } from './types';",
+            "  import fs from 'fs'",
+            "import{a}from'b'",
+            "export async function main() {}",
+            "export default 1",
+            "export { x }",
+        ] {
+            assert!(module_statement(line, at(1, 3)), "{line}");
+        }
+        // `import(...)`, `import.meta` and names that start with the words
+        // are other errors.
+        for line in [
+            "await import('x')",
+            "import('x')",
+            "import.meta",
+            "imported = 1",
+            "exports.x = 1",
+            "const x = 1",
+        ] {
+            assert!(!module_statement(line, at(1, 3)), "{line}");
+        }
     }
 
     #[test]

@@ -345,6 +345,24 @@ impl<'js> Intrinsics<'js> {
         }
     }
 
+    /// QuickJS's own stack text of an error, at places in the text sent
+    /// (`stack.js`'s `rawStack`), or else its `stack` as a program reads
+    /// it; `None` when it has none.
+    pub(crate) fn raw_stack(&self, error: &Value<'js>) -> Option<String> {
+        let raw = self
+            .web
+            .get::<_, Function>("rawStack")
+            .and_then(|raw| raw.call::<_, Value>((error.clone(),)));
+        match raw {
+            Ok(text) if text.is_string() => self.coerce(&text),
+            Ok(_) => self.property(error, "stack"),
+            Err(_) => {
+                let _ = error.ctx().catch();
+                None
+            }
+        }
+    }
+
     /// A property of an object as text, or `None` when it is missing or its
     /// getter throws.
     pub(crate) fn property(&self, value: &Value<'js>, key: &str) -> Option<String> {

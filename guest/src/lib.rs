@@ -53,6 +53,7 @@
 //!     budget: StartBudget::default(),
 //!     max_inflight: None,
 //!     withdraw: false,
+//!     places: vec![],
 //!     result_id: "r1".into(),
 //! };
 //! // The parent's answer to call "1", and a buffer for the child's Requests.
@@ -81,6 +82,7 @@ mod outcome;
 mod program;
 mod random;
 mod session;
+mod stack;
 pub mod stop;
 mod throw_site;
 mod timers;
@@ -100,6 +102,7 @@ use crate::heap::Heap;
 use crate::intrinsics::{Intrinsics, Originals};
 use crate::limits::StackGuard;
 use crate::outcome::{Ending, Judge};
+use crate::program::Sent;
 use crate::random::Random;
 use crate::session::Session;
 use crate::web::Web;
@@ -170,6 +173,7 @@ impl Evaluator {
             // are called, so they are made here, before the snapshot, and
             // not by every run (measured: a tenth of a run of `return 1`,
             // and 8 of the memory image's pages written by each execution).
+            stack::install(&ctx, &web)?;
             console::install(&ctx, &web)?;
             timers::install(&ctx)?;
             Intrinsics::capture(&ctx, &originals, &web)?.adopt_timers(&ctx)?;
@@ -292,17 +296,26 @@ impl Evaluator {
                     );
                 }
             };
-            let session = Session::open(intrinsics.clone(), console);
+            let sent = Rc::new(Sent::new(&start.program, start.places.clone()));
+            let session = Session::open(intrinsics.clone(), console, sent.clone());
             session.enter(&ctx);
-            let source = program::normalize(&start.program);
             let judge = Judge {
                 intrinsics: &intrinsics,
                 session: &session,
-                source: &source,
+                sent: &sent,
+                tools: &start.bindings,
                 guard: &guard,
             };
             let ending = run_program(
-                &ctx, &session, &judge, start, &source, transport, &guard, &heap, stop,
+                &ctx,
+                &session,
+                &judge,
+                start,
+                sent.source(),
+                transport,
+                &guard,
+                &heap,
+                stop,
             );
             // Every JS value held on the Rust side goes before the runtime
             // does; QuickJS aborts on objects still alive at teardown.

@@ -33,7 +33,7 @@ use wire::FailureKind;
 use crate::hints::{self, Unbalanced};
 use crate::intrinsics::Intrinsics;
 use crate::limits::StackGuard;
-use crate::program::{self, Place};
+use crate::program::{self, Place, Sent};
 use crate::session::Session;
 use crate::tool_error;
 
@@ -138,8 +138,11 @@ pub(crate) struct Judge<'a, 'js> {
     pub(crate) intrinsics: &'a Intrinsics<'js>,
     /// The run's session, to recognise issued ToolErrors.
     pub(crate) session: &'a Session<'js>,
-    /// The program's text, to place errors in it.
-    pub(crate) source: &'a str,
+    /// The program as sent, to place errors in it and name each place
+    /// as the author's.
+    pub(crate) sent: &'a Sent,
+    /// The tools, to name the one a misspelt name meant.
+    pub(crate) tools: &'a [wire::StartBinding],
     /// Tells whether an interrupt was the stack guard's.
     pub(crate) guard: &'a StackGuard,
 }
@@ -234,8 +237,8 @@ impl<'js> Judge<'_, 'js> {
             let place = self
                 .session
                 .thrown_at()
-                .and_then(|backtrace| program::locate(&backtrace, self.source))
-                .map(|at| format!(" at {}", at.position()))
+                .and_then(|backtrace| self.sent.locate(&backtrace))
+                .map(|at| format!(" at {}", self.sent.shown(at.position())))
                 .unwrap_or_default();
             return Ending::failed(
                 FailureKind::Invalid,
@@ -257,7 +260,7 @@ impl<'js> Judge<'_, 'js> {
             // never wrote: naming that brace would point at nothing.
             return Ending::failed(
                 FailureKind::Invalid,
-                wrapper_tail_error(&headline, located, self.source),
+                wrapper_tail_error(&headline, located, self.sent),
             );
         }
         if let Some(Place::In(at)) = located {
@@ -267,15 +270,20 @@ impl<'js> Judge<'_, 'js> {
             // program made there, `.map`, is a function.
             if headline == "TypeError: not a function"
                 && self.thrown_by_the_program(reason)
-                && let Some(callee) = hints::callee(self.source, at)
+                && let Some(callee) = hints::callee(self.sent.source(), at)
             {
                 headline = format!("TypeError: {callee} is not a function");
+            } else if headline.starts_with("SyntaxError:")
+                && self.thrown_by_the_program(reason)
+                && hints::module_statement(self.sent.source(), at)
+            {
+                headline = format!("{headline} ({})", hints::NO_MODULES);
             } else if headline.starts_with("SyntaxError:")
                 // The program's own syntax, not text a builtin refused
                 // (`JSON.parse(await text())`, which read as a misplaced
                 // `await`).
                 && self.thrown_by_the_program(reason)
-                && let Some(word) = hints::await_outside_async(self.source, at)
+                && let Some(word) = hints::await_outside_async(self.sent.source(), at)
             {
                 headline = "SyntaxError: await is only valid in an async function, and the \
                             function around this one is not async"
@@ -299,19 +307,36 @@ impl<'js> Judge<'_, 'js> {
             );
         }
         // `require`, `fetch`, `process`: what a model reaches for, named
-        // with what to do instead.
-        if let Some(why) = headline
+        // with what to do instead; and a tool's name misspelt.
+        if let Some(name) = headline
             .strip_prefix("ReferenceError: ")
             .and_then(|rest| rest.strip_suffix(" is not defined"))
-            .and_then(hints::missing_global)
         {
-            headline = format!("{headline} ({why})");
+            if let Some(why) = hints::missing_global(name) {
+                headline = format!("{headline} ({why})");
+            } else if let Some(meant) =
+                wire::names::nearest(name, self.tools.iter().map(|tool| tool.name.as_str()))
+            {
+                headline = format!("{headline} (did you mean the tool {meant}?)");
+            }
+        }
+        // `await import("x")`.
+        if headline.starts_with("ReferenceError: could not load module ") {
+            headline = format!("{headline} ({})", hints::NO_MODULES);
+        }
+        // `JSON.parse(value)` of a value already parsed: QuickJS reads the
+        // object as its text, "[object Object]".
+        if headline == "SyntaxError: JSON.parse: the text is not JSON: unexpected token: 'object'" {
+            headline = format!(
+                "{headline} (JSON.parse was given an object, which reads as the text \
+                 \"[object Object]\": a JSON tool's value arrives parsed, ready to use)"
+            );
         }
         if let Some(why) = hints::not_an_object(&headline) {
             headline = format!("{headline} ({why})");
         }
         let place = located
-            .map(|at| format!(" at {}", at.position()))
+            .map(|at| format!(" at {}", self.sent.shown(at.position())))
             .unwrap_or_default();
         if headline == "InternalError: interrupted" && self.guard.tripped() {
             return self.stack_limit(&format!("the program recursed too deeply{place}"));
@@ -448,7 +473,7 @@ impl<'js> Judge<'_, 'js> {
     /// JSON.parse's error has the text's own place, `at <input>:1:1`,
     /// before it).
     fn frames(&self, error: &Value<'js>, n: usize) -> Vec<String> {
-        let Some(stack) = self.intrinsics.property(error, "stack") else {
+        let Some(stack) = self.intrinsics.raw_stack(error) else {
             return Vec::new();
         };
         stack
@@ -463,15 +488,15 @@ impl<'js> Judge<'_, 'js> {
     /// ` at line L, column C` when the error's stack passes through the program.
     fn place(&self, error: &Value<'js>) -> String {
         self.locate(error)
-            .map(|at| format!(" at {}", at.position()))
+            .map(|at| format!(" at {}", self.sent.shown(at.position())))
             .unwrap_or_default()
     }
 
     /// The program's innermost place in the error's stack, if any.
     fn locate(&self, error: &Value<'js>) -> Option<Place> {
         self.intrinsics
-            .property(error, "stack")
-            .and_then(|stack| program::locate(&stack, self.source))
+            .raw_stack(error)
+            .and_then(|stack| self.sent.locate(&stack))
     }
 }
 
@@ -482,18 +507,20 @@ impl<'js> Judge<'_, 'js> {
 /// past that function, met the wrapper's `}` as a statement
 /// ("Unexpected token '}'", its message for that and only that): the stray
 /// brace is somewhere in the program, and its end is no place to name.
-fn wrapper_tail_error(headline: &str, located: Option<Place>, source: &str) -> String {
+fn wrapper_tail_error(headline: &str, located: Option<Place>, sent: &Sent) -> String {
     // Which bracket, if a scan of the text can tell: a program cut off
     // inside `(` or `[` meets the wrapper's `}` as "Unexpected token '}'"
     // too, which read as a stray brace.
-    match hints::unbalanced(source) {
+    match hints::unbalanced(sent.source()) {
         Some(Unbalanced::Unclosed(bracket, at)) => {
-            // The place last, where the parent maps places back.
+            let at = sent.shown(at);
+            // The place last, as every message of the child gives it.
             return format!(
                 "SyntaxError: unexpected end of the program: '{bracket}' never closed, opened at {at}"
             );
         }
         Some(Unbalanced::Stray(bracket, at)) => {
+            let at = sent.shown(at);
             return format!(
                 "SyntaxError: a '{bracket}' that closes nothing of the program's at {at}"
             );
@@ -504,7 +531,7 @@ fn wrapper_tail_error(headline: &str, located: Option<Place>, source: &str) -> S
         return "SyntaxError: the program has a '}' that closes no '{' of its own".to_owned();
     }
     let place = located
-        .map(|at| format!(" at {}", at.position()))
+        .map(|at| format!(" at {}", sent.shown(at.position())))
         .unwrap_or_default();
     format!("SyntaxError: unexpected end of the program{place}")
 }

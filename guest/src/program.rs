@@ -30,15 +30,23 @@
 //! program's end, never as a brace the program does not have.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::fmt;
 
 use rquickjs::{Ctx, Value, qjs};
+use wire::places::PlaceStep;
 
 /// The file name QuickJS reports for the program. Its `<>` cannot appear in
 /// a URL-like name a program would choose, so a search for it in a stack
 /// finds the program's frames only.
 pub(crate) const FILE: &str = "<program>";
 const FILE_C: &std::ffi::CStr = c"<program>";
+
+/// How a frame of the program's ends in QuickJS's stack text: `    at f
+/// (<program>:3:7)`; and how a syntax error's place is a frame of its own:
+/// `    at <program>:3:7`.
+const FRAME_OPEN: &str = "(<program>:";
+const FRAME_AT: &str = "at <program>:";
 
 /// Opens the async function on lines of its own, before the program's.
 const HEAD: &str = "\n(async function () {\n";
@@ -143,38 +151,33 @@ impl Place {
     }
 }
 
-/// The program's innermost place in a QuickJS stack trace, if any frame is
-/// the program's. Frames read `    at f (<program>:3:7)`, or for a syntax
-/// error `    at <program>:3:7`. `source` is the program as [`normalize`]
-/// leaves it.
-pub(crate) fn locate(stack: &str, source: &str) -> Option<Place> {
-    let marker = format!("{FILE}:");
-    stack.lines().find_map(|frame| {
-        let at = frame.find(&marker)? + marker.len();
-        let mut numbers = frame[at..].split(|c: char| !c.is_ascii_digit());
-        let line = numbers.next()?.parse().ok()?;
-        let column = numbers.next()?.parse().ok()?;
-        position(source, line, column)
-    })
+/// Where each line of `source` starts (lines end at LF, as QuickJS counts
+/// them once [`normalize`] has run).
+fn line_starts(source: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(source.match_indices('\n').map(|(at, _)| at + 1))
+        .collect()
 }
 
 /// Turns QuickJS's line and byte column in the wrapped text into a place in
-/// the program; none for a place in the head.
-fn position(source: &str, line: usize, byte_column: usize) -> Option<Place> {
-    let lines: Vec<&str> = source.split('\n').collect();
+/// the program (`starts`: where each of its lines starts); none for a place
+/// in the head.
+fn place_in(source: &str, starts: &[usize], line: usize, byte_column: usize) -> Option<Place> {
     let Some(index) = line.checked_sub(1) else {
         // Line 0 is the head's: the program wrote nothing there.
         return None;
     };
-    let Some(text) = lines.get(index) else {
+    let Some(&start) = starts.get(index) else {
         // The wrapper's closing line: the program ended too early (an
         // unclosed brace, a dangling operator). Point just past its end.
-        let last = lines.last().copied().unwrap_or_default();
+        let last = starts.last().map_or("", |&start| &source[start..]);
         return Some(Place::End(Position {
-            line: lines.len().max(1),
+            line: starts.len().max(1),
             column: last.chars().count() + 1,
         }));
     };
+    let end = starts.get(index + 1).map_or(source.len(), |&next| next - 1);
+    let text = &source[start..end];
     let mut offset = byte_column.saturating_sub(1).min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
@@ -185,9 +188,213 @@ fn position(source: &str, line: usize, byte_column: usize) -> Option<Place> {
     }))
 }
 
+/// The program as the child was sent it, and how its places map back to
+/// the program its author wrote (the Start's `places`): every place the
+/// child reports, in a Result and in a stack the program reads, is the
+/// author's.
+#[derive(Debug)]
+pub(crate) struct Sent {
+    /// The text sent, as [`normalize`] leaves it: what is compiled.
+    source: String,
+    /// The parent's edits, in the order made.
+    places: Vec<PlaceStep>,
+    /// Where each line of `source` starts, found on first need.
+    starts: OnceCell<Vec<usize>>,
+    /// Whether a stack's places are already the author's: no edits, and
+    /// QuickJS's byte columns are characters (found on first need).
+    as_written: OnceCell<bool>,
+}
+
+impl Sent {
+    /// The program of a Start, and the Start's `places`.
+    pub(crate) fn new(program: &str, places: Vec<PlaceStep>) -> Self {
+        Sent {
+            source: normalize(program).into_owned(),
+            places,
+            starts: OnceCell::new(),
+            as_written: OnceCell::new(),
+        }
+    }
+
+    /// The text compiled.
+    pub(crate) fn source(&self) -> &str {
+        &self.source
+    }
+
+    fn starts(&self) -> &[usize] {
+        self.starts.get_or_init(|| line_starts(&self.source))
+    }
+
+    /// The place of QuickJS's `line` and byte `column`, in the text sent.
+    fn place(&self, line: usize, byte_column: usize) -> Option<Place> {
+        place_in(&self.source, self.starts(), line, byte_column)
+    }
+
+    /// The program's innermost place in a QuickJS stack trace, if any
+    /// frame is the program's, in the text sent. Frames read `    at f
+    /// (<program>:3:7)`, or for a syntax error `    at <program>:3:7`.
+    pub(crate) fn locate(&self, stack: &str) -> Option<Place> {
+        let marker = format!("{FILE}:");
+        stack.lines().find_map(|frame| {
+            let at = frame.find(&marker)? + marker.len();
+            let mut numbers = frame[at..].split(|c: char| !c.is_ascii_digit());
+            let line = numbers.next()?.parse().ok()?;
+            let column = numbers.next()?.parse().ok()?;
+            self.place(line, column)
+        })
+    }
+
+    /// A place in the text sent as the author's.
+    pub(crate) fn shown(&self, at: Position) -> Position {
+        if self.places.is_empty() {
+            return at;
+        }
+        let (line, column) = wire::places::original(&self.places, at.line, at.column);
+        Position { line, column }
+    }
+
+    /// The author's place for QuickJS's `line` and byte `column` (a
+    /// CallSite's), or `None` for a place in the wrapper's head.
+    pub(crate) fn original(&self, line: i64, byte_column: i64) -> Option<Position> {
+        let line = usize::try_from(line).ok()?;
+        let column = usize::try_from(byte_column).ok()?;
+        self.place(line, column).map(|at| self.shown(at.position()))
+    }
+
+    /// `stack` (QuickJS's text) with the program's places as the author's,
+    /// in characters; `None` when nothing in it changes. Only a frame's
+    /// place is read, where QuickJS writes it: the end of the line,
+    /// `(<program>:L:C)`, or a whole line `at <program>:L:C`. A function's
+    /// name, which the program chooses, is never taken for one.
+    pub(crate) fn map_stack(&self, stack: &str) -> Option<String> {
+        if !stack.contains(FILE)
+            || *self
+                .as_written
+                .get_or_init(|| self.places.is_empty() && self.source.is_ascii())
+        {
+            return None;
+        }
+        let mut out = String::with_capacity(stack.len());
+        let mut changed = false;
+        for line in stack.split_inclusive('\n') {
+            let (frame, end) = match line.strip_suffix('\n') {
+                Some(frame) => (frame, "\n"),
+                None => (line, ""),
+            };
+            match self.frame_place(frame) {
+                Some((before, at, after)) => {
+                    let mapped = format!("{before}{}:{}{after}{end}", at.line, at.column);
+                    changed |= mapped != line;
+                    out.push_str(&mapped);
+                }
+                None => out.push_str(line),
+            }
+        }
+        changed.then_some(out)
+    }
+
+    /// A frame's text before its place, the author's place, and the text
+    /// after it; `None` for a frame that is not the program's.
+    fn frame_place<'f>(&self, frame: &'f str) -> Option<(&'f str, Position, &'f str)> {
+        let (before, numbers, after) = if let Some(inner) = frame.strip_suffix(')') {
+            let at = inner.rfind(FRAME_OPEN)? + FRAME_OPEN.len();
+            (&frame[..at], &inner[at..], ")")
+        } else {
+            let at = frame.find(FRAME_AT)?;
+            if !frame[..at].bytes().all(|b| b == b' ') {
+                return None;
+            }
+            let at = at + FRAME_AT.len();
+            (&frame[..at], &frame[at..], "")
+        };
+        let (line, column) = numbers.split_once(':')?;
+        if !line
+            .bytes()
+            .chain(column.bytes())
+            .all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        let at = self.place(line.parse().ok()?, column.parse().ok()?)?;
+        Some((before, self.shown(at.position()), after))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn position(source: &str, line: usize, byte_column: usize) -> Option<Place> {
+        Sent::new(source, Vec::new()).place(line, byte_column)
+    }
+
+    fn locate(stack: &str, source: &str) -> Option<Place> {
+        Sent::new(source, Vec::new()).locate(stack)
+    }
+
+    /// The last expression `f()` of line 2 made `__wasmwire_last = f()`.
+    fn returned_on_line_2() -> Vec<PlaceStep> {
+        vec![PlaceStep::Inserted {
+            line: 2,
+            column: 1,
+            width: 18,
+        }]
+    }
+
+    #[test]
+    fn a_stack_names_the_authors_places_in_characters() {
+        let sent = Sent::new(
+            "const é = 1; function f() { return new Error(); }\n__wasmwire_last = f()",
+            returned_on_line_2(),
+        );
+        let stack =
+            "    at f (<program>:1:41)\n    at <anonymous> (<program>:2:19)\n    at native\n";
+        assert_eq!(
+            sent.map_stack(stack).as_deref(),
+            Some("    at f (<program>:1:40)\n    at <anonymous> (<program>:2:1)\n    at native\n")
+        );
+        // A syntax error's own line, and the head's lines, left alone.
+        assert_eq!(
+            sent.map_stack("    at <program>:2:21\n    at <anonymous> (<program>:-1:3)\n")
+                .as_deref(),
+            Some("    at <program>:2:3\n    at <anonymous> (<program>:-1:3)\n")
+        );
+        // A name the program chose is never taken for a place.
+        let named =
+            "    at x (<program>:2:30) (<program>:2:19)\n    at (<program>:2:30)y (native)\n";
+        assert_eq!(
+            sent.map_stack(named).as_deref(),
+            Some("    at x (<program>:2:30) (<program>:2:1)\n    at (<program>:2:30)y (native)\n")
+        );
+    }
+
+    #[test]
+    fn a_stack_already_the_authors_is_left_as_it_is() {
+        let sent = Sent::new("function f() {}\nf()", Vec::new());
+        assert_eq!(sent.map_stack("    at f (<program>:1:5)\n"), None);
+        // Not ASCII: columns become characters, with no edit.
+        let sent = Sent::new("'é'; throw 1", Vec::new());
+        assert_eq!(
+            sent.map_stack("    at <anonymous> (<program>:1:7)\n")
+                .as_deref(),
+            Some("    at <anonymous> (<program>:1:6)\n")
+        );
+    }
+
+    #[test]
+    fn one_place_maps_as_the_author_wrote_it() {
+        let sent = Sent::new("let a;\n__wasmwire_last = a.b", returned_on_line_2());
+        assert_eq!(sent.original(2, 20), Some(Position { line: 2, column: 2 }));
+        assert_eq!(sent.original(0, 3), None);
+        assert_eq!(sent.original(-1, 3), None);
+        assert_eq!(
+            sent.shown(Position {
+                line: 2,
+                column: 19
+            }),
+            Position { line: 2, column: 1 }
+        );
+    }
 
     #[test]
     fn first_line_columns_are_the_programs_own() {

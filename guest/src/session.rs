@@ -15,6 +15,7 @@ use rquickjs::{Ctx, JsLifetime, Value};
 
 use crate::calls::Calls;
 use crate::intrinsics::Intrinsics;
+use crate::program::Sent;
 use crate::timers::Timers;
 
 struct State<'js> {
@@ -34,6 +35,8 @@ struct State<'js> {
     console: Box<dyn Write>,
     /// When the run started: `performance.now()`'s origin.
     started: Instant,
+    /// The program as sent, and how its places map to the author's.
+    sent: Rc<Sent>,
 }
 
 /// The most unhandled rejections a run keeps to report.
@@ -83,7 +86,11 @@ impl<'js> Session<'js> {
     }
 
     /// Opens the state of one run.
-    pub(crate) fn open(intrinsics: Intrinsics<'js>, console: Box<dyn Write>) -> Self {
+    pub(crate) fn open(
+        intrinsics: Intrinsics<'js>,
+        console: Box<dyn Write>,
+        sent: Rc<Sent>,
+    ) -> Self {
         Session {
             state: Rc::new(RefCell::new(Some(State {
                 intrinsics,
@@ -95,8 +102,15 @@ impl<'js> Session<'js> {
                 unhandled_more: 0,
                 console,
                 started: Instant::now(),
+                sent,
             }))),
         }
+    }
+
+    /// The program as sent, or `None` once the run has ended.
+    pub(crate) fn sent(&self) -> Option<Rc<Sent>> {
+        let state = self.state.try_borrow().ok()?;
+        state.as_ref().map(|s| s.sent.clone())
     }
 
     /// Milliseconds since the run started (fractions kept), or `None` once

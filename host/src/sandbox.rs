@@ -489,6 +489,8 @@ impl Sandbox {
             // The server takes Withdraw messages: a program's aborted call
             // ends its handler here too.
             withdraw: true,
+            // The child names places as the program's own.
+            places: prepared.map.places(),
             result_id,
         };
         // The caller's program must fit before anything starts: a Start
@@ -687,9 +689,6 @@ impl Sandbox {
         }
         result.calls = calls;
         result.bytes = bytes;
-        if !prepared.map.is_identity() {
-            result.error = prepared.map.rewrite_positions(&result.error);
-        }
         // `const total = ...` last, or a `try` whose branches end in
         // expressions, and no answer: one was likely meant.
         if let Some(hint) = prepared.unanswered.as_deref()

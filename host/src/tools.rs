@@ -680,7 +680,14 @@ impl Handler for Tools {
                 tool.handler.call(call)
             }
             None => {
-                let why = format!("no tool named {:?}", call.tool);
+                let why =
+                    match wire::names::nearest(&call.tool, self.by_name.keys().map(String::as_str))
+                    {
+                        Some(meant) => {
+                            format!("no tool named {:?} (did you mean {meant:?}?)", call.tool)
+                        }
+                        None => format!("no tool named {:?}", call.tool),
+                    };
                 Box::pin(async move { Err(ToolFailure::new(FailureKind::NotFound, why).into()) })
             }
         }

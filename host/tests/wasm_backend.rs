@@ -133,6 +133,7 @@ async fn run(child: &WasmChild, execution: Execution) -> Ran {
         },
         max_inflight: None,
         withdraw: false,
+        places: vec![],
         result_id: "r1".into(),
     };
     if execution.send_start {

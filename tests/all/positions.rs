@@ -4,6 +4,7 @@
 
 use serde_json::json;
 use wasmwire::FailureKind;
+use wasmwire::source::Language;
 use wasmwire_tests::{assert_failed, run, value};
 
 /// The outcome's error text, asserting it failed `invalid`.
@@ -102,7 +103,7 @@ async fn a_failed_call_is_placed_at_the_line_that_made_it() {
     assert_eq!(
         value(&outcome),
         json!([
-            "    at f (<program>:2:16)\n    at <anonymous> (<program>:4:13)\n",
+            "ToolError: no\n    at f (<program>:2:16)\n    at <anonymous> (<program>:4:13)",
             true
         ])
     );
@@ -120,4 +121,130 @@ async fn a_script_files_interpreter_line_is_read_as_a_comment_and_places_stay() 
     // Only as the first two characters: elsewhere it is what JavaScript says.
     let error = invalid(" #!/usr/bin/env node\nreturn 1").await;
     assert!(error.starts_with("SyntaxError: "), "{error}");
+}
+
+/// The stack a program reads (`e.stack`, a CallSite's numbers, what the
+/// console shows) is V8's shape, `Name: message` then the frames, and each
+/// frame is at the place the author wrote: the parent edits what it sends
+/// (a last expression made the answer, TypeScript transformed), and the
+/// child maps each place back. Before, a stack had no message, the frames
+/// of a last expression's line stood 18 columns right, those of a
+/// transformed TypeScript program on other lines, and columns counted
+/// UTF-8 bytes.
+#[tokio::test]
+async fn a_stack_a_program_reads_has_its_message_and_the_authors_places() {
+    // The last expression's line.
+    let outcome = run("function f() { return new Error(\"x\").stack }\nf()").await;
+    assert_eq!(
+        value(&outcome),
+        json!("Error: x\n    at f (<program>:1:27)\n    at <anonymous> (<program>:2:1)")
+    );
+    // Columns in characters, as the Result counts them, and at the place
+    // the Result names.
+    let line = "const city = \"Zürich\"; const e = new Error(\"x\");";
+    let stack = value(&run(&format!("{line}\nreturn e.stack")).await);
+    let error = invalid(&format!("{line}\nthrow e")).await;
+    assert_eq!(error, "Error: x at line 1, column 38");
+    assert_eq!(
+        stack,
+        json!("Error: x\n    at <anonymous> (<program>:1:38)")
+    );
+    // A CallSite's numbers, for a program's own `Error.prepareStackTrace`.
+    let outcome = run(
+        "Error.prepareStackTrace = (e, sites) => sites.map((s) => `${s.getLineNumber()}:${s.getColumnNumber()}`).join(' ');\n\
+         function f() { return new Error().stack }\n\
+         f()",
+    )
+    .await;
+    assert_eq!(value(&outcome), json!("2:27 3:1"));
+    // `Error.captureStackTrace`, as a custom error class and a plain
+    // object use it, and what the console shows of them.
+    let outcome = run(
+        "class NotFound extends Error {\n  constructor(m) { super(m); this.name = 'NotFound'; Error.captureStackTrace(this, NotFound); }\n}\n\
+         function find() { throw new NotFound('no row 7'); }\n\
+         const o = {};\n\
+         try { find() } catch (e) { console.log(e); Error.captureStackTrace(o); return [e.stack, o.stack] }",
+    )
+    .await;
+    assert_eq!(
+        value(&outcome),
+        json!([
+            "NotFound: no row 7\n    at find (<program>:4:29)\n    at <anonymous> (<program>:6:7)",
+            "Error\n    at <anonymous> (<program>:6:68)"
+        ])
+    );
+    assert_eq!(
+        outcome.console,
+        "NotFound: no row 7 { name: 'NotFound' }\\n    at find (<program>:4:29)\\n    at <anonymous> (<program>:6:7)\n"
+    );
+}
+
+#[tokio::test]
+async fn a_stack_in_transformed_typescript_names_the_lines_written() {
+    // An enum and a parameter property each make the TypeScript compiler
+    // generate the program anew. Lines are the author's; a column is as
+    // near as the transform's source map records (QuickJS places the
+    // call `.get(...)` at its argument, 26 in the same program as
+    // JavaScript; the map has the call's own token, 22).
+    let program = "enum Color { Red, Green }\n\
+                   class Repo {\n  constructor(private readonly base: string) {}\n  get(id: number): string { throw new Error(`no ${id} in ${this.base}`); }\n}\n\
+                   try { new Repo('db').get(Color.Green) } catch (e: any) { return e.stack }";
+    let outcome = wasmwire_tests::run_in(program, Language::TypeScript).await;
+    assert_eq!(
+        value(&outcome),
+        json!(
+            "Error: no 1 in db\n    at get (<program>:4:51)\n    at <anonymous> (<program>:6:22)"
+        )
+    );
+    let outcome = wasmwire_tests::run_in(
+        &program.replace("catch (e: any) { return e.stack }", "finally {}"),
+        Language::TypeScript,
+    )
+    .await;
+    assert_failed(
+        &outcome,
+        FailureKind::Invalid,
+        "Error: no 1 in db at line 4, column 51",
+    );
+}
+
+/// What model-written code gets wrong about the sandbox, said where it
+/// happens: a module's statements, a tool's name misspelt, JSON parsed
+/// twice, a last `console.log` for an answer.
+#[tokio::test]
+async fn module_statements_misspelt_tools_and_parsing_twice_are_explained() {
+    for program in [
+        "import fs from 'fs';\nreturn 1",
+        "export async function main() { return 1 }",
+        "const m = await import('csv-parse/sync');",
+    ] {
+        let error = invalid(program).await;
+        assert!(error.contains("there are no modules"), "{program}: {error}");
+    }
+    let error = invalid("return await plainError(1)").await;
+    assert!(
+        error.starts_with(
+            "ReferenceError: plainError is not defined (did you mean the tool plain_error?)"
+        ),
+        "{error}"
+    );
+    let error = invalid("return await echo_later(1)").await;
+    assert!(
+        error.starts_with("ReferenceError: echo_later is not defined at line"),
+        "{error}"
+    );
+    let error = invalid("const v = await echo({ a: 1 });\nreturn JSON.parse(v).a").await;
+    assert!(
+        error.contains("JSON.parse was given an object") && error.ends_with("at line 2, column 19"),
+        "{error}"
+    );
+    let outcome = run("const d = await echo(7);\nconsole.log(d)").await;
+    assert_eq!(value(&outcome), json!(null));
+    assert!(
+        outcome.console.contains(
+            "warn: the program ended with console.log(...), which gives undefined, and answered null"
+        ),
+        "{:?}",
+        outcome.console
+    );
 }

@@ -139,6 +139,17 @@ pub async fn run_on(sandbox: &Sandbox, program: &str, budget: Budget, tools: &To
         .expect("the execution starts")
 }
 
+/// Runs `program`, written in `language`, as [`run`] does: the Sandbox
+/// prepares it and the child names places as the program's own.
+pub async fn run_in(program: &str, language: wasmwire::source::Language) -> Outcome {
+    let mut execution = Execution::new(program).budget(budget());
+    execution.language = Some(language);
+    sandbox()
+        .run(&execution, &tools(), CancellationToken::new())
+        .await
+        .expect("the execution starts")
+}
+
 /// The Result's value parsed as JSON, or a panic that shows the whole outcome.
 pub fn value(outcome: &Outcome) -> serde_json::Value {
     assert!(outcome.result.ok, "expected ok, got {outcome:#?}");

@@ -30,6 +30,7 @@ fn start() -> Start {
         budget: StartBudget::default(),
         max_inflight: None,
         withdraw: false,
+        places: vec![],
         result_id: "r1-1".into(),
     }
 }

@@ -41,7 +41,7 @@
 //! // What a parent would send: one Start, and the answer to call "1".
 //! let start = Start { v: 1, program: "return 1".into(), bindings: vec![],
 //!                     budget: StartBudget::default(), max_inflight: None, withdraw: false,
-//!                     result_id: "r1".into() };
+//!                     places: vec![], result_id: "r1".into() };
 //! let start_in = wire::encode(&start)?;
 //! let calls_in = wire::encode(&Response::success("1", "42"))?;
 //!
@@ -89,6 +89,8 @@ mod holdings;
 pub mod json;
 mod kind;
 mod message;
+pub mod names;
+pub mod places;
 mod runner;
 
 #[cfg(feature = "tokio")]

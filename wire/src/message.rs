@@ -316,6 +316,16 @@ pub struct Start {
     /// it (omitted = false) never sees one. See [`Withdraw`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub withdraw: bool,
+    /// How places in `program` map back to the program its author wrote,
+    /// when the parent prepared it (see [`places`](crate::places)): a child
+    /// that takes them names every place as the author's. Omitted when the
+    /// program is sent as written; `null` reads as none.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
+    pub places: Vec<crate::places::PlaceStep>,
     /// Echoed in the [`Result`], so a stale answer cannot be taken for this one.
     pub result_id: String,
 }

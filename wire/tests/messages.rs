@@ -75,6 +75,7 @@ fn start_uses_the_design_field_names_and_nanoseconds() {
         },
         max_inflight: None,
         withdraw: false,
+        places: vec![],
         result_id: "r-1".into(),
     };
     assert_eq!(
@@ -98,6 +99,7 @@ fn start_omits_empty_bindings_and_zero_budget_items() {
         budget: StartBudget::default(),
         max_inflight: None,
         withdraw: false,
+        places: vec![],
         result_id: "r".into(),
     };
     assert_eq!(

@@ -25,6 +25,7 @@ fn start_msg() -> Start {
         budget: StartBudget::default(),
         max_inflight: None,
         withdraw: false,
+        places: vec![],
         result_id: "r-7".into(),
     }
 }

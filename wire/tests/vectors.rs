@@ -148,6 +148,7 @@ impl Full for Start {
             budget,
             max_inflight,
             withdraw,
+            places,
             result_id,
         } = self;
         let bindings: Vec<Value> = bindings
@@ -167,6 +168,7 @@ impl Full for Start {
             "budget": {"wall_clock": wall_clock, "max_calls": max_calls, "max_bytes": max_bytes, "max_memory": max_memory},
             "max_inflight": max_inflight,
             "withdraw": withdraw,
+            "places": serde_json::to_value(places).expect("places are JSON"),
             "result_id": result_id,
         })
     }

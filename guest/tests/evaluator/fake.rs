@@ -250,6 +250,7 @@ pub fn start(program: &str, bindings: &[(&str, &str)]) -> Start {
         budget: StartBudget::default(),
         max_inflight: None,
         withdraw: false,
+        places: vec![],
         result_id: "r1".to_owned(),
     }
 }

@@ -545,10 +545,10 @@ fn the_first_line_is_placed_as_every_other_line() {
     };
     assert_eq!(
         stack("try { null.x } catch (e) { return e.stack }"),
-        "\"    at <anonymous> (<program>:1:7)\\n\""
+        "\"TypeError: cannot read property 'x' of null\\n    at <anonymous> (<program>:1:7)\""
     );
     assert_eq!(
         stack("\ntry { null.x } catch (e) { return e.stack }"),
-        "\"    at <anonymous> (<program>:2:7)\\n\""
+        "\"TypeError: cannot read property 'x' of null\\n    at <anonymous> (<program>:2:7)\""
     );
 }

@@ -32,7 +32,7 @@
 //! the [`Step`] says so, for the position map. What is added after the
 //! program is on lines of its own, after every place of the program.
 
-use swc_ecma_ast::{Decl, Expr, ExprStmt, Pat, Stmt, VarDeclKind};
+use swc_ecma_ast::{Decl, Expr, ExprStmt, MemberProp, Pat, Stmt, VarDeclKind};
 
 use super::body::{HEAD, offset, parse_program};
 use super::position::{Lines, Step};
@@ -122,8 +122,9 @@ fn ends_in_expression(statement: &Stmt) -> bool {
 #[derive(Debug)]
 pub(crate) enum Ending {
     /// In an expression: the program, its value returned, and the
-    /// insertion made.
-    Returned(String, Step),
+    /// insertion made; and when the expression is a call of the console's
+    /// (`console.log(total)`), which answers `undefined`, its callee.
+    Returned(String, Step, Option<String>),
     /// In a declaration of a variable with a value (`const total = ...`),
     /// named here: a program that was meant to answer it forgot to, and
     /// answers `null`.
@@ -146,7 +147,7 @@ pub(crate) enum Ending {
 #[cfg(test)]
 pub(crate) fn return_last_expression(program: &str) -> Option<(String, Step)> {
     match ending(program) {
-        Ending::Returned(text, step) => Some((text, step)),
+        Ending::Returned(text, step, _) => Some((text, step)),
         _ => None,
     }
 }
@@ -178,8 +179,9 @@ pub(crate) fn ending(program: &str) -> Ending {
         return Ending::Other;
     };
     if let Stmt::Expr(expression) = last {
-        return returned(program, expression)
-            .map_or(Ending::Other, |(text, step)| Ending::Returned(text, step));
+        return returned(program, expression).map_or(Ending::Other, |(text, step)| {
+            Ending::Returned(text, step, logged(expression))
+        });
     }
     if let Some(name) = declared(last) {
         return Ending::Declared(name);
@@ -190,6 +192,24 @@ pub(crate) fn ending(program: &str) -> Ending {
         Stmt::Try(_) => Ending::InBranches("a `try`"),
         _ => Ending::InBranches("a block"),
     }
+}
+
+/// `console.NAME` when `expression` is a call of it (awaited or not).
+fn logged(expression: &ExprStmt) -> Option<String> {
+    let mut expr = &*expression.expr;
+    if let Expr::Await(awaited) = expr {
+        expr = &awaited.arg;
+    }
+    let Expr::Call(call) = expr else {
+        return None;
+    };
+    let Expr::Member(member) = &**call.callee.as_expr()? else {
+        return None;
+    };
+    let (Expr::Ident(object), MemberProp::Ident(name)) = (&*member.obj, &member.prop) else {
+        return None;
+    };
+    (&*object.sym == "console").then(|| format!("console.{}", name.sym))
 }
 
 /// `program` with `expression` made its value.
@@ -236,6 +256,26 @@ mod tests {
     fn assigned(head: &str, rest: &str) -> String {
         let (assign, return_it) = (assign(VARIABLE), return_it(VARIABLE));
         format!("{head}{assign}{rest}{return_it}")
+    }
+
+    #[test]
+    fn a_last_call_of_the_console_is_named() {
+        for (program, logged) in [
+            (
+                "const d = 1;\nconsole.log(JSON.stringify(d));",
+                Some("console.log"),
+            ),
+            ("await console.table([1])", Some("console.table")),
+            ("log(1)", None),
+            ("other.log(1)", None),
+            ("console['log'](1)", None),
+            ("main().then(console.log)", None),
+        ] {
+            match ending(program) {
+                Ending::Returned(_, _, found) => assert_eq!(found.as_deref(), logged, "{program}"),
+                other => panic!("{program}: {other:?}"),
+            }
+        }
     }
 
     #[test]

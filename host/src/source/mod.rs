@@ -20,9 +20,11 @@
 //!   search's value. A last `{ ... }` that reads as an object literal is
 //!   one (`object_block.rs`), as in Node's REPL: `{ total, count }`.
 //!
-//! What is sent comes with a [`PositionMap`]: the child names places in the
-//! text it was sent (`line L, column C` in a Result's error), and
-//! [`PositionMap::rewrite_positions`] turns them back into the program's.
+//! What is sent comes with a [`PositionMap`], from places in the text sent
+//! back to the program's. It goes to the child with the text (a Start's
+//! `places`), and the child names every place it reports (`line L, column
+//! C` in a Result's error, the frames of a stack the program reads) as the
+//! program's own.
 //!
 //! A JavaScript program is never refused here: if the parser cannot read
 //! it (or it is not parsed: see below), it is sent as it is, and the child
@@ -45,8 +47,8 @@
 //!     prepared.text,
 //!     "const n         = await f();\n__wasmwire_last = n * 2\n;return __wasmwire_last;\nvar __wasmwire_last;"
 //! );
-//! // The child's `line 2, column 19` (`n`) is the program's `line 2, column 1`.
-//! assert_eq!(prepared.map.rewrite_positions("at line 2, column 19"), "at line 2, column 1");
+//! // `line 2, column 19` (`n`) of the text sent is the program's `line 2, column 1`.
+//! assert_eq!(prepared.map.original(2, 19), (2, 1));
 //! # Ok::<(), wasmwire::source::SourceError>(())
 //! ```
 
@@ -57,6 +59,7 @@ mod completion;
 mod labels;
 mod language;
 mod object_block;
+mod places;
 mod position;
 mod prepare;
 mod stack;
@@ -790,6 +793,53 @@ mod tests {
         );
         // `search` is at column 25 in the text sent, column 7 in the program.
         assert_eq!(ts.map.original(2, 25), (2, 7));
+    }
+
+    #[test]
+    fn the_places_a_child_is_sent_map_as_the_hosts_map_does() {
+        // The child maps with `wire::places`, from anchors made of the
+        // transform's source map; the host's own map reads the source map.
+        // They agree at every place of every line sent (the lines here have
+        // no character outside the Basic Multilingual Plane, where the two
+        // count a distance past an anchor differently).
+        for (program, language) in [
+            (
+                "const q: string = 'x';\nawait search(q)",
+                Language::TypeScript,
+            ),
+            ("let t = 6;\n{ t, avg: 2 }", Language::JavaScript),
+            (
+                "const a = 1;\nenum Color { Red, Green = 4 }\nnamespace N { export const x = a; }\nfunction f() { return new Error('x').stack }\nf()",
+                Language::TypeScript,
+            ),
+            (
+                "class Repo {\n  constructor(private readonly base: string) {}\n  get(id: number) { throw new Error(`no ${id}`); }\n}\nconst v = <any>null;\nnew Repo('é').get(1)",
+                Language::TypeScript,
+            ),
+        ] {
+            let prepared = prepare(program, language).unwrap();
+            let places = prepared.map.places();
+            assert_eq!(places.is_empty(), prepared.map.is_identity());
+            for (index, line) in prepared.text.split('\n').enumerate() {
+                for column in 1..=line.chars().count() + 2 {
+                    assert_eq!(
+                        wire::places::original(&places, index + 1, column),
+                        prepared.map.original(index + 1, column),
+                        "{program:?}, line {} column {column} of {:?}",
+                        index + 1,
+                        prepared.text
+                    );
+                }
+            }
+        }
+        // A program sent as written is sent no map.
+        assert!(
+            prepare("1 + 1;\nlet x;", Language::JavaScript)
+                .unwrap()
+                .map
+                .places()
+                .is_empty()
+        );
     }
 
     #[test]

@@ -132,44 +132,6 @@ impl PositionMap {
                 step.original(line, column)
             })
     }
-
-    /// `text` with the place the guest put at its end (` at line L,
-    /// column C`, after an error's message) replaced by the program's own.
-    /// Nothing else is touched: a message may quote a place of its own (a
-    /// parser's error about a tool's input, or the program's), which is
-    /// not a place in the text sent.
-    pub fn rewrite_positions(&self, text: &str) -> String {
-        if self.is_identity() {
-            return text.to_owned();
-        }
-        const AT_LINE: &str = "at line ";
-        let Some(at) = text
-            .rfind(AT_LINE)
-            .filter(|&at| at == 0 || text[..at].ends_with(' '))
-        else {
-            return text.to_owned();
-        };
-        let after = &text[at + AT_LINE.len()..];
-        match read_place(after) {
-            Some((line, column, used)) if used == after.len() => {
-                let (line, column) = self.original(line, column);
-                format!("{}at line {line}, column {column}", &text[..at])
-            }
-            _ => text.to_owned(),
-        }
-    }
-}
-
-/// Reads `L, column C` at the start of `text`: the two numbers and how
-/// many bytes they took.
-fn read_place(text: &str) -> Option<(usize, usize, usize)> {
-    const COLUMN: &str = ", column ";
-    let line_digits = text.bytes().take_while(u8::is_ascii_digit).count();
-    let line = text[..line_digits].parse().ok()?;
-    let rest = text[line_digits..].strip_prefix(COLUMN)?;
-    let column_digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let column = rest[..column_digits].parse().ok()?;
-    Some((line, column, line_digits + COLUMN.len() + column_digits))
 }
 
 impl Step {
@@ -324,43 +286,9 @@ mod tests {
     }
 
     #[test]
-    fn only_the_place_at_the_end_is_mapped() {
-        let map = PositionMap::new(vec![Step::Inserted {
-            line: 1,
-            column: 1,
-            width: 7,
-        }]);
-        assert_eq!(
-            map.rewrite_positions("TypeError: x at line 1, column 9"),
-            "TypeError: x at line 1, column 2"
-        );
-        // A place the message quotes (the program's text, a tool's error)
-        // is left as it is; so is one that is not at the end.
-        assert_eq!(
-            map.rewrite_positions(
-                "ToolError from parse: invalid input at line 1, column 30 at line 1, column 12"
-            ),
-            "ToolError from parse: invalid input at line 1, column 30 at line 1, column 5"
-        );
-        for text in [
-            "Error: bad csv at line 1, column 9 (row 3)",
-            "deadline 1, column 9",
-            "what line 1, column 9",
-            "at line 1,column 9",
-            "x at line 99999999999999999999999, column 8",
-        ] {
-            assert_eq!(map.rewrite_positions(text), text);
-        }
-    }
-
-    #[test]
     fn the_identity_map_changes_nothing() {
         let map = PositionMap::default();
         assert!(map.is_identity());
         assert_eq!(map.original(7, 3), (7, 3));
-        assert_eq!(
-            map.rewrite_positions("at line 7, column 3"),
-            "at line 7, column 3"
-        );
     }
 }

@@ -82,9 +82,15 @@ fn parenthesised(program: String, language: Language) -> (String, Vec<Step>) {
 fn returned(mut text: String, mut steps: Vec<Step>) -> Prepared {
     let mut unanswered = None;
     match completion::ending(&text) {
-        completion::Ending::Returned(returned, step) => {
+        completion::Ending::Returned(returned, step, logged) => {
             text = returned;
             steps.push(step);
+            unanswered = logged.map(|callee| {
+                format!(
+                    "the program ended with {callee}(...), which gives undefined, and answered \
+                     null: end it with the value itself (or `return value`) to answer it"
+                )
+            });
         }
         completion::Ending::Declared(name) => {
             unanswered = Some(format!(

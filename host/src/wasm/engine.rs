@@ -75,6 +75,13 @@ impl Default for EngineOptions {
 /// (and [`STACK_KEEP_RESIDENT`] per stack), so the next child in that slot
 /// takes no page faults for them; the rest goes back to the kernel. A slot
 /// therefore keeps well under 1 MiB of memory while idle.
+///
+/// Where this process can swap, the scan is not used (see [`may_swap`]):
+/// the scan sees only pages in memory, so a page a child wrote that was
+/// swapped out when the child ended would be neither reset nor returned,
+/// and the next child in that slot would read it. Without the scan the
+/// first [`KEEP_RESIDENT`] bytes are reset whatever they hold and the rest
+/// returned, which holds, at about 3x the cost of a small run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pooling {
     /// Children that can run at once.
@@ -173,6 +180,103 @@ fn pool(pooling: Pooling) -> PoolingAllocationConfig {
         .table_keep_resident(POOLED_TABLE_ELEMENTS * std::mem::size_of::<usize>())
         .async_stack_keep_resident(STACK_KEEP_RESIDENT)
         .max_unused_warm_slots(MAX_WARM_SLOTS.min(children))
-        .pagemap_scan(wasmtime::Enabled::Auto);
+        .pagemap_scan(if may_swap() {
+            wasmtime::Enabled::No
+        } else {
+            wasmtime::Enabled::Auto
+        });
     pool
+}
+
+/// Whether a page of this process could be swapped out, as far as Linux
+/// says when the engine is built: a swap area is in use (`/proc/swaps`)
+/// and no cgroup of this process has `memory.swap.max` 0. True when it
+/// cannot be read. (A swap area turned on later is not seen by an engine
+/// built before.) False elsewhere, where the scan is not used.
+///
+/// Why it matters: wasmtime's `PAGEMAP_SCAN` reset asks for pages written
+/// *and present*; one swapped out is neither reset nor returned to the
+/// kernel, so its contents would pass to the next child in the slot
+/// (bytecodealliance/wasmtime#14357, open when this was written).
+fn may_swap() -> bool {
+    if !cfg!(target_os = "linux") {
+        return false;
+    }
+    let Ok(swaps) = std::fs::read_to_string("/proc/swaps") else {
+        return true;
+    };
+    if !swaps_in_use(&swaps) {
+        return false;
+    }
+    !cgroup_swap_off(
+        std::fs::read_to_string("/proc/self/cgroup").ok().as_deref(),
+        |path| std::fs::read_to_string(path).ok(),
+    )
+}
+
+/// Whether `/proc/swaps`'s text lists a swap area (its first line is the
+/// heading).
+fn swaps_in_use(swaps: &str) -> bool {
+    swaps.lines().skip(1).any(|line| !line.trim().is_empty())
+}
+
+/// Whether the cgroup v2 of this process (`/proc/self/cgroup`'s `0::PATH`
+/// line), or one above it, allows it no swap (`memory.swap.max` of 0).
+/// `read` reads a file of `/sys/fs/cgroup`.
+fn cgroup_swap_off(cgroups: Option<&str>, read: impl Fn(&str) -> Option<String>) -> bool {
+    let Some(path) = cgroups
+        .into_iter()
+        .flat_map(str::lines)
+        .find_map(|line| line.strip_prefix("0::"))
+    else {
+        return false;
+    };
+    let mut dir = path.trim().trim_end_matches('/').to_owned();
+    loop {
+        if dir.split('/').any(|part| part == "..") {
+            return false;
+        }
+        if read(&format!("/sys/fs/cgroup{dir}/memory.swap.max"))
+            .is_some_and(|max| max.trim() == "0")
+        {
+            return true;
+        }
+        match dir.rfind('/') {
+            Some(at) => dir.truncate(at),
+            None => return false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_swap_area_is_a_line_past_the_heading() {
+        let heading = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
+        assert!(!swaps_in_use(heading));
+        assert!(!swaps_in_use(""));
+        assert!(swaps_in_use(&format!(
+            "{heading}/swapfile                               file\t\t2097148\t\t0\t\t-2\n"
+        )));
+    }
+
+    #[test]
+    fn a_cgroup_or_one_above_it_can_turn_swap_off() {
+        let files = |dir: &'static str, max: &'static str| {
+            move |path: &str| {
+                (path == format!("/sys/fs/cgroup{dir}/memory.swap.max")).then(|| max.to_owned())
+            }
+        };
+        let me = Some("0::/user.slice/app.scope\n");
+        assert!(cgroup_swap_off(me, files("/user.slice/app.scope", "0\n")));
+        assert!(cgroup_swap_off(me, files("/user.slice", "0\n")));
+        assert!(!cgroup_swap_off(me, files("/user.slice", "max\n")));
+        assert!(!cgroup_swap_off(me, files("/other.slice", "0\n")));
+        // cgroup v1 only, or nothing to read: swap is not known to be off.
+        assert!(!cgroup_swap_off(Some("1:memory:/x\n"), files("/x", "0")));
+        assert!(!cgroup_swap_off(None, files("", "0")));
+        assert!(!cgroup_swap_off(Some("0::/../x\n"), files("/../x", "0")));
+    }
 }

@@ -56,7 +56,8 @@ def budget(wall_clock=0, max_calls=0, max_bytes=0, max_memory=0):
     return {"wall_clock": wall_clock, "max_calls": max_calls, "max_bytes": max_bytes, "max_memory": max_memory}
 
 
-def start(program, result_id, bindings=(), budget_=None, v=1, max_inflight=None, withdraw=False):
+def start(program, result_id, bindings=(), budget_=None, v=1, max_inflight=None, withdraw=False,
+          places=()):
     return {
         "v": v,
         "program": program,
@@ -64,6 +65,7 @@ def start(program, result_id, bindings=(), budget_=None, v=1, max_inflight=None,
         "budget": budget_ if budget_ is not None else budget(),
         "max_inflight": max_inflight,
         "withdraw": withdraw,
+        "places": list(places),
         "result_id": result_id,
     }
 
@@ -348,6 +350,18 @@ for label, n in [("past_u32", "4294967296"), ("negative", "-1"), ("float", "4.0"
 one("start_withdraw", "Start", '{"v":1,"program":"p","withdraw":true,"result_id":"r"}',
     start("p", "r", withdraw=True),
     note="the parent takes Withdraw messages; omitted (false) when it does not")
+one("start_places", "Start",
+    '{"v":1,"program":"p","places":[{"inserted":{"line":2,"column":1,"width":18}},'
+    '{"generated":{"first_line":1,"first_column":1,"head_columns":0,"anchors":[[1,1,1,1],[2,5,0,0]]}}],'
+    '"result_id":"r"}',
+    start("p", "r", places=[{"inserted": {"line": 2, "column": 1, "width": 18}},
+                            {"generated": {"first_line": 1, "first_column": 1, "head_columns": 0,
+                                           "anchors": [[1, 1, 1, 1], [2, 5, 0, 0]]}}]),
+    note="places: how the text sent maps back to the program as written")
+one("start_places_null", "Start", '{"v":1,"program":"p","places":null,"result_id":"r"}',
+    start("p", "r"), note="null places read as none")
+one("start_places_unknown_step", "Start", '{"v":1,"program":"p","places":[{"moved":{}}],"result_id":"r"}',
+    error="malformed", note="a place step is inserted or generated")
 one("start_withdraw_string", "Start", '{"v":1,"program":"p","withdraw":"yes","result_id":"r"}',
     error="malformed", note="withdraw is a boolean")
 one("start_missing_program", "Start", '{"v":1,"result_id":"r"}', error="malformed")
