@@ -431,18 +431,18 @@
     }
     if (depth === 0 && !fieldsOnly) {
       // An own stack as data, else QuickJS's: no getter of the program's
-      // runs. An own stack's lines before its first frame (the `Name:
-      // message` `Error.captureStackTrace` heads it with) are what the
-      // line above already says.
+      // runs. A stack's lines before its first frame (the `Name: message`
+      // `Error.captureStackTrace`, or a program's own
+      // `Error.prepareStackTrace`, heads it with) are what the line above
+      // already says.
       const d = gopd(e, "stack");
       let stack = d !== undefined && "value" in d ? d.value : undefined;
-      if (typeof stack === "string") {
-        const first = apply(strIndexOf, stack, ["\n    at "]);
-        if (first >= 0 && !apply(strStartsWith, stack, ["    at "])) stack = apply(strSlice, stack, [first + 1]);
-      } else if (d === undefined) {
+      if (d === undefined) {
         try { stack = stackFrames(e); } catch { stack = undefined; }
       }
       if (typeof stack !== "string") stack = "";
+      const first = apply(strIndexOf, stack, ["\n    at "]);
+      if (first >= 0 && !apply(strStartsWith, stack, ["    at "])) stack = apply(strSlice, stack, [first + 1]);
       while (stack.length > 0 && (stack[stack.length - 1] === "\n" || stack[stack.length - 1] === " "))
         stack = apply(strSlice, stack, [0, -1]);
       if (stack !== "") put(out, "\n" + stack);

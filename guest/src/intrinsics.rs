@@ -346,8 +346,9 @@ impl<'js> Intrinsics<'js> {
     }
 
     /// QuickJS's own stack text of an error, at places in the text sent
-    /// (`stack.js`'s `rawStack`), or else its `stack` as a program reads
-    /// it; `None` when it has none.
+    /// (`stack.js`'s `rawStack`); `None` when it has none (an object that
+    /// is not QuickJS's Error, whatever its `stack` says: a program reads
+    /// that text with the author's places, or wrote it).
     pub(crate) fn raw_stack(&self, error: &Value<'js>) -> Option<String> {
         let raw = self
             .web
@@ -355,7 +356,7 @@ impl<'js> Intrinsics<'js> {
             .and_then(|raw| raw.call::<_, Value>((error.clone(),)));
         match raw {
             Ok(text) if text.is_string() => self.coerce(&text),
-            Ok(_) => self.property(error, "stack"),
+            Ok(_) => None,
             Err(_) => {
                 let _ = error.ctx().catch();
                 None

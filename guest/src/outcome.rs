@@ -317,7 +317,13 @@ impl<'js> Judge<'_, 'js> {
             } else if let Some(meant) =
                 wire::names::nearest(name, self.tools.iter().map(|tool| tool.name.as_str()))
             {
-                headline = format!("{headline} (did you mean the tool {meant}?)");
+                // A tool whose name is no identifier is reached through
+                // `host.call` alone.
+                headline = if crate::bindings::is_identifier(meant) {
+                    format!("{headline} (did you mean the tool {meant}?)")
+                } else {
+                    format!("{headline} (did you mean the tool host.call({meant:?}, args)?)")
+                };
             }
         }
         // `await import("x")`.
@@ -328,7 +334,7 @@ impl<'js> Judge<'_, 'js> {
         // object as its text, "[object Object]".
         if headline == "SyntaxError: JSON.parse: the text is not JSON: unexpected token: 'object'" {
             headline = format!(
-                "{headline} (JSON.parse was given an object, which reads as the text \
+                "{headline} (if JSON.parse was given an object, it read it as the text \
                  \"[object Object]\": a JSON tool's value arrives parsed, ready to use)"
             );
         }
@@ -473,7 +479,7 @@ impl<'js> Judge<'_, 'js> {
     /// JSON.parse's error has the text's own place, `at <input>:1:1`,
     /// before it).
     fn frames(&self, error: &Value<'js>, n: usize) -> Vec<String> {
-        let Some(stack) = self.intrinsics.raw_stack(error) else {
+        let Some(stack) = self.raw_stack(error) else {
             return Vec::new();
         };
         stack
@@ -494,9 +500,17 @@ impl<'js> Judge<'_, 'js> {
 
     /// The program's innermost place in the error's stack, if any.
     fn locate(&self, error: &Value<'js>) -> Option<Place> {
+        self.raw_stack(error)
+            .and_then(|stack| self.sent.locate(&stack))
+    }
+
+    /// QuickJS's own stack text of the error, else of where it was thrown
+    /// (an object with no stack of QuickJS's: a DOMException, or one made
+    /// with `Object.create(Error.prototype)`).
+    fn raw_stack(&self, error: &Value<'js>) -> Option<String> {
         self.intrinsics
             .raw_stack(error)
-            .and_then(|stack| self.sent.locate(&stack))
+            .or_else(|| self.session.thrown_at())
     }
 }
 

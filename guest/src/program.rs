@@ -200,9 +200,6 @@ pub(crate) struct Sent {
     places: Vec<PlaceStep>,
     /// Where each line of `source` starts, found on first need.
     starts: OnceCell<Vec<usize>>,
-    /// Whether a stack's places are already the author's: no edits, and
-    /// QuickJS's byte columns are characters (found on first need).
-    as_written: OnceCell<bool>,
 }
 
 impl Sent {
@@ -212,7 +209,6 @@ impl Sent {
             source: normalize(program).into_owned(),
             places,
             starts: OnceCell::new(),
-            as_written: OnceCell::new(),
         }
     }
 
@@ -234,12 +230,8 @@ impl Sent {
     /// frame is the program's, in the text sent. Frames read `    at f
     /// (<program>:3:7)`, or for a syntax error `    at <program>:3:7`.
     pub(crate) fn locate(&self, stack: &str) -> Option<Place> {
-        let marker = format!("{FILE}:");
         stack.lines().find_map(|frame| {
-            let at = frame.find(&marker)? + marker.len();
-            let mut numbers = frame[at..].split(|c: char| !c.is_ascii_digit());
-            let line = numbers.next()?.parse().ok()?;
-            let column = numbers.next()?.parse().ok()?;
+            let (line, column) = frame_place(frame)?;
             self.place(line, column)
         })
     }
@@ -260,64 +252,32 @@ impl Sent {
         let column = usize::try_from(byte_column).ok()?;
         self.place(line, column).map(|at| self.shown(at.position()))
     }
+}
 
-    /// `stack` (QuickJS's text) with the program's places as the author's,
-    /// in characters; `None` when nothing in it changes. Only a frame's
-    /// place is read, where QuickJS writes it: the end of the line,
-    /// `(<program>:L:C)`, or a whole line `at <program>:L:C`. A function's
-    /// name, which the program chooses, is never taken for one.
-    pub(crate) fn map_stack(&self, stack: &str) -> Option<String> {
-        if !stack.contains(FILE)
-            || *self
-                .as_written
-                .get_or_init(|| self.places.is_empty() && self.source.is_ascii())
-        {
+/// The line and byte column of a frame of the program's in QuickJS's
+/// stack text: at the end of the line, `(<program>:L:C)`, or a whole line
+/// `at <program>:L:C`. A function's name, which the program chooses (and
+/// which may hold a line break or a place of its own), is never read as
+/// one; nor are numbers past what a place can be.
+fn frame_place(frame: &str) -> Option<(usize, usize)> {
+    let numbers = if let Some(inner) = frame.strip_suffix(')') {
+        &inner[inner.rfind(FRAME_OPEN)? + FRAME_OPEN.len()..]
+    } else {
+        let at = frame.find(FRAME_AT)?;
+        if !frame[..at].bytes().all(|b| b == b' ') {
             return None;
         }
-        let mut out = String::with_capacity(stack.len());
-        let mut changed = false;
-        for line in stack.split_inclusive('\n') {
-            let (frame, end) = match line.strip_suffix('\n') {
-                Some(frame) => (frame, "\n"),
-                None => (line, ""),
-            };
-            match self.frame_place(frame) {
-                Some((before, at, after)) => {
-                    let mapped = format!("{before}{}:{}{after}{end}", at.line, at.column);
-                    changed |= mapped != line;
-                    out.push_str(&mapped);
-                }
-                None => out.push_str(line),
-            }
-        }
-        changed.then_some(out)
+        &frame[at + FRAME_AT.len()..]
+    };
+    let (line, column) = numbers.split_once(':')?;
+    if !line
+        .bytes()
+        .chain(column.bytes())
+        .all(|b| b.is_ascii_digit())
+    {
+        return None;
     }
-
-    /// A frame's text before its place, the author's place, and the text
-    /// after it; `None` for a frame that is not the program's.
-    fn frame_place<'f>(&self, frame: &'f str) -> Option<(&'f str, Position, &'f str)> {
-        let (before, numbers, after) = if let Some(inner) = frame.strip_suffix(')') {
-            let at = inner.rfind(FRAME_OPEN)? + FRAME_OPEN.len();
-            (&frame[..at], &inner[at..], ")")
-        } else {
-            let at = frame.find(FRAME_AT)?;
-            if !frame[..at].bytes().all(|b| b == b' ') {
-                return None;
-            }
-            let at = at + FRAME_AT.len();
-            (&frame[..at], &frame[at..], "")
-        };
-        let (line, column) = numbers.split_once(':')?;
-        if !line
-            .bytes()
-            .chain(column.bytes())
-            .all(|b| b.is_ascii_digit())
-        {
-            return None;
-        }
-        let at = self.place(line.parse().ok()?, column.parse().ok()?)?;
-        Some((before, self.shown(at.position()), after))
-    }
+    Some((line.parse().ok()?, column.parse().ok()?))
 }
 
 #[cfg(test)]
@@ -342,42 +302,26 @@ mod tests {
     }
 
     #[test]
-    fn a_stack_names_the_authors_places_in_characters() {
-        let sent = Sent::new(
-            "const é = 1; function f() { return new Error(); }\n__wasmwire_last = f()",
-            returned_on_line_2(),
-        );
-        let stack =
-            "    at f (<program>:1:41)\n    at <anonymous> (<program>:2:19)\n    at native\n";
-        assert_eq!(
-            sent.map_stack(stack).as_deref(),
-            Some("    at f (<program>:1:40)\n    at <anonymous> (<program>:2:1)\n    at native\n")
-        );
-        // A syntax error's own line, and the head's lines, left alone.
-        assert_eq!(
-            sent.map_stack("    at <program>:2:21\n    at <anonymous> (<program>:-1:3)\n")
-                .as_deref(),
-            Some("    at <program>:2:3\n    at <anonymous> (<program>:-1:3)\n")
-        );
+    fn a_frames_place_is_read_at_its_end_only() {
+        assert_eq!(frame_place("    at f (<program>:3:7)"), Some((3, 7)));
+        assert_eq!(frame_place("    at <program>:3:7"), Some((3, 7)));
         // A name the program chose is never taken for a place.
-        let named =
-            "    at x (<program>:2:30) (<program>:2:19)\n    at (<program>:2:30)y (native)\n";
         assert_eq!(
-            sent.map_stack(named).as_deref(),
-            Some("    at x (<program>:2:30) (<program>:2:1)\n    at (<program>:2:30)y (native)\n")
+            frame_place("    at x (<program>:2:30) (<program>:2:19)"),
+            Some((2, 19))
         );
-    }
-
-    #[test]
-    fn a_stack_already_the_authors_is_left_as_it_is() {
-        let sent = Sent::new("function f() {}\nf()", Vec::new());
-        assert_eq!(sent.map_stack("    at f (<program>:1:5)\n"), None);
-        // Not ASCII: columns become characters, with no edit.
-        let sent = Sent::new("'é'; throw 1", Vec::new());
+        assert_eq!(frame_place("    at (<program>:2:30)y (native)"), None);
+        assert_eq!(frame_place("x at <program>:1:1"), None);
+        assert_eq!(frame_place("    at f (<program>:-1:3)"), None);
         assert_eq!(
-            sent.map_stack("    at <anonymous> (<program>:1:7)\n")
-                .as_deref(),
-            Some("    at <anonymous> (<program>:1:6)\n")
+            frame_place("    at f (<program>:99999999999999999999999:3)"),
+            None
+        );
+        // The innermost frame of the program's, past a spoofed one.
+        let sent = Sent::new("a\nbbbbbbbbbb\n", Vec::new());
+        assert_eq!(
+            sent.locate("    at x\n    at y (<program>:1:1) (native)\n    at f (<program>:2:4)\n"),
+            Some(Place::In(Position { line: 2, column: 4 }))
         );
     }
 

@@ -3,41 +3,59 @@
 // writes a stack. QuickJS's own text has the frames alone, at places in
 // the text the child was sent (which the parent may have edited: a last
 // expression returned, TypeScript transformed) with columns in bytes;
-// `native.mapStack(text)` puts the author's places in it, and
-// `native.mapPlace(line, column)` maps one (`[line, column]`, or undefined
-// for a place that is not the program's).
+// `native.mapPlace(line, column)` gives the author's place for one
+// (`[line, column]`, or undefined for a place that is not the program's).
+// The frames are read here, as text, so that no function name (which may
+// hold anything, a lone surrogate or a fake place) is ever converted or
+// taken for a place: a frame's place is where QuickJS writes it, at the
+// end of the line, `(<program>:L:C)`, or a whole line `at <program>:L:C`.
 //
 // Replaced here, before any program: `Error.prototype.stack`'s getter (its
 // setter is QuickJS's), `Error.captureStackTrace` (the stack it gives an
-// object), and a CallSite's `getLineNumber` and `getColumnNumber` (what
-// `Error.prepareStackTrace` is handed). A stack made by the program's own
-// `Error.prepareStackTrace` is its own, left as it made it.
+// object), a CallSite's `getLineNumber` and `getColumnNumber`, and
+// `Error.prepareStackTrace`'s accessor, which hands QuickJS a wrapper of
+// the program's function: a stack that function makes is the program's
+// own, left as it made it (its CallSites' numbers are already the
+// author's), and the wrapper keeps QuickJS's own text of the frames for
+// the evaluator.
 //
 // `shared.rawStack(error)` hands the evaluator QuickJS's own text, to
-// place an uncaught error (it maps the place itself): the stack
-// `captureStackTrace` gave the object, else the one it was made with.
+// place an uncaught error (it maps the place itself): what
+// `captureStackTrace` or the program's `prepareStackTrace` was given, else
+// the stack the error was made with; undefined when there is none.
 // `shared.stackFrames(error)`, the frames as a program reads them, is for
 // the console, which writes the error's `Name: message` itself.
 (function (native, shared) {
   "use strict";
-  const { mapStack, mapPlace } = native;
+  const { mapPlace } = native;
   const apply = Reflect.apply;
   const { getOwnPropertyDescriptor: gopd, defineProperty, getPrototypeOf } = Object;
   const ErrorCtor = Error, ErrorProto = Error.prototype;
   const errorToString = ErrorProto.toString;
-  const strSlice = String.prototype.slice;
+  const NumberCtor = Number;
+  const strSlice = String.prototype.slice, strIndexOf = String.prototype.indexOf;
+  const strLastIndexOf = String.prototype.lastIndexOf, strSplit = String.prototype.split;
+  const strCharCodeAt = String.prototype.charCodeAt;
+  const arrayJoin = Array.prototype.join;
   const wmGet = WeakMap.prototype.get, wmSet = WeakMap.prototype.set;
+  const wsHas = WeakSet.prototype.has, wsAdd = WeakSet.prototype.add;
+  const wsDelete = WeakSet.prototype.delete;
   const accessor = gopd(ErrorProto, "stack");
   const rawGet = accessor.get;
   const prepare = gopd(ErrorCtor, "prepareStackTrace");
   const capture = ErrorCtor.captureStackTrace;
   const FILE = "<program>";
+  const OPEN = "(" + FILE + ":", AT = "at " + FILE + ":";
 
-  // The objects `captureStackTrace` gave a stack, with QuickJS's text.
+  // QuickJS's own text of the frames of what `captureStackTrace` or the
+  // program's `prepareStackTrace` was given.
   const captured = new WeakMap();
+  // What the program's `prepareStackTrace` made the stack of.
+  const madeByProgram = new WeakSet();
+  // The last error the program's `prepareStackTrace` was handed.
+  let lastPrepared;
 
-  // Whether the program formats stacks itself.
-  const prepared = () => typeof apply(prepare.get, ErrorCtor, []) === "function";
+  const isObject = (v) => (typeof v === "object" && v !== null) || typeof v === "function";
 
   // `Name: message`, as V8 heads a stack (Error.prototype.toString's).
   function header(e) {
@@ -48,10 +66,51 @@
     }
   }
 
-  // The frames, mapped, without QuickJS's line break after the last.
+  // Whether `text` from `from` to `to` is one or more ASCII digits.
+  function digits(text, from, to) {
+    if (from >= to) return false;
+    for (let i = from; i < to; i++) {
+      const c = apply(strCharCodeAt, text, [i]);
+      if (c < 48 || c > 57) return false;
+    }
+    return true;
+  }
+
+  // One line of QuickJS's text with the author's place, if it is a frame
+  // of the program's.
+  function mapFrame(line) {
+    let start, end;
+    if (line.length > 0 && line[line.length - 1] === ")") {
+      const open = apply(strLastIndexOf, line, [OPEN]);
+      if (open < 0) return line;
+      start = open + OPEN.length;
+      end = line.length - 1;
+    } else {
+      const at = apply(strIndexOf, line, [AT]);
+      if (at < 0) return line;
+      for (let i = 0; i < at; i++) if (line[i] !== " ") return line;
+      start = at + AT.length;
+      end = line.length;
+    }
+    const colon = apply(strIndexOf, line, [":", start]);
+    if (colon < 0 || colon > end || !digits(line, start, colon) || !digits(line, colon + 1, end)) return line;
+    const place = mapPlace(
+      NumberCtor(apply(strSlice, line, [start, colon])),
+      NumberCtor(apply(strSlice, line, [colon + 1, end])),
+    );
+    if (place === undefined) return line;
+    return apply(strSlice, line, [0, start]) + place[0] + ":" + place[1] + apply(strSlice, line, [end]);
+  }
+
+  // QuickJS's frames with the author's places, without the line break
+  // after the last.
   function frames(raw) {
-    const text = mapStack(raw);
-    return text.length > 0 && text[text.length - 1] === "\n" ? apply(strSlice, text, [0, -1]) : text;
+    let text = raw;
+    if (text.length > 0 && text[text.length - 1] === "\n") text = apply(strSlice, text, [0, -1]);
+    if (apply(strIndexOf, text, [FILE + ":"]) < 0) return text;
+    const lines = apply(strSplit, text, ["\n"]);
+    for (let i = 0; i < lines.length; i++) lines[i] = mapFrame(lines[i]);
+    return apply(arrayJoin, lines, ["\n"]);
   }
 
   function shown(e, raw) {
@@ -62,7 +121,7 @@
   const getter = {
     get stack() {
       const raw = apply(rawGet, this, []);
-      return typeof raw !== "string" || prepared() ? raw : shown(this, raw);
+      return typeof raw !== "string" || apply(wsHas, madeByProgram, [this]) ? raw : shown(this, raw);
     },
   };
   defineProperty(ErrorProto, "stack", {
@@ -71,31 +130,6 @@
     set: accessor.set,
     enumerable: accessor.enumerable,
     configurable: accessor.configurable,
-  });
-
-  const methods = {
-    captureStackTrace(target, constructorOpt) {
-      // Frames from the caller's up, as QuickJS's own gives them from
-      // its caller's: this function's frame is the one skipped.
-      apply(capture, ErrorCtor, [target, constructorOpt === undefined ? captureStackTrace : constructorOpt]);
-      if (prepared()) return;
-      const d = gopd(target, "stack");
-      if (d === undefined || typeof d.value !== "string") return;
-      apply(wmSet, captured, [target, d.value]);
-      defineProperty(target, "stack", {
-        __proto__: null,
-        value: shown(target, d.value),
-        writable: true,
-        configurable: true,
-      });
-    },
-  };
-  const captureStackTrace = methods.captureStackTrace;
-  defineProperty(ErrorCtor, "captureStackTrace", {
-    __proto__: null,
-    value: captureStackTrace,
-    writable: true,
-    configurable: true,
   });
 
   // A CallSite's prototype, from the one place QuickJS hands CallSites out.
@@ -108,12 +142,26 @@
     apply(prepare.set, ErrorCtor, [before]);
   }
   const CallSite = getPrototypeOf(site);
-  const rawFile = CallSite.getFileName;
+  const rawFile = CallSite.getFileName, rawFunctionName = CallSite.getFunctionName;
   const rawLine = CallSite.getLineNumber, rawColumn = CallSite.getColumnNumber;
-  function place(site) {
-    return apply(rawFile, site, []) === FILE
-      ? mapPlace(apply(rawLine, site, []), apply(rawColumn, site, []))
-      : undefined;
+  const rawIsNative = CallSite.isNative;
+
+  // QuickJS's own text for `sites`, as it writes a stack.
+  function rawText(sites) {
+    let text = "";
+    for (let i = 0; i < sites.length; i++) {
+      const s = sites[i];
+      const name = apply(rawFunctionName, s, []);
+      text += "    at " + (typeof name === "string" && name !== "" ? name : "<anonymous>");
+      text += apply(rawIsNative, s, [])
+        ? " (native)\n"
+        : " (" + apply(rawFile, s, []) + ":" + apply(rawLine, s, []) + ":" + apply(rawColumn, s, []) + ")\n";
+    }
+    return text;
+  }
+
+  function place(s) {
+    return apply(rawFile, s, []) === FILE ? mapPlace(apply(rawLine, s, []), apply(rawColumn, s, [])) : undefined;
   }
   const siteMethods = {
     getLineNumber() {
@@ -134,15 +182,77 @@
     });
   }
 
+  // `Error.prepareStackTrace`: reads as what the program set; QuickJS is
+  // handed a wrapper that notes the error and QuickJS's text first.
+  let programPrepare = before;
+  function wrap(fn) {
+    return function (error, sites) {
+      if (isObject(error)) {
+        try {
+          apply(wmSet, captured, [error, rawText(sites)]);
+        } catch { /* no text: the error is not placed */ }
+        apply(wsAdd, madeByProgram, [error]);
+        lastPrepared = error;
+      }
+      return apply(fn, this, [error, sites]);
+    };
+  }
+  const prepareAccessor = {
+    get prepareStackTrace() {
+      return programPrepare;
+    },
+    set prepareStackTrace(fn) {
+      apply(prepare.set, ErrorCtor, [typeof fn === "function" ? wrap(fn) : fn]);
+      programPrepare = fn;
+    },
+  };
+  defineProperty(ErrorCtor, "prepareStackTrace", {
+    __proto__: null,
+    get: gopd(prepareAccessor, "prepareStackTrace").get,
+    set: gopd(prepareAccessor, "prepareStackTrace").set,
+    enumerable: prepare.enumerable,
+    configurable: prepare.configurable,
+  });
+
+  const methods = {
+    captureStackTrace(target, constructorOpt) {
+      // Frames from the caller's up, as QuickJS's own gives them from its
+      // caller's: this function's frame is the one skipped (V8 ignores a
+      // constructorOpt that is not a function).
+      lastPrepared = undefined;
+      apply(capture, ErrorCtor, [target, typeof constructorOpt === "function" ? constructorOpt : captureStackTrace]);
+      if (lastPrepared === target) return;
+      apply(wsDelete, madeByProgram, [target]);
+      const d = gopd(target, "stack");
+      if (d === undefined || typeof d.value !== "string") return;
+      apply(wmSet, captured, [target, d.value]);
+      defineProperty(target, "stack", {
+        __proto__: null,
+        value: shown(target, d.value),
+        writable: true,
+        configurable: true,
+      });
+    },
+  };
+  const captureStackTrace = methods.captureStackTrace;
+  defineProperty(ErrorCtor, "captureStackTrace", {
+    __proto__: null,
+    value: captureStackTrace,
+    writable: true,
+    configurable: true,
+  });
+
   shared.rawStack = (e) => {
-    if ((typeof e !== "object" && typeof e !== "function") || e === null) return undefined;
+    if (!isObject(e)) return undefined;
     const text = apply(wmGet, captured, [e]);
     if (text !== undefined) return text;
+    if (apply(wsHas, madeByProgram, [e])) return undefined;
     const raw = apply(rawGet, e, []);
     return typeof raw === "string" ? raw : undefined;
   };
   shared.stackFrames = (e) => {
     const raw = apply(rawGet, e, []);
-    return typeof raw === "string" ? frames(raw) : undefined;
+    if (typeof raw !== "string") return undefined;
+    return apply(wsHas, madeByProgram, [e]) ? raw : frames(raw);
   };
 });

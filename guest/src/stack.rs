@@ -10,29 +10,12 @@ use crate::session::Session;
 /// `stackFrames` in the web surface's `shared`.
 pub(crate) fn install<'js>(ctx: &Ctx<'js>, web: &crate::web::Web) -> rquickjs::Result<()> {
     let native = Object::new(ctx.clone())?;
-    native.set("mapStack", Function::new(ctx.clone(), map_stack)?)?;
     native.set("mapPlace", Function::new(ctx.clone(), map_place)?)?;
     let mut options = rquickjs::context::EvalOptions::default();
     options.filename = Some("<wasmwire:stack>".into());
     options.strict = true;
     let make: Function = ctx.eval_with_options(include_str!("stack.js"), options)?;
     make.call((native, web.shared(ctx)?))
-}
-
-/// QuickJS's stack text with the author's places, or the text itself when
-/// none changes (or outside a run, or for a text that is not UTF-8: a
-/// function's name may hold a lone surrogate).
-fn map_stack<'js>(ctx: Ctx<'js>, text: rquickjs::String<'js>) -> rquickjs::Result<Value<'js>> {
-    let Some(sent) = Session::current(&ctx).and_then(|session| session.sent()) else {
-        return Ok(text.into_value());
-    };
-    let Ok(raw) = text.to_string() else {
-        return Ok(text.into_value());
-    };
-    match sent.map_stack(&raw) {
-        Some(mapped) => rquickjs::String::from_str(ctx, &mapped).map(rquickjs::String::into_value),
-        None => Ok(text.into_value()),
-    }
 }
 
 /// `[line, column]`, the author's place for QuickJS's line and byte column

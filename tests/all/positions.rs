@@ -228,6 +228,12 @@ async fn module_statements_misspelt_tools_and_parsing_twice_are_explained() {
         ),
         "{error}"
     );
+    let outcome = run("return await host.call('plainErrors', {})").await;
+    assert_failed(
+        &outcome,
+        FailureKind::NotFound,
+        "no tool named \"plainErrors\" (did you mean \"plain_error\"?)",
+    );
     let error = invalid("return await echo_later(1)").await;
     assert!(
         error.starts_with("ReferenceError: echo_later is not defined at line"),
@@ -246,5 +252,123 @@ async fn module_statements_misspelt_tools_and_parsing_twice_are_explained() {
         ),
         "{:?}",
         outcome.console
+    );
+}
+
+/// A stack the program's own `Error.prepareStackTrace` made is the
+/// program's: its CallSites' numbers are already the author's, so it is
+/// neither mapped again (a Result or the console read it 18 columns short)
+/// nor headed, and whether it is the program's own is what made it, not
+/// what `Error.prepareStackTrace` holds when it is read.
+#[tokio::test]
+async fn a_stack_the_program_formats_itself_is_placed_once() {
+    let format = "Error.prepareStackTrace = (e, sites) => String(e) + '\\n' + sites.map((s) => \
+                  `    at ${s.getFunctionName() || '<anonymous>'} (${s.getFileName()}:${s.getLineNumber()}:${s.getColumnNumber()})`).join('\\n');\n";
+    let error = invalid(&format!(
+        "{format}const r = 1; const q = 2; (() => {{ throw new Error('boom') }})()"
+    ))
+    .await;
+    assert_eq!(error, "Error: boom at line 2, column 46");
+    let outcome = run(&format!(
+        "{format}const r = 1; (() => {{ const e = new Error('boom'); console.log(e); return e.stack }})()"
+    ))
+    .await;
+    assert_eq!(
+        value(&outcome),
+        json!(
+            "Error: boom\n    at <anonymous> (<program>:2:37)\n    at <anonymous> (<program>:2:83)"
+        )
+    );
+    assert_eq!(
+        outcome.console,
+        "Error: boom\\n    at <anonymous> (<program>:2:37)\\n    at <anonymous> (<program>:2:83)\n"
+    );
+    // Made before the program formats stacks, read after; and the other
+    // way round.
+    let outcome = run(
+        "const a = 1; (() => { const e = new Error('m'); Error.prepareStackTrace = () => 'custom'; \
+         const after = e.stack; Error.prepareStackTrace = undefined; return after })()",
+    )
+    .await;
+    assert_eq!(
+        value(&outcome),
+        json!(
+            "Error: m\n    at <anonymous> (<program>:1:37)\n    at <anonymous> (<program>:1:164)"
+        )
+    );
+    let outcome = run(
+        "const a = 1; (() => { Error.prepareStackTrace = () => 'custom'; const e = new Error('m'); \
+         Error.prepareStackTrace = undefined; return e.stack })()",
+    )
+    .await;
+    assert_eq!(value(&outcome), json!("custom"));
+}
+
+/// What a program can put in a stack's way: an object that only looks
+/// like an Error, carrying another's stack; function names with a lone
+/// surrogate or a place of their own; `captureStackTrace` given what is
+/// not a constructor.
+#[tokio::test]
+async fn a_stack_holds_its_places_whatever_the_program_names_or_copies() {
+    // Placed where it was thrown from, once.
+    let error = invalid(
+        "const a = 1; (() => { const o = Object.create(Error.prototype); o.message = 'm'; \
+         o.stack = new Error('q').stack; throw o })()",
+    )
+    .await;
+    assert_eq!(error, "Error: m at line 1, column 96");
+    let outcome = run(
+        "const o = { ['\\ud800']() { return new Error('n').stack } }; const a = 1; o['\\ud800']()",
+    )
+    .await;
+    // The value's JSON escapes the lone surrogate, which serde_json does
+    // not read: its text, then.
+    assert!(
+        outcome.result.ok
+            && outcome
+                .result
+                .value
+                .ends_with("\\ud800 (<program>:1:39)\\n    at <anonymous> (<program>:1:74)\""),
+        "{:?}",
+        outcome.result
+    );
+    let error = invalid(
+        "const o = { ['x\\n    at y (<program>:1:90)']() { throw new Error('n') } }; const a = 1; \
+         o['x\\n    at y (<program>:1:90)']()",
+    )
+    .await;
+    assert_eq!(error, "Error: n at line 1, column 60");
+    let outcome = run(
+        "const r = []; for (const opt of [undefined, null, 0, {}, 'x']) { const o = {}; \
+         Error.captureStackTrace(o, opt); r.push(o.stack) }\nr",
+    )
+    .await;
+    for stack in value(&outcome).as_array().unwrap() {
+        assert_eq!(stack, &json!("Error\n    at <anonymous> (<program>:1:107)"));
+    }
+}
+
+#[tokio::test]
+async fn a_misspelt_tool_that_is_no_identifier_is_named_with_host_call() {
+    let mut tools = wasmwire_tests::tools();
+    tools
+        .register(
+            wasmwire::Tool::new("search-docs", |_call| async {
+                Ok::<_, wasmwire::HandlerError>(wasmwire::Text("[]".into()))
+            })
+            .call_only(),
+        )
+        .expect("the tool registers");
+    let outcome = wasmwire_tests::run_on(
+        wasmwire_tests::sandbox(),
+        "return await searchDocs('x')",
+        wasmwire_tests::budget(),
+        &tools,
+    )
+    .await;
+    assert_failed(
+        &outcome,
+        FailureKind::Invalid,
+        "ReferenceError: searchDocs is not defined (did you mean the tool host.call(\"search-docs\", args)?)",
     );
 }

@@ -8,15 +8,17 @@ const MAX_COMPARED: usize = 64;
 /// Of `names`, the one `name` most likely misspells: the same once case,
 /// `_` and `-` are set aside (`getUser`, `get-user`, `GET_USER` for
 /// `get_user`), else one within an edit or two of it (one for a name of
-/// four characters or more, two for eight or more). The first of equals.
+/// eight characters or more, two for twelve or more: a shorter name an
+/// edit away is as likely another word, `data` for `date`). The first of
+/// equals.
 pub fn nearest<'a>(name: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     if name.chars().count() > MAX_COMPARED {
         return None;
     }
     let wanted = folded(name);
     let allowed = match wanted.len() {
-        0..=3 => 0,
-        4..=7 => 1,
+        0..=7 => 0,
+        8..=11 => 1,
         _ => 2,
     };
     let mut best: Option<(usize, &str)> = None;
@@ -73,7 +75,10 @@ mod tests {
     fn a_near_misspelling_is_found_and_a_far_one_is_not() {
         let names = ["get_user", "list_users", "search"];
         assert_eq!(nearest("get_users", names), Some("get_user"));
-        assert_eq!(nearest("serch", names), Some("search"));
+        assert_eq!(nearest("serch", names), None);
+        assert_eq!(nearest("data", ["date"]), None);
+        assert_eq!(nearest("results", ["result"]), None);
+        assert_eq!(nearest("search_doc", ["search_docs"]), Some("search_docs"));
         assert_eq!(nearest("lst_users", names), Some("list_users"));
         assert_eq!(nearest("lst_usrs", names), None);
         assert_eq!(nearest("fetch", names), None);

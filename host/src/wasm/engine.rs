@@ -76,7 +76,7 @@ impl Default for EngineOptions {
 /// takes no page faults for them; the rest goes back to the kernel. A slot
 /// therefore keeps well under 1 MiB of memory while idle.
 ///
-/// Where this process can swap, the scan is not used (see [`may_swap`]):
+/// Where this process can swap, the scan is not used (see `may_swap`):
 /// the scan sees only pages in memory, so a page a child wrote that was
 /// swapped out when the child ended would be neither reset nor returned,
 /// and the next child in that slot would read it. Without the scan the
