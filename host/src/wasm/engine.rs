@@ -81,7 +81,8 @@ impl Default for EngineOptions {
 /// swapped out when the child ended would be neither reset nor returned,
 /// and the next child in that slot would read it. Without the scan the
 /// first [`KEEP_RESIDENT`] bytes are reset whatever they hold and the rest
-/// returned, which holds, at about 3x the cost of a small run.
+/// returned, which holds, at a cost (measured: `return 1` 87 -> 280 µs, 68
+/// page faults a run; a fan-out of 1,000 calls 5-8% slower).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pooling {
     /// Children that can run at once.
