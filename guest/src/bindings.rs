@@ -124,7 +124,14 @@ fn binding_function<'js>(
             }
             let args = match &binding.parameters {
                 Some(parameters) => {
-                    args_from_parameters(&ctx, &binding.name, parameters, binding.rest, &values.0)
+                    args_from_parameters(
+                        &ctx,
+                        &session,
+                        &binding.name,
+                        parameters,
+                        binding.rest,
+                        &values.0,
+                    )
                 }
                 None => args_from_value(&ctx, &session, &binding.name, values.0.first()),
             };
@@ -332,6 +339,7 @@ fn has_rest(signature: &str) -> bool {
 /// parameter last takes an array of every value from its position on.
 fn args_from_parameters<'js>(
     ctx: &Ctx<'js>,
+    session: &Session<'js>,
     tool: &str,
     parameters: &[String],
     rest: bool,
@@ -360,8 +368,40 @@ fn args_from_parameters<'js>(
         object.prop(parameter.as_str(), Property::from(taken).enumerable())?;
     }
     // An object always has JSON text.
-    stringify_args(ctx, tool, object.into_value())?
-        .map_or(Ok(String::new()), |json| json_text(&json))
+    let object = object.into_value();
+    let text = stringify_args(ctx, tool, object.clone())?
+        .map_or(Ok(String::new()), |json| json_text(&json))?;
+    warn_lossy_args(session, tool, &text, &object);
+    Ok(text)
+}
+
+/// Warns on the console, once a run, when a call's args held what JSON
+/// writes as `{}` (a Map, a Set, an Error, an iterator...), as a returned
+/// value's warning does: the tool was called with the args JSON gives, as
+/// promised, but not with the data silently gone. Looked for only when the
+/// text has a `{}` (the walk is JavaScript; nearly every call's args are
+/// plain data).
+fn warn_lossy_args<'js>(session: &Session<'js>, tool: &str, text: &str, value: &Value<'js>) {
+    if !text.contains("{}") || session.lossy_args_warned() {
+        return;
+    }
+    let Some((kind, path)) = session
+        .intrinsics()
+        .and_then(|intrinsics| intrinsics.lossy(value))
+    else {
+        return;
+    };
+    session.note_lossy_args_warned();
+    let path = crate::console::escape_line_breaks(&path);
+    session.write_console(
+        format!(
+            "warn: a call of {tool} was given {kind} at args{path}, which JSON sends as {{}} \
+             (an Error's message, a Map's or Set's entries, an iterator's items are lost): pass \
+             plain data (error.message, Object.fromEntries(map), [...set], [...iterator]); \
+             later calls of this run are not warned of\n"
+        )
+        .as_bytes(),
+    );
 }
 
 /// `JSON.stringify(args)`, its TypeError (a BigInt, a cycle) said of the
@@ -426,7 +466,11 @@ fn args_from_value<'js>(
         return Ok(n.to_string());
     }
     match stringify_args(ctx, tool, value.clone())? {
-        Some(json) => json_text(&json),
+        Some(json) => {
+            let text = json_text(&json)?;
+            warn_lossy_args(session, tool, &text, value);
+            Ok(text)
+        }
         None => Err(Exception::throw_type(
             ctx,
             &format!(

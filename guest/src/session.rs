@@ -37,6 +37,8 @@ struct State<'js> {
     started: Instant,
     /// The program as sent, and how its places map to the author's.
     sent: Rc<Sent>,
+    /// Whether a call's args were said to hold what JSON empties.
+    lossy_args_warned: bool,
 }
 
 /// The most unhandled rejections a run keeps to report.
@@ -103,7 +105,27 @@ impl<'js> Session<'js> {
                 console,
                 started: Instant::now(),
                 sent,
+                lossy_args_warned: false,
             }))),
+        }
+    }
+
+    /// Whether a call's args were said to hold what JSON empties (true
+    /// once the run has ended).
+    pub(crate) fn lossy_args_warned(&self) -> bool {
+        self.state
+            .try_borrow()
+            .ok()
+            .and_then(|state| state.as_ref().map(|s| s.lossy_args_warned))
+            .unwrap_or(true)
+    }
+
+    /// Notes that a call's args were said to hold what JSON empties.
+    pub(crate) fn note_lossy_args_warned(&self) {
+        if let Ok(mut state) = self.state.try_borrow_mut()
+            && let Some(state) = state.as_mut()
+        {
+            state.lossy_args_warned = true;
         }
     }
 

@@ -315,3 +315,34 @@ async fn a_byte_order_mark_moves_no_place() {
     }
     assert_eq!(value(&run("\u{feff}1 + 1").await), json!(2));
 }
+
+/// A call's args that hold what JSON writes as `{}` (a Map of counts, a
+/// Set, a caught Error) reach the tool as JSON.stringify gives them, and
+/// the console says what was lost and where, once a run: the tool got
+/// empty objects and the program never knew.
+#[tokio::test]
+async fn args_that_json_empties_are_warned_of_once() {
+    let outcome = run(
+        "const counts = new Map([['db1', 3]]);\n\
+         const a = await echo({ counts, seen: new Set(['db1']) });\n\
+         const b = await host.call('echo', { error: new Error('x') });\n\
+         const c = await echo({ filters: {} });\n\
+         return [a, b, c];",
+    )
+    .await;
+    assert_eq!(
+        value(&outcome),
+        json!([{"counts": {}, "seen": {}}, {"error": {}}, {"filters": {}}])
+    );
+    assert_eq!(
+        outcome.console,
+        "warn: a call of echo was given a Map at args.counts, which JSON sends as {} (an \
+         Error's message, a Map's or Set's entries, an iterator's items are lost): pass plain \
+         data (error.message, Object.fromEntries(map), [...set], [...iterator]); later calls of \
+         this run are not warned of\n"
+    );
+    // Plain empty objects are no loss.
+    let outcome = run("return await echo({ filters: {}, rows: [{}] })").await;
+    assert_eq!(value(&outcome), json!({"filters": {}, "rows": [{}]}));
+    assert_eq!(outcome.console, "");
+}
