@@ -123,16 +123,14 @@ fn binding_function<'js>(
                 return rejected(&ctx, type_error(&ctx, &why));
             }
             let args = match &binding.parameters {
-                Some(parameters) => {
-                    args_from_parameters(
-                        &ctx,
-                        &session,
-                        &binding.name,
-                        parameters,
-                        binding.rest,
-                        &values.0,
-                    )
-                }
+                Some(parameters) => args_from_parameters(
+                    &ctx,
+                    &session,
+                    &binding.name,
+                    parameters,
+                    binding.rest,
+                    &values.0,
+                ),
                 None => args_from_value(&ctx, &session, &binding.name, values.0.first()),
             };
             call(&ctx, &session, binding.name.clone(), args, 0, None)

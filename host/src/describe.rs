@@ -62,8 +62,8 @@ impl Tools {
         let mut out = String::from(
             "Write a JavaScript (or TypeScript) program to do the task. It runs in a sandbox:\n\
              - The program is the body of an async function: use `await` at the top level, \
-             and `return` the answer (or end with an expression, whose value is the answer; \
-             one inside a last `if` or `try` is not: `return` from there). \
+             and `return` the answer (or end with an expression, whose value is the answer, \
+             as in a REPL: in a last `if` or `try`, that of the branch that ran). \
              The answer must be JSON-serialisable: a `Map`, a `Set` or an `Error` becomes `{}`, \
              so return plain objects and arrays (`Object.fromEntries(map)`, `e.message`).\n\
              - Each tool is a global async function; `host.call(name, args, { deadlineMs, signal })` \

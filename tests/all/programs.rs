@@ -322,13 +322,11 @@ async fn a_byte_order_mark_moves_no_place() {
 /// empty objects and the program never knew.
 #[tokio::test]
 async fn args_that_json_empties_are_warned_of_once() {
-    let outcome = run(
-        "const counts = new Map([['db1', 3]]);\n\
+    let outcome = run("const counts = new Map([['db1', 3]]);\n\
          const a = await echo({ counts, seen: new Set(['db1']) });\n\
          const b = await host.call('echo', { error: new Error('x') });\n\
          const c = await echo({ filters: {} });\n\
-         return [a, b, c];",
-    )
+         return [a, b, c];")
     .await;
     assert_eq!(
         value(&outcome),

@@ -157,9 +157,10 @@ async fn a_last_object_in_braces_is_returned_as_a_repl_gives_it() {
             json!({"total": 6, "avg": 2}),
             "{language:?}"
         );
-        // A real block is still one.
+        // A real block is still one, and answers as `eval` does: `x++`
+        // gives 1.
         let (outcome, _) = run_prepared("let x = 1;\n{ x++; }", language).await;
-        assert_eq!(value(&outcome), json!(null), "{language:?}");
+        assert_eq!(value(&outcome), json!(1), "{language:?}");
         // An error in the object is placed in the program's own columns.
         let (outcome, _) = run_prepared("let a = 1\n  { a, b: missing(a) }", language).await;
         assert_failed(&outcome, FailureKind::Invalid, "missing");
@@ -196,32 +197,44 @@ async fn an_error_in_the_returned_last_expression_is_on_its_own_line() {
 }
 
 /// A program that ends in a `try` (or an `if`, or a block) whose branches
-/// end in expressions answers `null`, as a function body does (a model's
-/// `try { await f() } catch (e) { e.kind }` did, without a word): it is
-/// told to `return` the value. Not rewritten to answer it: the assignment
-/// would move the columns of that line's frames in an `error.stack` the
-/// catch reads (`positions.rs` pins them as the program's own).
+/// end in expressions answers as `eval` would, with the last expression of
+/// the branch that ran: a model's `try { await f() } catch (e) { e.kind }`
+/// answered `null` (it was told to `return` the value, since an assignment
+/// put before each branch's expression would have moved the places of
+/// that line in a stack the program reads; the child now maps them back).
+/// A branch that ends in a sequence (`a, b`) is still only told.
 #[tokio::test]
-async fn a_program_ending_in_a_try_whose_branches_end_in_expressions_is_told_to_return() {
-    for (program, what) in [
-        ("try { await echo(4) } catch (e) { e.kind }", "a `try`"),
-        ("if (1 > 2) { 'a' } else { 'b' }", "an `if`"),
-        ("let n = 1;\n{ n += 1; n * 10 }", "a block"),
+async fn a_program_ending_in_a_try_whose_branches_end_in_expressions_answers_the_one_that_ran() {
+    for (program, answer) in [
+        ("try { await echo(4) } catch (e) { e.kind }", json!(4)),
+        (
+            "try { await fail('transient', 'x') } catch (e) { e.kind }",
+            json!("transient"),
+        ),
+        ("if (1 > 2) { 'a' } else { 'b' }", json!("b")),
+        ("let n = 1;\n{ n += 1; n * 10 }", json!(20)),
+        ("if (1 > 2) { 'a' }", json!(null)),
     ] {
         let outcome = run(program).await;
-        assert_eq!(value(&outcome), json!(null), "{program}");
-        let hint = format!("warn: the program ended in {what} and answered null");
+        assert_eq!(value(&outcome), answer, "{program}");
         assert!(
-            outcome.console.contains(&hint),
+            !outcome.console.contains("answered null"),
             "{program}: {:?}",
             outcome.console
         );
     }
-    // Not when it answers.
-    let outcome = run("try { return await echo(4) } catch (e) { e.kind }").await;
-    assert_eq!(value(&outcome), json!(4));
+    // The catch's own stack names the program's places.
+    let outcome = run("try { null.x } catch (e) { e.stack }").await;
+    assert_eq!(
+        value(&outcome),
+        json!("TypeError: cannot read property 'x' of null\n    at <anonymous> (<program>:1:7)")
+    );
+    let outcome = run("if (1 > 2) { 'a', 'b' } else { 'c', 'd' }").await;
+    assert_eq!(value(&outcome), json!(null));
     assert!(
-        !outcome.console.contains("answered null"),
+        outcome
+            .console
+            .contains("warn: the program ended in an `if` and answered null"),
         "{:?}",
         outcome.console
     );

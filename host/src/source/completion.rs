@@ -7,10 +7,14 @@
 //! `;return __wasmwire_last;` (with the `var` that declares it) is added on
 //! lines of its own after the program (a program that writes that name
 //! itself gets one it does not write: `__wasmwire_last$`, with as many `$`
-//! as it takes). Nothing else changes: not an
-//! expression inside a block (`if`, `try`, `for`, `{}`; such an ending is
-//! named, [`Ending::InBranches`], for a hint), not a program that already
-//! ends with `return`. (A last `{ ... }` that reads as an object
+//! as it takes). A last `if`, `try` or block whose branches end in
+//! expressions answers as `eval` would, the last expression of the branch
+//! that ran: each such expression statement is assigned the same way
+//! (`try { await f() } catch (e) { e.kind }`). Nothing else changes: not
+//! an expression inside a loop or a `switch`, not a branch ending in a
+//! sequence expression `a, b` (such an ending is named,
+//! [`Ending::InBranches`], for a hint), not a program that already ends
+//! with `return`. (A last `{ ... }` that reads as an object
 //! literal was put in parentheses before, by `object_block.rs`, and is
 //! returned as any `({ ... })` is.) A program that is only string literals
 //! (`'abc'`, or `"use strict"; "x"`) returns the last, as `eval` would:
@@ -29,7 +33,9 @@
 //! expression (`a, b`) would bind looser than `=`, so it gets `return `.
 //!
 //! The inserted characters move the rest of that one line to the right;
-//! the [`Step`] says so, for the position map. What is added after the
+//! the [`Step`] says so, for the position map (which the child is sent: it
+//! names every place, in a Result and in a stack the program reads, as the
+//! program's own). What is added after the
 //! program is on lines of its own, after every place of the program.
 
 use swc_ecma_ast::{Decl, Expr, ExprStmt, MemberProp, Pat, Stmt, VarDeclKind};
@@ -121,20 +127,19 @@ fn ends_in_expression(statement: &Stmt) -> bool {
 /// How a program ends, as far as its answer goes.
 #[derive(Debug)]
 pub(crate) enum Ending {
-    /// In an expression: the program, its value returned, and the
-    /// insertion made; and when the expression is a call of the console's
-    /// (`console.log(total)`), which answers `undefined`, its callee.
-    Returned(String, Step, Option<String>),
+    /// In an expression, or in branches that end in expressions: the
+    /// program, its value returned, and the insertions made, in order; and
+    /// when the expression is a call of the console's (`console.log(total)`),
+    /// which answers `undefined`, its callee.
+    Returned(String, Vec<Step>, Option<String>),
     /// In a declaration of a variable with a value (`const total = ...`),
     /// named here: a program that was meant to answer it forgot to, and
     /// answers `null`.
     Declared(String),
     /// In an `if`, a `try` or a block (named here) whose branches end in
-    /// expressions: `eval` would answer the one that ran, a function body
-    /// answers `null`. Not rewritten: an assignment put before each would
-    /// move the columns QuickJS gives the frames of that line in an
-    /// `error.stack` the program reads (the catch of a `try` reads its
-    /// own), which are the program's own everywhere else.
+    /// expressions, one of them a sequence (`a, b`), which cannot be
+    /// assigned without parentheses: `eval` would answer the one that ran,
+    /// a function body answers `null`.
     InBranches(&'static str),
     /// Otherwise (`return`, a loop, a program that does not parse).
     Other,
@@ -145,9 +150,9 @@ pub(crate) enum Ending {
 /// it does not, or when the program does not parse (the guest then
 /// reports its own syntax error). The steps are the insertions, in order.
 #[cfg(test)]
-pub(crate) fn return_last_expression(program: &str) -> Option<(String, Step)> {
+pub(crate) fn return_last_expression(program: &str) -> Option<(String, Vec<Step>)> {
     match ending(program) {
-        Ending::Returned(text, step, _) => Some((text, step)),
+        Ending::Returned(text, steps, _) => Some((text, steps)),
         _ => None,
     }
 }
@@ -180,18 +185,88 @@ pub(crate) fn ending(program: &str) -> Ending {
     };
     if let Stmt::Expr(expression) = last {
         return returned(program, expression).map_or(Ending::Other, |(text, step)| {
-            Ending::Returned(text, step, logged(expression))
+            Ending::Returned(text, vec![step], logged(expression))
         });
     }
     if let Some(name) = declared(last) {
         return Ending::Declared(name);
     }
+    if !ends_in_expression(last) {
+        return Ending::Other;
+    }
+    let mut ends = Vec::new();
+    branch_ends(last, &mut ends);
+    if !ends.iter().any(|end| matches!(&*end.expr, Expr::Seq(_)))
+        && let Some((text, steps)) = returned_in_branches(program, &ends)
+    {
+        return Ending::Returned(text, steps, None);
+    }
     match last {
-        _ if !ends_in_expression(last) => Ending::Other,
         Stmt::If(_) => Ending::InBranches("an `if`"),
         Stmt::Try(_) => Ending::InBranches("a `try`"),
         _ => Ending::InBranches("a block"),
     }
+}
+
+/// The expression statements that end the branches of `statement`, as
+/// [`ends_in_expression`] finds them: the last of each block that gives a
+/// value, both branches of an `if`, a `try`'s block and its `catch`.
+fn branch_ends<'a>(statement: &'a Stmt, ends: &mut Vec<&'a ExprStmt>) {
+    match statement {
+        Stmt::Expr(expression) => ends.push(expression),
+        Stmt::Block(block) => last_branch_ends(&block.stmts, ends),
+        Stmt::If(branch) => {
+            branch_ends(&branch.cons, ends);
+            if let Some(alt) = branch.alt.as_deref() {
+                branch_ends(alt, ends);
+            }
+        }
+        Stmt::Try(attempt) => {
+            last_branch_ends(&attempt.block.stmts, ends);
+            if let Some(handler) = &attempt.handler {
+                last_branch_ends(&handler.body.stmts, ends);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// [`branch_ends`] of the last statement of `statements` that gives a value.
+fn last_branch_ends<'a>(statements: &'a [Stmt], ends: &mut Vec<&'a ExprStmt>) {
+    if let Some(last) = statements.iter().rev().find(|s| !gives_no_value(s)) {
+        branch_ends(last, ends);
+    }
+}
+
+/// `program` with each of `ends` assigned to the answer's variable, and
+/// the insertions made: from the last in the text to the first, so that
+/// each is at a place of the text as it was when it was made.
+fn returned_in_branches(program: &str, ends: &[&ExprStmt]) -> Option<(String, Vec<Step>)> {
+    let mut offsets = ends
+        .iter()
+        .map(|end| offset(end.span.lo).checked_sub(HEAD.len()))
+        .collect::<Option<Vec<usize>>>()?;
+    if offsets.is_empty() || !offsets.iter().all(|&at| program.is_char_boundary(at)) {
+        return None;
+    }
+    offsets.sort_unstable_by(|a, b| b.cmp(a));
+    offsets.dedup();
+    let variable = variable(program);
+    let before = assign(&variable);
+    let lines = Lines::new(program);
+    let mut text = program.to_owned();
+    let mut steps = Vec::with_capacity(offsets.len());
+    for at in offsets {
+        let (line, column) = lines.position(at);
+        text.insert_str(at, &before);
+        steps.push(Step::Inserted {
+            line,
+            column,
+            width: before.len(),
+        });
+    }
+    text.push_str(&return_it(&variable));
+    Some((text, steps))
 }
 
 /// `console.NAME` when `expression` is a call of it (awaited or not).
@@ -388,15 +463,55 @@ mod tests {
     }
 
     #[test]
-    fn an_expression_inside_a_final_if_try_or_block_is_named_not_returned() {
-        for (program, what) in [
-            ("if (x) { f() } else g()", "an `if`"),
+    fn the_expressions_ending_a_final_if_try_or_block_are_returned() {
+        let (assign, return_it) = (assign(VARIABLE), return_it(VARIABLE));
+        for (program, expected) in [
+            (
+                "if (x) { f() } else g()",
+                format!("if (x) {{ {assign}f() }} else {assign}g(){return_it}"),
+            ),
             (
                 "try { await f() } catch (e) { e.kind } finally { done() }",
-                "a `try`",
+                format!(
+                    "try {{ {assign}await f() }} catch (e) {{ {assign}e.kind }} finally {{ done() }}{return_it}"
+                ),
             ),
-            ("{ const a = 1; a + 2 }", "a block"),
-            ("if (x) { if (y) 1; }", "an `if`"),
+            (
+                "{ const a = 1; a + 2 }",
+                format!("{{ const a = 1; {assign}a + 2 }}{return_it}"),
+            ),
+            (
+                "if (x) { if (y) 1; }",
+                format!("if (x) {{ if (y) {assign}1; }}{return_it}"),
+            ),
+            // Over lines, each branch its own insertion.
+            (
+                "if (ok)\n  await f()\nelse {\n  g();\n}",
+                format!("if (ok)\n  {assign}await f()\nelse {{\n  {assign}g();\n}}{return_it}"),
+            ),
+        ] {
+            assert_eq!(
+                return_last_expression(program).map(|r| r.0),
+                Some(expected),
+                "{program}"
+            );
+        }
+        // Each place of the text sent maps back to the program's.
+        let (text, steps) =
+            return_last_expression("try { await f() } catch (e) { e.kind }").unwrap();
+        let map = PositionMap::new(steps);
+        let kind = text.find("e.kind").unwrap();
+        assert_eq!(map.original(1, kind + 1), (1, 31));
+        let call = text.find("await f()").unwrap();
+        assert_eq!(map.original(1, call + 1), (1, 7));
+    }
+
+    #[test]
+    fn branches_ending_in_a_sequence_are_named_not_returned() {
+        for (program, what) in [
+            ("if (x) { f(), g() } else h()", "an `if`"),
+            ("try { a, b } catch { c }", "a `try`"),
+            ("{ 1, 2 }", "a block"),
         ] {
             assert_eq!(
                 return_last_expression(program).map(|r| r.0),
@@ -472,7 +587,7 @@ mod tests {
     fn places_after_the_insertion_map_back_to_the_program() {
         let (text, step) = return_last_expression("let a = 1;\n  a.b.c").unwrap();
         assert_eq!(text, assigned("let a = 1;\n  ", "a.b.c"));
-        let map = PositionMap::new(vec![step]);
+        let map = PositionMap::new(step);
         // `.c` is at column 24 in the text sent, column 6 in the program;
         // the assignment itself is put where the expression starts.
         assert_eq!(map.original(2, 24), (2, 6));
@@ -484,7 +599,7 @@ mod tests {
     #[test]
     fn the_insertion_line_counts_a_lone_carriage_return() {
         let (_, step) = return_last_expression("let a = 1;\ra").unwrap();
-        let map = PositionMap::new(vec![step]);
+        let map = PositionMap::new(step);
         assert_eq!(map.original(2, 8), (2, 1));
     }
 }

@@ -16,8 +16,9 @@ pub struct Prepared {
     pub map: PositionMap,
     /// What to tell a program that answers `null` of how it ended, when it
     /// likely meant to answer something: it ended by declaring a variable
-    /// (`const total = ...`), or in an `if`, `try` or block whose branches
-    /// end in expressions (which a function body does not answer).
+    /// (`const total = ...`), in a call of the console's, or in an `if`,
+    /// `try` or block whose branches end in expressions one of which is a
+    /// sequence (`a, b`, which is not assigned).
     pub unanswered: Option<String>,
 }
 
@@ -82,9 +83,9 @@ fn parenthesised(program: String, language: Language) -> (String, Vec<Step>) {
 fn returned(mut text: String, mut steps: Vec<Step>) -> Prepared {
     let mut unanswered = None;
     match completion::ending(&text) {
-        completion::Ending::Returned(returned, step, logged) => {
+        completion::Ending::Returned(returned, made, logged) => {
             text = returned;
-            steps.push(step);
+            steps.extend(made);
             unanswered = logged.map(|callee| {
                 format!(
                     "the program ended with {callee}(...), which gives undefined, and answered \
