@@ -378,9 +378,10 @@ fn args_from_parameters<'js>(
 /// value's warning does: the tool was called with the args JSON gives, as
 /// promised, but not with the data silently gone. Looked for only when the
 /// text has a `{}` (the walk is JavaScript; nearly every call's args are
-/// plain data).
+/// plain data), and in the first calls of a run only
+/// ([`MAX_LOSSY_ARGS_WALKS`](crate::session::MAX_LOSSY_ARGS_WALKS)).
 fn warn_lossy_args<'js>(session: &Session<'js>, tool: &str, text: &str, value: &Value<'js>) {
-    if !text.contains("{}") || session.lossy_args_warned() {
+    if !text.contains("{}") || !session.may_walk_lossy_args() {
         return;
     }
     let Some((kind, path)) = session
@@ -390,6 +391,8 @@ fn warn_lossy_args<'js>(session: &Session<'js>, tool: &str, text: &str, value: &
         return;
     };
     session.note_lossy_args_warned();
+    // The tool's name is the program's too (`host.call`'s).
+    let tool = crate::console::escape_line_breaks(tool);
     let path = crate::console::escape_line_breaks(&path);
     session.write_console(
         format!(

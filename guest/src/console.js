@@ -15,7 +15,11 @@
   const { write, classId, promiseState, promiseResult, proxyTarget } = native;
   const apply = Reflect.apply;
   const ownKeys = Reflect.ownKeys;
-  const { getOwnPropertyDescriptor: gopd, getPrototypeOf, defineProperty, is } = Object;
+  const { getOwnPropertyDescriptor: gopd, getPrototypeOf, setPrototypeOf, defineProperty, is } = Object;
+  // The walks' own lists: with no prototype, so that a setter the program
+  // put on `Array.prototype` (an index, `length`) never runs when one
+  // grows.
+  const bare = (...items) => setPrototypeOf(items, null);
   const StringCtor = String, NumberCtor = Number, MapCtor = Map;
   const arrayPush = Array.prototype.push, arrayJoin = Array.prototype.join;
   const isArray = Array.isArray, objectKeys = Object.keys;
@@ -431,18 +435,17 @@
     }
     if (depth === 0 && !fieldsOnly) {
       // An own stack as data, else QuickJS's: no getter of the program's
-      // runs. A stack's lines before its first frame (the `Name: message`
-      // `Error.captureStackTrace`, or a program's own
-      // `Error.prepareStackTrace`, heads it with) are what the line above
-      // already says.
+      // runs. A stack's first line that is the `Name: message` written
+      // above (as `Error.captureStackTrace`, or a program's own
+      // `Error.prepareStackTrace`, heads it) is not written twice.
       const d = gopd(e, "stack");
       let stack = d !== undefined && "value" in d ? d.value : undefined;
       if (d === undefined) {
         try { stack = stackFrames(e); } catch { stack = undefined; }
       }
       if (typeof stack !== "string") stack = "";
-      const first = apply(strIndexOf, stack, ["\n    at "]);
-      if (first >= 0 && !apply(strStartsWith, stack, ["    at "])) stack = apply(strSlice, stack, [first + 1]);
+      if (apply(strStartsWith, stack, [head + "\n"])) stack = apply(strSlice, stack, [head.length + 1]);
+      else if (stack === head) stack = "";
       while (stack.length > 0 && (stack[stack.length - 1] === "\n" || stack[stack.length - 1] === " "))
         stack = apply(strSlice, stack, [0, -1]);
       if (stack !== "") put(out, "\n" + stack);
@@ -473,7 +476,7 @@
   shared.errorFields = function errorFields(e) {
     const out = newOut();
     try {
-      error(out, e, 0, { __proto__: null, seen: [], refs: null, depth: DEPTH }, true);
+      error(out, e, 0, { __proto__: null, seen: bare(), refs: null, depth: DEPTH }, true);
     } catch {
       return "";
     }
@@ -525,7 +528,7 @@
     if (first === null || first === ObjectProto || first === ArrayProto) return undefined;
     let getters = apply(mapGetProto, seen, [first]);
     if (getters === undefined) {
-      getters = [];
+      getters = bare();
       for (let p = first, i = 0; p !== null && p !== ObjectProto && i < 16; p = getPrototypeOf(p), i++) {
         if (kinds[classId(p)] === "Proxy") break;
         const names = getOwnPropertyNames(p);
@@ -551,7 +554,7 @@
     return false;
   }
   shared.lossy = function lossy(value) {
-    const work = [value], paths = [""], seen = new MapCtor();
+    const work = bare(value), paths = bare(""), seen = new MapCtor();
     let looks = 0;
     // Each object queued is looked at; at most MAX_LOSSY_LOOKS properties
     // are listed, so at most that many are queued.
@@ -598,7 +601,7 @@
     // A primitive needs none of the walk's state (most of what is logged).
     if ((typeof v !== "object" || v === null) && typeof v !== "function") return primitive(v, top);
     const out = newOut();
-    value(out, v, 0, { __proto__: null, seen: [], refs: null, depth }, top);
+    value(out, v, 0, { __proto__: null, seen: bare(), refs: null, depth }, top);
     return text(out);
   }
 
@@ -828,7 +831,7 @@
   const VALUES = Symbol("values");
   function inspectCell(v) {
     const out = newOut();
-    value(out, v, 1, { __proto__: null, seen: [], refs: null, depth: DEPTH }, false);
+    value(out, v, 1, { __proto__: null, seen: bare(), refs: null, depth: DEPTH }, false);
     return text(out);
   }
 

@@ -442,10 +442,42 @@ pub(crate) fn module_statement(source: &str, at: Position) -> bool {
         return false;
     };
     let line = line.trim_start();
-    ["import", "export"].iter().any(|word| {
-        line.strip_prefix(word)
-            .is_some_and(|rest| !rest.starts_with(is_name_char) && !rest.starts_with(['.', '(']))
-    })
+    if let Some(rest) = line.strip_prefix("import") {
+        // `import x from`, `import { a }`, `import * as`, `import "m"`.
+        let after = rest.trim_start();
+        return (rest.starts_with(['{', '*', '"', '\'']) || rest.len() > after.len())
+            && after.starts_with(|c: char| is_name_char(c) || "{*\"'".contains(c));
+    }
+    if let Some(rest) = line.strip_prefix("export") {
+        let after = rest.trim_start();
+        if rest.starts_with(['{', '*']) {
+            return true;
+        }
+        return rest.len() > after.len()
+            && (after.starts_with(['{', '*'])
+                || [
+                    "default",
+                    "const",
+                    "let",
+                    "var",
+                    "function",
+                    "async",
+                    "class",
+                    "type",
+                    "interface",
+                    "enum",
+                    "declare",
+                    "abstract",
+                    "namespace",
+                ]
+                .iter()
+                .any(|word| {
+                    after
+                        .strip_prefix(word)
+                        .is_some_and(|tail| !tail.starts_with(is_name_char))
+                }));
+    }
+    false
 }
 
 /// Why a global that model-written code reaches for is missing here, and
@@ -526,6 +558,9 @@ mod tests {
             "imported = 1",
             "exports.x = 1",
             "const x = 1",
+            "  export: true",
+            "export = 1",
+            "import\t= 2",
         ] {
             assert!(!module_statement(line, at(1, 3)), "{line}");
         }

@@ -364,6 +364,24 @@ impl<'js> Intrinsics<'js> {
         }
     }
 
+    /// QuickJS's own text for a backtrace it kept of a throw
+    /// (`stack.js`'s `thrownText`): the same, unless the program's
+    /// `Error.prepareStackTrace` made it; `None` when that cannot be told.
+    pub(crate) fn thrown_text(&self, text: &str) -> Option<String> {
+        let found = self
+            .web
+            .get::<_, Function>("thrownText")
+            .and_then(|thrown| thrown.call::<_, Value>((text,)));
+        match found {
+            Ok(text) if text.is_string() => self.coerce(&text),
+            Ok(_) => None,
+            Err(_) => {
+                let _ = self.web.ctx().catch();
+                None
+            }
+        }
+    }
+
     /// A property of an object as text, or `None` when it is missing or its
     /// getter throws.
     pub(crate) fn property(&self, value: &Value<'js>, key: &str) -> Option<String> {

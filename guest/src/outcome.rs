@@ -237,6 +237,7 @@ impl<'js> Judge<'_, 'js> {
             let place = self
                 .session
                 .thrown_at()
+                .and_then(|backtrace| self.intrinsics.thrown_text(&backtrace))
                 .and_then(|backtrace| self.sent.locate(&backtrace))
                 .map(|at| format!(" at {}", self.sent.shown(at.position())))
                 .unwrap_or_default();
@@ -504,13 +505,12 @@ impl<'js> Judge<'_, 'js> {
             .and_then(|stack| self.sent.locate(&stack))
     }
 
-    /// QuickJS's own stack text of the error, else of where it was thrown
-    /// (an object with no stack of QuickJS's: a DOMException, or one made
-    /// with `Object.create(Error.prototype)`).
+    /// QuickJS's own stack text of the error (none for an object that only
+    /// looks like one, `Object.create(Error.prototype)`: its `stack`, if
+    /// any, is the program's, and QuickJS's note of a throw is of the first
+    /// error made since the last `catch`, which need not be this one).
     fn raw_stack(&self, error: &Value<'js>) -> Option<String> {
-        self.intrinsics
-            .raw_stack(error)
-            .or_else(|| self.session.thrown_at())
+        self.intrinsics.raw_stack(error)
     }
 }
 

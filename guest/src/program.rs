@@ -230,8 +230,8 @@ impl Sent {
     /// frame is the program's, in the text sent. Frames read `    at f
     /// (<program>:3:7)`, or for a syntax error `    at <program>:3:7`.
     pub(crate) fn locate(&self, stack: &str) -> Option<Place> {
-        stack.lines().find_map(|frame| {
-            let (line, column) = frame_place(frame)?;
+        stack.lines().enumerate().find_map(|(index, frame)| {
+            let (line, column) = frame_place(frame, index == 0)?;
             self.place(line, column)
         })
     }
@@ -255,13 +255,18 @@ impl Sent {
 }
 
 /// The line and byte column of a frame of the program's in QuickJS's
-/// stack text: at the end of the line, `(<program>:L:C)`, or a whole line
-/// `at <program>:L:C`. A function's name, which the program chooses (and
-/// which may hold a line break or a place of its own), is never read as
-/// one; nor are numbers past what a place can be.
-fn frame_place(frame: &str) -> Option<(usize, usize)> {
+/// stack text: at the end of the line, `(<program>:L:C)`, or, as the
+/// text's `first` line only (a syntax error's place), a whole line `at
+/// <program>:L:C`. A function's name, which the program chooses, is never
+/// read as one where it stands before its frame's place; nor are numbers
+/// past what a place can be. (A name holding a line break can still make
+/// a line that reads as a frame of its own: the program misplaces only
+/// its own error.)
+fn frame_place(frame: &str, first: bool) -> Option<(usize, usize)> {
     let numbers = if let Some(inner) = frame.strip_suffix(')') {
         &inner[inner.rfind(FRAME_OPEN)? + FRAME_OPEN.len()..]
+    } else if !first {
+        return None;
     } else {
         let at = frame.find(FRAME_AT)?;
         if !frame[..at].bytes().all(|b| b == b' ') {
@@ -303,18 +308,23 @@ mod tests {
 
     #[test]
     fn a_frames_place_is_read_at_its_end_only() {
-        assert_eq!(frame_place("    at f (<program>:3:7)"), Some((3, 7)));
-        assert_eq!(frame_place("    at <program>:3:7"), Some((3, 7)));
+        assert_eq!(frame_place("    at f (<program>:3:7)", false), Some((3, 7)));
+        assert_eq!(frame_place("    at <program>:3:7", true), Some((3, 7)));
+        // A whole-line place is a syntax error's, and only ever first.
+        assert_eq!(frame_place("    at <program>:3:7", false), None);
         // A name the program chose is never taken for a place.
         assert_eq!(
-            frame_place("    at x (<program>:2:30) (<program>:2:19)"),
+            frame_place("    at x (<program>:2:30) (<program>:2:19)", false),
             Some((2, 19))
         );
-        assert_eq!(frame_place("    at (<program>:2:30)y (native)"), None);
-        assert_eq!(frame_place("x at <program>:1:1"), None);
-        assert_eq!(frame_place("    at f (<program>:-1:3)"), None);
         assert_eq!(
-            frame_place("    at f (<program>:99999999999999999999999:3)"),
+            frame_place("    at (<program>:2:30)y (native)", false),
+            None
+        );
+        assert_eq!(frame_place("x at <program>:1:1", true), None);
+        assert_eq!(frame_place("    at f (<program>:-1:3)", false), None);
+        assert_eq!(
+            frame_place("    at f (<program>:99999999999999999999999:3)", false),
             None
         );
         // The innermost frame of the program's, past a spoofed one.

@@ -39,7 +39,12 @@ struct State<'js> {
     sent: Rc<Sent>,
     /// Whether a call's args were said to hold what JSON empties.
     lossy_args_warned: bool,
+    /// How many calls' args were looked into for it.
+    lossy_args_walks: u32,
 }
+
+/// The most calls whose args a run looks into for what JSON empties.
+pub(crate) const MAX_LOSSY_ARGS_WALKS: u32 = 16;
 
 /// The most unhandled rejections a run keeps to report.
 const MAX_UNHANDLED: usize = 16;
@@ -106,18 +111,27 @@ impl<'js> Session<'js> {
                 started: Instant::now(),
                 sent,
                 lossy_args_warned: false,
+                lossy_args_walks: 0,
             }))),
         }
     }
 
-    /// Whether a call's args were said to hold what JSON empties (true
-    /// once the run has ended).
-    pub(crate) fn lossy_args_warned(&self) -> bool {
-        self.state
-            .try_borrow()
-            .ok()
-            .and_then(|state| state.as_ref().map(|s| s.lossy_args_warned))
-            .unwrap_or(true)
+    /// Whether a call's args may be looked into for what JSON empties,
+    /// counting this look: not once one was warned of, nor past
+    /// [`MAX_LOSSY_ARGS_WALKS`] (each can list 20,000 properties, and args
+    /// with a `{}` that lose nothing would pay it at every call).
+    pub(crate) fn may_walk_lossy_args(&self) -> bool {
+        let Ok(mut state) = self.state.try_borrow_mut() else {
+            return false;
+        };
+        let Some(state) = state.as_mut() else {
+            return false;
+        };
+        if state.lossy_args_warned || state.lossy_args_walks >= MAX_LOSSY_ARGS_WALKS {
+            return false;
+        }
+        state.lossy_args_walks += 1;
+        true
     }
 
     /// Notes that a call's args were said to hold what JSON empties.

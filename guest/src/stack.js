@@ -27,7 +27,7 @@
 // the console, which writes the error's `Name: message` itself.
 (function (native, shared) {
   "use strict";
-  const { mapPlace } = native;
+  const { mapPlace, classId } = native;
   const apply = Reflect.apply;
   const { getOwnPropertyDescriptor: gopd, defineProperty, getPrototypeOf } = Object;
   const ErrorCtor = Error, ErrorProto = Error.prototype;
@@ -40,6 +40,12 @@
   const wmGet = WeakMap.prototype.get, wmSet = WeakMap.prototype.set;
   const wsHas = WeakSet.prototype.has, wsAdd = WeakSet.prototype.add;
   const wsDelete = WeakSet.prototype.delete;
+  const MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set;
+  const mapDelete = Map.prototype.delete, mapKeys = Map.prototype.keys;
+  const mapSize = gopd(Map.prototype, "size").get;
+  const mapIteratorNext = getPrototypeOf(new Map().keys()).next;
+  const strStartsWith = String.prototype.startsWith;
+  const DOM_EXCEPTION = typeof DOMException === "function" ? classId(new DOMException()) : -1;
   const accessor = gopd(ErrorProto, "stack");
   const rawGet = accessor.get;
   const prepare = gopd(ErrorCtor, "prepareStackTrace");
@@ -47,13 +53,22 @@
   const FILE = "<program>";
   const OPEN = "(" + FILE + ":", AT = "at " + FILE + ":";
 
-  // QuickJS's own text of the frames of what `captureStackTrace` or the
-  // program's `prepareStackTrace` was given.
+  // QuickJS's own text of the frames of what `captureStackTrace` was
+  // given, or the CallSites the program's `prepareStackTrace` was handed
+  // (made text only when it is asked for: a stack is made at every tool
+  // call's site, and few are ever read).
   const captured = new WeakMap();
   // What the program's `prepareStackTrace` made the stack of.
   const madeByProgram = new WeakSet();
   // The last error the program's `prepareStackTrace` was handed.
   let lastPrepared;
+  // The last texts the program's `prepareStackTrace` made, with their
+  // CallSites: QuickJS keeps such a text as where a value that is not an
+  // Error was thrown, and the evaluator must not read it as QuickJS's own.
+  const products = new MapCtor();
+  const MAX_PRODUCTS = 64;
+  // Whether the program has set a `prepareStackTrace` function in this run.
+  let formats = false;
 
   const isObject = (v) => (typeof v === "object" && v !== null) || typeof v === "function";
 
@@ -77,8 +92,9 @@
   }
 
   // One line of QuickJS's text with the author's place, if it is a frame
-  // of the program's.
-  function mapFrame(line) {
+  // of the program's; `first`: the text's first line, the only one that
+  // can be a syntax error's place `at <program>:L:C`.
+  function mapFrame(line, first) {
     let start, end;
     if (line.length > 0 && line[line.length - 1] === ")") {
       const open = apply(strLastIndexOf, line, [OPEN]);
@@ -86,6 +102,7 @@
       start = open + OPEN.length;
       end = line.length - 1;
     } else {
+      if (!first) return line;
       const at = apply(strIndexOf, line, [AT]);
       if (at < 0) return line;
       for (let i = 0; i < at; i++) if (line[i] !== " ") return line;
@@ -109,7 +126,7 @@
     if (text.length > 0 && text[text.length - 1] === "\n") text = apply(strSlice, text, [0, -1]);
     if (apply(strIndexOf, text, [FILE + ":"]) < 0) return text;
     const lines = apply(strSplit, text, ["\n"]);
-    for (let i = 0; i < lines.length; i++) lines[i] = mapFrame(lines[i]);
+    for (let i = 0; i < lines.length; i++) lines[i] = mapFrame(lines[i], i === 0);
     return apply(arrayJoin, lines, ["\n"]);
   }
 
@@ -183,18 +200,24 @@
   }
 
   // `Error.prepareStackTrace`: reads as what the program set; QuickJS is
-  // handed a wrapper that notes the error and QuickJS's text first.
+  // handed a wrapper that notes the error and its CallSites first.
   let programPrepare = before;
   function wrap(fn) {
     return function (error, sites) {
       if (isObject(error)) {
-        try {
-          apply(wmSet, captured, [error, rawText(sites)]);
-        } catch { /* no text: the error is not placed */ }
+        apply(wmSet, captured, [error, sites]);
         apply(wsAdd, madeByProgram, [error]);
         lastPrepared = error;
       }
-      return apply(fn, this, [error, sites]);
+      const made = apply(fn, this, [error, sites]);
+      if (typeof made === "string") {
+        apply(mapDelete, products, [made]);
+        apply(mapSet, products, [made, sites]);
+        if (apply(mapSize, products, []) > MAX_PRODUCTS) {
+          apply(mapDelete, products, [apply(mapIteratorNext, apply(mapKeys, products, []), []).value]);
+        }
+      }
+      return made;
     };
   }
   const prepareAccessor = {
@@ -204,6 +227,7 @@
     set prepareStackTrace(fn) {
       apply(prepare.set, ErrorCtor, [typeof fn === "function" ? wrap(fn) : fn]);
       programPrepare = fn;
+      if (typeof fn === "function") formats = true;
     },
   };
   defineProperty(ErrorCtor, "prepareStackTrace", {
@@ -219,9 +243,19 @@
       // Frames from the caller's up, as QuickJS's own gives them from its
       // caller's: this function's frame is the one skipped (V8 ignores a
       // constructorOpt that is not a function).
+      // Inside the program's own `prepareStackTrace` (which may call this),
+      // QuickJS makes no stack: what the outer call notes is kept.
+      const outer = lastPrepared;
       lastPrepared = undefined;
-      apply(capture, ErrorCtor, [target, typeof constructorOpt === "function" ? constructorOpt : captureStackTrace]);
-      if (lastPrepared === target) return;
+      try {
+        apply(capture, ErrorCtor, [target, typeof constructorOpt === "function" ? constructorOpt : captureStackTrace]);
+      } catch (e) {
+        lastPrepared = outer;
+        throw e;
+      }
+      const made = lastPrepared === target;
+      lastPrepared = outer;
+      if (made) return;
       apply(wsDelete, madeByProgram, [target]);
       const d = gopd(target, "stack");
       if (d === undefined || typeof d.value !== "string") return;
@@ -242,13 +276,38 @@
     configurable: true,
   });
 
+  // QuickJS's text of noted CallSites, or undefined.
+  function textOf(noted) {
+    if (typeof noted === "string") return noted;
+    try {
+      return rawText(noted);
+    } catch {
+      return undefined;
+    }
+  }
+
   shared.rawStack = (e) => {
     if (!isObject(e)) return undefined;
-    const text = apply(wmGet, captured, [e]);
-    if (text !== undefined) return text;
+    const noted = apply(wmGet, captured, [e]);
+    if (noted !== undefined) return textOf(noted);
     if (apply(wsHas, madeByProgram, [e])) return undefined;
     const raw = apply(rawGet, e, []);
-    return typeof raw === "string" ? raw : undefined;
+    if (typeof raw === "string") return raw;
+    // A DOMException keeps QuickJS's text as an own property, made with
+    // it; one the program rewrote (a stack it read is headed) is not.
+    if (classId(e) === DOM_EXCEPTION) {
+      const d = gopd(e, "stack");
+      if (d !== undefined && typeof d.value === "string" && apply(strStartsWith, d.value, ["    at "])) return d.value;
+    }
+    return undefined;
+  };
+  // QuickJS's own text for `text`, a place QuickJS kept of a throw: the
+  // same, unless the program's `prepareStackTrace` made it (then the text
+  // of its CallSites, if it is one of the last made; else undefined).
+  shared.thrownText = (text) => {
+    if (!formats) return text;
+    const sites = apply(mapGet, products, [text]);
+    return sites === undefined ? undefined : textOf(sites);
   };
   shared.stackFrames = (e) => {
     const raw = apply(rawGet, e, []);

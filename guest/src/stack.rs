@@ -11,6 +11,7 @@ use crate::session::Session;
 pub(crate) fn install<'js>(ctx: &Ctx<'js>, web: &crate::web::Web) -> rquickjs::Result<()> {
     let native = Object::new(ctx.clone())?;
     native.set("mapPlace", Function::new(ctx.clone(), map_place)?)?;
+    native.set("classId", Function::new(ctx.clone(), crate::web::class_id)?)?;
     let mut options = rquickjs::context::EvalOptions::default();
     options.filename = Some("<wasmwire:stack>".into());
     options.strict = true;

@@ -310,13 +310,16 @@ async fn a_stack_the_program_formats_itself_is_placed_once() {
 /// not a constructor.
 #[tokio::test]
 async fn a_stack_holds_its_places_whatever_the_program_names_or_copies() {
-    // Placed where it was thrown from, once.
+    // An object that only looks like an Error has no stack of QuickJS's:
+    // no place, rather than one read from the text it carries (the
+    // author's already, or forged) or QuickJS's note of the first error
+    // made since the last `catch` (another line).
     let error = invalid(
         "const a = 1; (() => { const o = Object.create(Error.prototype); o.message = 'm'; \
          o.stack = new Error('q').stack; throw o })()",
     )
     .await;
-    assert_eq!(error, "Error: m at line 1, column 96");
+    assert_eq!(error, "Error: m");
     let outcome = run(
         "const o = { ['\\ud800']() { return new Error('n').stack } }; const a = 1; o['\\ud800']()",
     )
@@ -371,4 +374,93 @@ async fn a_misspelt_tool_that_is_no_identifier_is_named_with_host_call() {
         FailureKind::Invalid,
         "ReferenceError: searchDocs is not defined (did you mean the tool host.call(\"search-docs\", args)?)",
     );
+}
+
+/// The second review's cases (tests/HOSTILE.md item 90): a program's
+/// `Error.prepareStackTrace` and what QuickJS keeps of a throw, a
+/// `captureStackTrace` inside it, a function name that forges a syntax
+/// error's whole-line place, a DOMException, a forged console line through
+/// a tool's name, and program code run by the args' walk.
+#[tokio::test]
+async fn what_a_program_formats_or_names_never_moves_a_place() {
+    let format = "Error.prepareStackTrace = (err, sites) => String(err) + '\\n' + sites.map((s) => \
+                  `    at ${s.getFunctionName() || '<anonymous>'} (${s.getFileName()}:${s.getLineNumber()}:${s.getColumnNumber()})`).join('\\n');\n";
+    let thrown = "const label = '日本語'; function check(v) { if (v < 0) throw `negative: ${v}`; return v; }\ncheck(-1)";
+    let error = invalid(&format!("{format}{thrown}")).await;
+    assert_eq!(
+        error,
+        "uncaught exception: \"negative: -1\" at line 2, column 72"
+    );
+    assert_eq!(
+        invalid(thrown).await,
+        "uncaught exception: \"negative: -1\" at line 1, column 72"
+    );
+    // A text the program made that names a place of its own is not
+    // taken for QuickJS's: the place is the one the same program gets
+    // without it (QuickJS's note of the first error made since the last
+    // `catch`, here the note's: throw_site.rs).
+    let thrown = "const note = new Error('note');\n\nthrow 'str'";
+    let forged = invalid(&format!(
+        "Error.prepareStackTrace = () => '    at fake (<program>:1:1)';\n{thrown}"
+    ))
+    .await;
+    let plain = invalid(&format!("\n{thrown}")).await;
+    assert_eq!(forged, plain);
+    assert!(!forged.ends_with("line 1, column 1"), "{forged}");
+    // `captureStackTrace` inside the program's own function.
+    let outcome = run(
+        "Error.prepareStackTrace = (err, sites) => { Error.captureStackTrace({}); return 'P' + sites.length };\n\
+         const t = {}; Error.captureStackTrace(t); return t.stack",
+    )
+    .await;
+    assert_eq!(value(&outcome), json!("P1"));
+    // A function's name that holds a line and a place.
+    let error = invalid(
+        "const x = 1;\nfunction g() { throw new Error('here'); }\n\
+         Object.defineProperty(g, 'name', { value: 'a\\n    at <program>:1:3\\nb' });\ng()",
+    )
+    .await;
+    assert_eq!(error, "Error: here at line 2, column 26");
+    // A DOMException is placed where it was made (its own stack).
+    let error =
+        invalid("const y = 1;\nconst d = new DOMException('dom', 'AbortError');\nthrow d").await;
+    assert_eq!(error, "AbortError: dom at line 2, column 15");
+    // A program's own first line of a stack it formats is shown.
+    let outcome = run(
+        "Error.prepareStackTrace = () => 'REQ-42 failed\\n    at custom frame';\n\
+         console.log(new Error('m'));\nreturn 1",
+    )
+    .await;
+    assert_eq!(
+        outcome.console,
+        "Error: m\\nREQ-42 failed\\n    at custom frame\n"
+    );
+}
+
+#[tokio::test]
+async fn the_args_walk_runs_no_program_code_and_forges_no_console_line() {
+    // QuickJS's own JSON.stringify sets an index of an array of its own
+    // per nested object (so the program's setter runs there, as it would
+    // for a returned value): the walk adds none.
+    let outcome = run(
+        "let ran = 0;\n\
+         Object.defineProperty(Array.prototype, '1', { set(v) { ran++; }, get() {}, configurable: true });\n\
+         await echo({ a: [1], b: [2] });\n\
+         const plain = ran;\n\
+         await echo({ a: {}, b: new Map([[1, 2]]) });\n\
+         const walked = ran - plain; delete Array.prototype[1];\n\
+         await host.call('echo\\nerror: FORGED', { m: new Map([[1, 2]]) }).catch(() => {});\n\
+         return [plain, walked]",
+    )
+    .await;
+    let counts = value(&outcome);
+    assert_eq!(counts[0], counts[1], "{counts}");
+    assert!(
+        outcome
+            .console
+            .starts_with("warn: a call of echo was given a Map at args.b, "),
+        "{:?}",
+        outcome.console
+    );
+    assert_eq!(outcome.console.lines().count(), 1, "{:?}", outcome.console);
 }
