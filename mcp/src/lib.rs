@@ -52,6 +52,7 @@ pub mod config;
 mod deep;
 mod held;
 pub mod naming;
+mod peer_requests;
 pub mod serve;
 pub mod server;
 pub mod upstream;

@@ -342,7 +342,8 @@ pub async fn serve_until(
         }
         Transport::Http(addr) => serve_http(code.clone(), addr, stopped).await,
     };
-    code.close().await;
+    // Bounded as a whole too: each upstream's close is (`upstream.rs`).
+    let _ = tokio::time::timeout(EXIT_FLUSH, code.close()).await;
     served
 }
 

@@ -22,6 +22,7 @@ use wasmwire::{FailureKind, ToolFailure};
 
 use crate::config::ServerConfig;
 use crate::deep::ChildTransport;
+use crate::peer_requests::Bounded;
 use crate::values;
 
 /// The longest starting a server and its `initialize` may take (`npx` may
@@ -55,7 +56,7 @@ impl Upstream {
         name: &str,
         config: &ServerConfig,
     ) -> Result<(Upstream, Vec<McpTool>), String> {
-        let service = start(config).await?;
+        let service = start(name, config).await?;
         let tools = tokio::time::timeout(CONNECT_TIMEOUT, list_tools(service.peer()))
             .await
             .map_err(|_| format!("listing its tools took more than {CONNECT_TIMEOUT:?}"))??;
@@ -101,7 +102,9 @@ impl Upstream {
         }
         // The old connection's task (and process) goes before a new one starts.
         if let Some(old) = state.service.take() {
-            let _ = old.cancel().await;
+            // Bounded: a transport stuck handing a message to a service that
+            // no longer reads held this (and the lock) for ever.
+            let _ = tokio::time::timeout(CLOSE_WAIT, old.cancel()).await;
         }
         say!(
             "upstream server {:?} had closed; starting it again",
@@ -115,7 +118,7 @@ impl Upstream {
             Instant::now(),
             "starting it again did not finish before the call that started it ended".to_string(),
         ));
-        match start(&self.config).await {
+        match start(&self.name, &self.config).await {
             Ok(service) => {
                 let peer = service.peer().clone();
                 state.service = Some(service);
@@ -141,10 +144,18 @@ impl Upstream {
     /// Closes the connection (and ends a stdio server's process).
     pub async fn close(&self) {
         if let Some(service) = self.state.lock().await.service.take() {
-            let _ = service.cancel().await;
+            let _ = tokio::time::timeout(CLOSE_WAIT, service.cancel()).await;
         }
     }
 }
+
+/// How long a connection's close is waited for. rmcp's HTTP worker, once
+/// an upstream's requests have filled the channel to a service that has
+/// stopped reading, waits on that channel for ever, and the service's close
+/// waits on the worker: `wasmwire mcp` then ignored stdin's end and SIGTERM
+/// alike. The connection is dropped after this (its task ends with it, a
+/// stdio server's process is killed).
+const CLOSE_WAIT: Duration = Duration::from_secs(2);
 
 /// The most tools one upstream server may list.
 const MAX_LISTED_TOOLS: usize = 10_000;
@@ -176,7 +187,10 @@ async fn list_tools(peer: &Peer<RoleClient>) -> Result<Vec<McpTool>, String> {
 }
 
 /// Starts a server and completes `initialize`, within [`CONNECT_TIMEOUT`].
-async fn start(config: &ServerConfig) -> Result<RunningService<RoleClient, ()>, String> {
+async fn start(
+    name: &str,
+    config: &ServerConfig,
+) -> Result<RunningService<RoleClient, ()>, String> {
     let starting = async {
         match config {
             ServerConfig::Stdio {
@@ -204,7 +218,7 @@ async fn start(config: &ServerConfig) -> Result<RunningService<RoleClient, ()>, 
                         _ => format!("could not start {:?}: {e}", config_command(config)),
                     }
                 })?;
-                ().serve(transport)
+                ().serve(Bounded::new(transport, name))
                     .await
                     .map_err(|e| format!("initialize failed: {e}"))
             }
@@ -222,7 +236,7 @@ async fn start(config: &ServerConfig) -> Result<RunningService<RoleClient, ()>, 
                     StreamableHttpClientTransportConfig::with_uri(url.as_str());
                 transport_config.custom_headers = custom;
                 let transport = StreamableHttpClientTransport::from_config(transport_config);
-                ().serve(transport)
+                ().serve(Bounded::new(transport, name))
                     .await
                     .map_err(|e| format!("initialize with {url} failed: {e}"))
             }

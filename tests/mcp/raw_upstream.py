@@ -1,11 +1,23 @@
 """An upstream MCP server written line by line, for answers the SDK's own
 servers never write but others do: `tools/call` of `odd` answers with the
 line its `mode` names, each one JSON text serde_json does not read into
-values, or JSON that is no JSON-RPC answer.
+values, or JSON that is no JSON-RPC answer. With `--flood`, once its tools
+are listed it sends `ping` requests as fast as it can, and reads the
+answers only when it reads a call.
 """
 
 import json
 import sys
+import threading
+
+FLOOD = "--flood" in sys.argv
+
+
+def flood():
+    n = 0
+    while True:
+        n += 1
+        send({"jsonrpc": "2.0", "id": f"ping{n}", "method": "ping"})
 
 # {id} is the call's id.
 ANSWERS = {
@@ -20,9 +32,17 @@ ANSWERS = {
 }
 
 
+WRITING = threading.Lock()
+
+
 def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+    write(json.dumps(message))
+
+
+def write(line):
+    with WRITING:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
 
 
 for line in sys.stdin:
@@ -39,9 +59,11 @@ for line in sys.stdin:
             "name": "odd",
             "inputSchema": {"type": "object", "properties": {"mode": {"type": "string"}}},
         }]}})
+        if FLOOD:
+            FLOOD = False
+            threading.Thread(target=flood, daemon=True).start()
     elif method == "tools/call":
         mode = message["params"]["arguments"]["mode"]
-        sys.stdout.write(ANSWERS[mode].format(id=json.dumps(id)) + "\n")
-        sys.stdout.flush()
+        write(ANSWERS[mode].format(id=json.dumps(id)))
     elif id is not None and method is not None:
         send({"jsonrpc": "2.0", "id": id, "result": {}})

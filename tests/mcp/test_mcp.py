@@ -1378,3 +1378,28 @@ def test_over_streamable_http_a_call_whose_connection_closed_while_it_waited_nev
         if blocker is not None:
             blocker.close()
         server.close()
+
+
+def test_an_upstream_that_floods_requests_is_held_to_a_bound_and_the_server_still_exits(tmp_path):
+    # rmcp answers an upstream's `ping` in a task of its own, and the
+    # answer waits for an upstream that does not read: `wasmwire mcp` grew
+    # by 2 GB in 12 s over stdio, 30 MB a second over HTTP, where it then
+    # ignored stdin's end and SIGTERM alike.
+    config = tmp_path / "flood.json"
+    config.write_text(json.dumps({"mcpServers": {"raw": {
+        "command": sys.executable, "args": [str(HERE / "raw_upstream.py"), "--flood"]}}}))
+    server = RawServer(tmp_path, config)
+    try:
+        server.initialize()
+        base = server.status("VmRSS")
+        time.sleep(3)
+        grown = server.status("VmRSS") - base
+        server.run(1, "return await raw_odd({mode: 'fine'})")
+        answer = server.read()
+        assert answer["id"] == 1 and "caf" in answer["result"]["content"][0]["text"], answer
+        assert grown < 64 << 10, f"grew by {grown} kB in 3 s of pings"
+        assert "requests that were not yet answered" in server.stderr.read_text()
+        server.process.stdin.close()
+        assert server.process.wait(timeout=10) == 0
+    finally:
+        server.close()
