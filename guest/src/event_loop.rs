@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use rquickjs::function::Rest;
 use rquickjs::promise::PromiseState;
-use rquickjs::{Ctx, Promise, Value};
+use rquickjs::{Ctx, Promise, Value, qjs};
 use wire::{ClientError, FailureKind, FrameError, ProtocolError, Reply};
 
 use crate::heap::Heap;
@@ -320,17 +320,17 @@ fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, heap: &Heap, reply: Reply
     // A failure's `reject` forgets the call's signal watch itself.
     match reply.outcome {
         Ok(value) => {
+            let bytes = value.len();
             // A value too large for the heap fails the call, not the run.
-            let value = match heap.tolerating(|| parse_value(ctx, session, &value)) {
+            let value = match heap.tolerating(|| parse_value(ctx, session, value)) {
                 Ok(parsed) => parsed,
                 Err(why) => {
                     // The value could not be built (memory ran out, or its
                     // nesting outran the stack): the call fails `limit`,
                     // never hands the program the JSON text as a string.
                     let message = format!(
-                        "the tool's value ({} bytes of JSON) could not be built within this \
-                         run's limits: {why}",
-                        value.len()
+                        "the tool's value ({bytes} bytes of JSON) could not be built within this \
+                         run's limits: {why}"
                     );
                     tool_error::reject(ctx, session, call, FailureKind::Limit, &message);
                     return;
@@ -350,12 +350,41 @@ fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, heap: &Heap, reply: Reply
 /// may tell by throwing `null`, or out of stack) is `Err` with what
 /// happened: a value too large for the run once reached the program as its
 /// JSON text, a string, with nothing to say so.
+///
+/// The text is parsed where it is, with the NUL QuickJS wants after it
+/// added in place: rquickjs's own `json_parse` copies it into a buffer that
+/// doubles to take the NUL, and a 15 MB value took 30 MB more of the
+/// child's own heap, whose failure ended the whole run (and wrote Rust's
+/// "memory allocation failed" to the console) where the call alone should
+/// have failed.
 fn parse_value<'js>(
     ctx: &Ctx<'js>,
     session: &Session<'js>,
-    text: &str,
+    text: String,
 ) -> Result<Value<'js>, String> {
-    match ctx.json_parse(text) {
+    let len = text.len();
+    let mut bytes = text.into_bytes();
+    bytes.reserve_exact(1);
+    bytes.push(0);
+    // SAFETY: the context is live for 'js; `bytes` is `len` bytes of UTF-8
+    // and a NUL, alive across the call. `from_raw` takes the new reference;
+    // an exception value is never wrapped (it stays pending in the context).
+    let parsed = unsafe {
+        let raw = qjs::JS_ParseJSON(
+            ctx.as_raw().as_ptr(),
+            bytes.as_ptr().cast(),
+            len as _,
+            c"<input>".as_ptr(),
+        );
+        if qjs::JS_IsException(raw) {
+            Err(rquickjs::Error::Exception)
+        } else {
+            Ok(Value::from_raw(ctx.clone(), raw))
+        }
+    };
+    // The text as it came (UTF-8 before the NUL was added).
+    let text = std::str::from_utf8(&bytes[..len]).unwrap_or_default();
+    match parsed {
         Ok(value) => return Ok(value),
         Err(rquickjs::Error::Exception) => {
             let thrown = ctx.catch();
@@ -370,8 +399,6 @@ fn parse_value<'js>(
                 None => return Err("QuickJS ran out of memory".to_owned()),
             }
         }
-        Err(rquickjs::Error::Allocation) => return Err("QuickJS could not allocate".to_owned()),
-        // Not JSON (a NUL byte, say), but a fine string.
         Err(_) => {}
     }
     rquickjs::String::from_str(ctx.clone(), text)
