@@ -875,9 +875,13 @@ mod tests {
         );
         // `avg` is at column 36 in the text sent, column 17 in the program.
         assert_eq!(ts.map.original(2, 36), (2, 17));
-        // A real block stays one.
+        // A real block stays one (and answers its last expression, as
+        // `eval` would).
         let block = prepare("let x = 1;\n{ x++; }", Language::TypeScript).unwrap();
-        assert_eq!(block.text, "let x = 1;\n{ x++; }");
+        assert_eq!(
+            block.text,
+            "let x = 1;\n{ __wasmwire_last = x++; }\n;return __wasmwire_last;\nvar __wasmwire_last;"
+        );
     }
 
     #[test]
