@@ -5,7 +5,7 @@
 
 use wire::places::{Generated as SentGenerated, PlaceStep};
 
-use super::position::{Generated, PositionMap, Step};
+use super::position::{Generated, PositionMap, Step, line_char_column};
 
 impl PositionMap {
     /// The map as a Start's `places`: empty when the text sent is the
@@ -87,19 +87,11 @@ impl<'a> Utf16Lines<'a> {
         let Some(&(text, astral)) = line.checked_sub(1).and_then(|i| self.lines.get(i)) else {
             return column;
         };
-        if !astral {
-            return column;
+        if astral {
+            line_char_column(text, column)
+        } else {
+            column
         }
-        let mut units = 0;
-        let mut chars = 0;
-        for c in text.chars() {
-            if units >= column.saturating_sub(1) {
-                return chars + 1;
-            }
-            units += c.len_utf16();
-            chars += 1;
-        }
-        chars + column.saturating_sub(1).saturating_sub(units) + 1
     }
 }
 

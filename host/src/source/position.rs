@@ -217,9 +217,15 @@ fn utf16_column(text: &str, line: usize, column: usize) -> usize {
 
 /// The character column (1-based) of the UTF-16 column `column` of `line`.
 fn char_column(text: &str, line: usize, column: usize) -> usize {
+    line_char_column(nth_line(text, line), column)
+}
+
+/// The character column (1-based) of the UTF-16 column `column` of the
+/// line `line`; past its end, the columns beyond count one each.
+pub(crate) fn line_char_column(line: &str, column: usize) -> usize {
     let mut units = 0;
     let mut chars = 0;
-    for c in nth_line(text, line).chars() {
+    for c in line.chars() {
         if units >= column.saturating_sub(1) {
             return chars + 1;
         }
