@@ -350,28 +350,23 @@ impl<'js> Intrinsics<'js> {
     /// is not QuickJS's Error, whatever its `stack` says: a program reads
     /// that text with the author's places, or wrote it).
     pub(crate) fn raw_stack(&self, error: &Value<'js>) -> Option<String> {
-        let raw = self
-            .web
-            .get::<_, Function>("rawStack")
-            .and_then(|raw| raw.call::<_, Value>((error.clone(),)));
-        match raw {
-            Ok(text) if text.is_string() => self.coerce(&text),
-            Ok(_) => None,
-            Err(_) => {
-                let _ = error.ctx().catch();
-                None
-            }
-        }
+        self.shared_text("rawStack", error.clone())
     }
 
     /// QuickJS's own text for a backtrace it kept of a throw
     /// (`stack.js`'s `thrownText`): the same, unless the program's
     /// `Error.prepareStackTrace` made it; `None` when that cannot be told.
     pub(crate) fn thrown_text(&self, text: &str) -> Option<String> {
+        self.shared_text("thrownText", text)
+    }
+
+    /// The text `shared[name](arg)` gives, or `None` for anything else or
+    /// a throw.
+    fn shared_text<A: rquickjs::IntoJs<'js>>(&self, name: &str, arg: A) -> Option<String> {
         let found = self
             .web
-            .get::<_, Function>("thrownText")
-            .and_then(|thrown| thrown.call::<_, Value>((text,)));
+            .get::<_, Function>(name)
+            .and_then(|f| f.call::<_, Value>((arg,)));
         match found {
             Ok(text) if text.is_string() => self.coerce(&text),
             Ok(_) => None,

@@ -480,7 +480,7 @@ impl<'js> Judge<'_, 'js> {
     /// JSON.parse's error has the text's own place, `at <input>:1:1`,
     /// before it).
     fn frames(&self, error: &Value<'js>, n: usize) -> Vec<String> {
-        let Some(stack) = self.raw_stack(error) else {
+        let Some(stack) = self.intrinsics.raw_stack(error) else {
             return Vec::new();
         };
         stack
@@ -500,17 +500,14 @@ impl<'js> Judge<'_, 'js> {
     }
 
     /// The program's innermost place in the error's stack, if any.
+    /// None for an object that only looks like an Error
+    /// (`Object.create(Error.prototype)`): its `stack`, if any, is the
+    /// program's, and QuickJS's note of a throw is of the first error made
+    /// since the last `catch`, which need not be this one.
     fn locate(&self, error: &Value<'js>) -> Option<Place> {
-        self.raw_stack(error)
+        self.intrinsics
+            .raw_stack(error)
             .and_then(|stack| self.sent.locate(&stack))
-    }
-
-    /// QuickJS's own stack text of the error (none for an object that only
-    /// looks like one, `Object.create(Error.prototype)`: its `stack`, if
-    /// any, is the program's, and QuickJS's note of a throw is of the first
-    /// error made since the last `catch`, which need not be this one).
-    fn raw_stack(&self, error: &Value<'js>) -> Option<String> {
-        self.intrinsics.raw_stack(error)
     }
 }
 
