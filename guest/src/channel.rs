@@ -62,11 +62,24 @@ pub const OUT_BATCH: usize = 64 * 1024;
 
 /// What the parent has sent and the channel has not yet handed out: whole
 /// frames, in order, and how the stream ended if it did.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Inbox {
+    /// Reserves each answer's whole length at its prefix: the parent's
+    /// lengths are trusted, and a large answer then needs its own size once,
+    /// not its size and the half it doubled from.
     decoder: FrameDecoder,
     frames: VecDeque<Result<Vec<u8>, FrameError>>,
     ended: Option<End>,
+}
+
+impl Default for Inbox {
+    fn default() -> Self {
+        Inbox {
+            decoder: FrameDecoder::new().reserving_whole(),
+            frames: VecDeque::new(),
+            ended: None,
+        }
+    }
 }
 
 /// How the parent's stream ended.
@@ -178,6 +191,17 @@ pub trait Link {
     /// that into `inbox`; or, given a `timeout`, until it passes. Returns at
     /// once if the stream has already ended.
     fn receive(&mut self, inbox: &mut Inbox, timeout: Option<Duration>);
+
+    /// Waits until everything [`send`](Link::send) wrote has reached the
+    /// parent, or the parent's stream has ended. Called once the run is
+    /// over, before the Result goes: a write is done when the child's
+    /// stream took the bytes, not when the parent did, and a child that
+    /// exits with bytes still on their way takes them with it, leaving the
+    /// parent half a frame. What the parent sends meanwhile is read and
+    /// dropped (the run wants no more answers), so a parent that waits for
+    /// its answers to be read before it reads on is not kept waiting. By
+    /// default every send has already arrived.
+    fn deliver(&mut self) {}
 }
 
 impl<L: Link + ?Sized> Link for &mut L {
@@ -187,6 +211,10 @@ impl<L: Link + ?Sized> Link for &mut L {
 
     fn receive(&mut self, inbox: &mut Inbox, timeout: Option<Duration>) {
         (**self).receive(inbox, timeout);
+    }
+
+    fn deliver(&mut self) {
+        (**self).deliver();
     }
 }
 
@@ -243,6 +271,15 @@ impl<L: Link> Channel<L> {
     /// The link.
     pub fn link_mut(&mut self) -> &mut L {
         &mut self.link
+    }
+
+    /// Waits until what was written has reached the parent (see
+    /// [`Link::deliver`]): the child calls it once the run is over, before
+    /// it sends the Result. Answers that come meanwhile are dropped.
+    pub fn deliver(&mut self) {
+        if self.broken.is_none() {
+            self.link.deliver();
+        }
     }
 
     /// Why no more answers can come, once that is so.
@@ -713,6 +750,24 @@ mod wasi {
             // blocking read, not here: the common case costs no wait.
             self.unflushed = true;
             Ok(())
+        }
+
+        fn deliver(&mut self) {
+            // Skipping what the parent sends allocates nothing, so a run
+            // that ended at its memory limit can still do it.
+            let mut reading = true;
+            while self.unflushed && !self.writable.ready() {
+                if !reading {
+                    self.writable.block();
+                    break;
+                }
+                let ready = poll(&[&self.readable, &self.writable]);
+                if ready.contains(&0) && self.input.skip(READ_CHUNK as u64).is_err() {
+                    // The parent closed its stream: only the write is left.
+                    reading = false;
+                }
+            }
+            self.unflushed = false;
         }
 
         fn receive(&mut self, inbox: &mut Inbox, timeout: Option<Duration>) {

@@ -105,6 +105,8 @@ fn main() {
         Ok(evaluator) => evaluator.run_with(&start, &mut client, io::stderr(), &stop),
         Err(e) => wire::Result::failure(&start.result_id, FailureKind::Limit, e.to_string()),
     };
+    // The Requests the Result counts reach the parent before it does.
+    client.deliver();
     if let Err(e) = runner.finish(&result) {
         eprintln!("wasmwire-guest: {e}");
         std::process::exit(1);

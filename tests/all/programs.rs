@@ -1,8 +1,9 @@
 //! Programs calling tools: values, concurrency, failure classes, console.
 
 use serde_json::json;
+use wasmwire::Budget;
 use wasmwire::FailureKind;
-use wasmwire_tests::{assert_failed, run, sandbox, value};
+use wasmwire_tests::{assert_failed, budget, run, run_with, sandbox, value};
 
 #[tokio::test]
 async fn a_program_calls_a_tool_and_returns_its_value() {
@@ -343,4 +344,65 @@ async fn args_that_json_empties_are_warned_of_once() {
     let outcome = run("return await echo({ filters: {}, rows: [{}] })").await;
     assert_eq!(value(&outcome), json!({"filters": {}, "rows": [{}]}));
     assert_eq!(outcome.console, "");
+}
+
+#[tokio::test]
+async fn calls_left_running_when_a_program_returns_reach_the_parent_whole() {
+    // A call the program does not await still goes out before the Result.
+    // Its last bytes were still in the child's stdout, which the parent
+    // drains only while the child runs, when the child exited: every run
+    // of `echo(300 KB); return 1` ended "protocol violation: stream ended
+    // inside a frame (262140 of 300040 bytes)", the call channel's buffer
+    // (256 KiB) full and the rest lost with the child.
+    for (calls, size) in [(1, 300_000), (1, 3_000_000), (40, 50_000), (3, 200_000)] {
+        let program = format!(
+            "const big = 'x'.repeat({size});\n\
+             for (let i = 0; i < {calls}; i++) echo({{i, big}});\n\
+             return 1"
+        );
+        let outcome = run(&program).await;
+        assert_eq!(value(&outcome), json!(1), "{calls} x {size}");
+        assert_eq!(
+            outcome.result.calls, calls,
+            "{calls} x {size}: {outcome:#?}"
+        );
+        assert!(!outcome.counts_disagree, "{outcome:#?}");
+    }
+}
+
+#[tokio::test]
+async fn a_large_tool_value_needs_its_own_size_and_one_with_no_room_fails_only_its_call() {
+    // A value is JSON text inside the Response's JSON, so it comes escaped;
+    // it was read into a scratch buffer that doubled past its size, then
+    // copied out, and its frame grew by doubling too. 15 MB under the
+    // default 64 MiB ended the whole run `limit`, with Rust's "memory
+    // allocation of 30000002 bytes failed" on the console.
+    let outcome = run("return (await bytes(15000000)).length").await;
+    assert_eq!(value(&outcome), json!(14_999_998));
+    // With no room for its text the call fails `limit` and the program
+    // goes on; before, the run ended at the allocation.
+    let outcome = run_with(
+        "let first;\n\
+         try { await bytes(15000000); } catch (e) { first = [e.kind, e.message]; }\n\
+         return [first, (await bytes(1000)).length];",
+        Budget {
+            max_memory: 24 << 20,
+            ..budget()
+        },
+    )
+    .await;
+    let got = value(&outcome);
+    assert_eq!(got[0][0], "limit", "{got}");
+    assert!(
+        got[0][1]
+            .as_str()
+            .is_some_and(|m| m.contains("bytes as sent) could not be held")),
+        "{got}"
+    );
+    assert_eq!(got[1], 998, "{got}");
+    assert!(
+        !outcome.console.contains("memory allocation"),
+        "{}",
+        outcome.console
+    );
 }

@@ -3,10 +3,11 @@
 use std::collections::{HashSet, VecDeque};
 use std::io::{Read, Write};
 
-use crate::codec::{decode, encode, encode_sized};
+use crate::codec::{encode, encode_sized};
 use crate::error::ProtocolError;
 use crate::frame::{FrameError, FrameReader};
-use crate::message::{Request, Response, Withdraw};
+use crate::message::{Request, Withdraw};
+use crate::response::{Decoded, decode_response};
 use crate::{DEFAULT_MAX_INFLIGHT, FailureKind, ToolFailure};
 
 /// Args from this size on are framed by [`encode_sized`]: counted first,
@@ -166,11 +167,20 @@ impl InFlight {
     /// The Reply a Response frame makes: it must answer a call on the wire.
     /// Its slot is free from now on.
     pub fn answer(&mut self, payload: &[u8]) -> Result<Reply, ProtocolError> {
-        let response: Response = decode(payload)?;
+        let Decoded { response, unheld } = decode_response(payload)?;
         if !self.sent.remove(&response.id) {
             return Err(ProtocolError::UnknownId(response.id));
         }
-        let (id, outcome) = response.into_outcome()?;
+        let (id, mut outcome) = response.into_outcome()?;
+        if let (Ok(_), Some(bytes)) = (&outcome, unheld) {
+            outcome = Err(ToolFailure::new(
+                FailureKind::Limit,
+                format!(
+                    "the tool's value ({bytes} bytes as sent) could not be held: no memory left \
+                     for it"
+                ),
+            ));
+        }
         if let Ok(value) = &outcome {
             self.bytes += value.len() as u64;
         }

@@ -91,6 +91,7 @@ mod kind;
 mod message;
 pub mod names;
 pub mod places;
+mod response;
 mod runner;
 
 #[cfg(feature = "tokio")]

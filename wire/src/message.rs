@@ -27,7 +27,7 @@ fn is_zero_duration(d: &Duration) -> bool {
 /// Go peer may send `null` for any optional field (docs/protocol.md §1).
 /// Required fields (`v`, `id`, `ok`, `program`, `result_id`, a binding's
 /// `name`) are not read this way: `null` there is refused.
-fn null_as_default<'de, D, T>(d: D) -> std::result::Result<T, D::Error>
+pub(crate) fn null_as_default<'de, D, T>(d: D) -> std::result::Result<T, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Deserialize<'de> + Default,

@@ -1,0 +1,243 @@
+//! A Response's value taken out of its frame in one allocation.
+//!
+//! A value is JSON text sent as a JSON string, so every quote in it comes
+//! escaped, and serde reads an escaped string into a scratch buffer that
+//! grows by doubling, then copies it out: a 15 MB value took a 30 MB
+//! scratch and a 15 MB copy beside its 15 MB frame, and in a child of 64
+//! MiB the allocator's failure ended the whole run (Rust aborts on it).
+//! Here the value's string is kept as the frame's own bytes while the
+//! Response is read, then unescaped into one buffer of its written size
+//! (never less than what it reads as), taken fallibly: a child with no
+//! room for it fails that call `limit`, and goes on.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::codec::{DecodeError, decode};
+use crate::{FailureKind, Response, VERSION};
+
+/// A Response as read off the wire, its value still the JSON string
+/// literal it came as (borrowed from the frame).
+#[derive(Deserialize)]
+struct Frame<'a> {
+    v: u32,
+    id: String,
+    ok: bool,
+    #[serde(default, borrow)]
+    value: Option<&'a RawValue>,
+    #[serde(default)]
+    kind: Option<FailureKind>,
+    #[serde(default, deserialize_with = "crate::message::null_as_default")]
+    error: String,
+}
+
+/// A Response read by [`decode_response`].
+#[derive(Debug)]
+pub(crate) struct Decoded {
+    pub response: Response,
+    /// Bytes of a successful value there was no memory to hold: its
+    /// `value` is empty, and the call should fail `limit`.
+    pub unheld: Option<usize>,
+}
+
+/// Reads a Response frame's payload as [`decode`] does (the same checks,
+/// the same errors), its value unescaped in one allocation of the written
+/// string's size, one byte more left spare (a C parser of the value wants
+/// a NUL after it).
+pub(crate) fn decode_response(payload: &[u8]) -> Result<Decoded, DecodeError> {
+    let whole = || {
+        decode::<Response>(payload).map(|response| Decoded {
+            response,
+            unheld: None,
+        })
+    };
+    // Anything unusual (not an object, another version, a value that is not
+    // a string, an escape serde would refuse) is left to serde, for its
+    // words.
+    if payload.first() != Some(&b'{') {
+        return whole();
+    }
+    let Ok(frame) = serde_json::from_slice::<Frame<'_>>(payload) else {
+        return whole();
+    };
+    if frame.v != VERSION {
+        return whole();
+    }
+    let (value, unheld) = match frame.value {
+        None => (String::new(), None),
+        Some(raw) => match unescape(raw.get()) {
+            Ok(text) => (text, None),
+            Err(Unescape::NoMemory(bytes)) => (String::new(), Some(bytes)),
+            Err(Unescape::Refused) => return whole(),
+        },
+    };
+    Ok(Decoded {
+        response: Response {
+            v: frame.v,
+            id: frame.id,
+            ok: frame.ok,
+            value,
+            kind: frame.kind,
+            error: frame.error,
+        },
+        unheld,
+    })
+}
+
+/// Why [`unescape`] gave no text.
+#[derive(Debug, PartialEq, Eq)]
+enum Unescape {
+    /// No memory for a string of this many bytes.
+    NoMemory(usize),
+    /// Not a JSON string, or one serde refuses (a lone surrogate).
+    Refused,
+}
+
+/// The text of the JSON string literal `literal` (quotes included), in a
+/// buffer of the literal's inner length plus one byte: an escape never
+/// reads as more bytes than it is written in, so the text never outgrows
+/// it.
+fn unescape(literal: &str) -> Result<String, Unescape> {
+    let inner = literal
+        .strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .ok_or(Unescape::Refused)?;
+    let mut text = String::new();
+    text.try_reserve_exact(inner.len() + 1)
+        .map_err(|_| Unescape::NoMemory(inner.len()))?;
+    let bytes = inner.as_bytes();
+    let mut at = 0;
+    while let Some(offset) = bytes[at..].iter().position(|&b| b == b'\\') {
+        // Escapes are ASCII, so `at` is always at a character's start.
+        text.push_str(&inner[at..at + offset]);
+        at += offset + 1;
+        let escape = *bytes.get(at).ok_or(Unescape::Refused)?;
+        at += 1;
+        let ch = match escape {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let high = hex4(bytes, at)?;
+                at += 4;
+                let code = match high {
+                    0xD800..=0xDBFF => {
+                        if bytes.get(at..at + 2) != Some(b"\\u") {
+                            return Err(Unescape::Refused);
+                        }
+                        let low = hex4(bytes, at + 2)?;
+                        if !(0xDC00..=0xDFFF).contains(&low) {
+                            return Err(Unescape::Refused);
+                        }
+                        at += 6;
+                        0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    0xDC00..=0xDFFF => return Err(Unescape::Refused),
+                    _ => high,
+                };
+                char::from_u32(code).ok_or(Unescape::Refused)?
+            }
+            _ => return Err(Unescape::Refused),
+        };
+        text.push(ch);
+    }
+    text.push_str(&inner[at..]);
+    Ok(text)
+}
+
+/// The four hex digits at `at`.
+fn hex4(bytes: &[u8], at: usize) -> Result<u32, Unescape> {
+    let digits = bytes.get(at..at + 4).ok_or(Unescape::Refused)?;
+    digits.iter().try_fold(0u32, |code, &digit| {
+        let nibble = char::from(digit).to_digit(16).ok_or(Unescape::Refused)?;
+        Ok(code << 4 | nibble)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode;
+
+    /// The payload of `response`'s frame.
+    fn payload(response: &Response) -> Vec<u8> {
+        encode(response).expect("encodes")[4..].to_vec()
+    }
+
+    #[test]
+    fn a_value_reads_as_serde_reads_it_in_a_buffer_of_its_written_size() {
+        let values = [
+            "",
+            "1",
+            r#"{"a":"b \"quoted\" \\ / \n\t\r\u0008\u000c","c":[1,2]}"#,
+            "Zürich 😀 \u{7f} \u{1f} \u{2028} \u{0}",
+            "\\\\\\\"",
+        ];
+        for value in values {
+            let response = Response::success("7", value);
+            let bytes = payload(&response);
+            let decoded = decode_response(&bytes).expect("decodes");
+            assert_eq!(decoded.response, decode::<Response>(&bytes).unwrap());
+            assert_eq!(decoded.response.value, value);
+            assert_eq!(decoded.unheld, None);
+            if value.is_empty() {
+                // Left out of the frame: nothing to hold.
+                continue;
+            }
+            // The written string (quotes aside) and one byte for a NUL.
+            let written = serde_json::to_string(value).unwrap().len() - 2;
+            assert_eq!(decoded.response.value.capacity(), written + 1, "{value:?}");
+        }
+        let failure = Response::failure("8", FailureKind::Transient, "busy \"now\"");
+        assert_eq!(
+            decode_response(&payload(&failure)).unwrap().response,
+            failure
+        );
+    }
+
+    #[test]
+    fn escapes_any_writer_may_use_read_as_serde_reads_them() {
+        // Escapes serde_json never writes but a Go or Python parent may.
+        for written in [
+            r#"\u00e9\u00E9\/\ud83d\ude00"#,
+            r#"\u0041\u4e2d\uFFFF"#,
+            r#"plain"#,
+        ] {
+            let frame = format!(r#"{{"v":1,"id":"1","ok":true,"value":"{written}"}}"#);
+            let mine = decode_response(frame.as_bytes()).unwrap().response;
+            assert_eq!(
+                mine,
+                decode::<Response>(frame.as_bytes()).unwrap(),
+                "{written}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_serde_refuses_is_refused_in_serdes_words() {
+        for frame in [
+            r#"{"v":1,"id":"1","ok":true,"value":"\ud800"}"#,
+            r#"{"v":1,"id":"1","ok":true,"value":"\ud800\u0041"}"#,
+            r#"{"v":1,"id":"1","ok":true,"value":"\udc00"}"#,
+            r#"{"v":1,"id":"1","ok":true,"value":"\x"}"#,
+            r#"{"v":1,"id":"1","ok":true,"value":7}"#,
+            r#"{"v":1,"id":"1","ok":true,"value":"a","value":"b"}"#,
+            r#"{"v":2,"id":"1","ok":true,"value":"a"}"#,
+            r#"[1]"#,
+            r#"{"v":1,"id":"1","ok":true,"value":"a"} x"#,
+        ] {
+            let serde = decode::<Response>(frame.as_bytes())
+                .unwrap_err()
+                .to_string();
+            let mine = decode_response(frame.as_bytes()).unwrap_err().to_string();
+            assert_eq!(mine, serde, "{frame}");
+        }
+        let null = br#"{"v":1,"id":"1","ok":true,"value":null}"#;
+        assert_eq!(decode_response(null).unwrap().response.value, "");
+    }
+}
