@@ -8,7 +8,9 @@
 //!
 //! A binding with a signature such as `get_logs(host, count)` maps its
 //! arguments to an object by position: `get_logs("db1", 50)` sends
-//! `{"host":"db1","count":50}` (an `undefined` argument is left out). A
+//! `{"host":"db1","count":50}` (an `undefined` argument is left out); one
+//! plain object whose keys are all parameter names is the args by name,
+//! sent as it is (`get_logs({host: "db1", count: 50})`, the same). A
 //! binding without one sends its single argument: a string as it is,
 //! `undefined` as no args, anything else as its JSON text. `host.call`
 //! always takes args in that second form.
@@ -123,6 +125,9 @@ fn binding_function<'js>(
                 return rejected(&ctx, type_error(&ctx, &why));
             }
             let args = match &binding.parameters {
+                Some(parameters) if given_by_name(parameters, binding.rest, &values.0) => {
+                    args_from_value(&ctx, &session, &binding.name, values.0.first())
+                }
                 Some(parameters) => args_from_parameters(
                     &ctx,
                     &session,
@@ -138,6 +143,36 @@ fn binding_function<'js>(
     )?
     .with_name(name)?
     .with_length(arity)
+}
+
+/// Whether a call of a binding with a signature gave its args by name:
+/// one plain object (an object literal's class: not an array, a Map, a
+/// Proxy...) whose own keys are all parameter names, and nothing after it
+/// but what array callbacks pass. Models call `add({a: 2, b: 3})` of
+/// `add(a, b)` as often as `add(2, 3)`, and by position that sent
+/// `{"a": {"a": 2, "b": 3}}` without a word; `host.call` already took the
+/// object as the args. Such an object is sent as it is. (An object meant
+/// as the first parameter's value whose keys are all parameter names is
+/// read the same way; a binding with a rest parameter is always read by
+/// position.)
+fn given_by_name(parameters: &[String], rest: bool, values: &[Value<'_>]) -> bool {
+    const OBJECT_CLASS: u32 = 1; // JS_CLASS_OBJECT in quickjs.c
+    if rest || parameters.is_empty() {
+        return false;
+    }
+    let Some(object) = values.first().and_then(Value::as_object) else {
+        return false;
+    };
+    let trailing_ignored =
+        values.iter().enumerate().skip(1).all(|(i, v)| {
+            v.is_undefined() || (i == 1 && v.is_number()) || (i == 2 && v.is_array())
+        });
+    if !trailing_ignored || crate::web::class_id(object.clone().into_value()) != OBJECT_CLASS {
+        return false;
+    }
+    let mut keys = object.keys::<String>().peekable();
+    keys.peek().is_some()
+        && keys.all(|key| key.is_ok_and(|key| parameters.iter().any(|p| *p == key)))
 }
 
 /// Why an argument past a binding's own would be lost, if one would: a
@@ -171,14 +206,17 @@ fn unread_argument(binding: &Binding, values: &[Value<'_>]) -> Option<String> {
     // A Proxy is not asked (its `has` trap is the program's code).
     // SAFETY: JS_IsProxy only reads the value's class.
     let proxy = unsafe { rquickjs::qjs::JS_IsProxy(value.as_raw()) };
+    // `timeout` is the word models reach for most.
     let options = !proxy
         && value.as_object().is_some_and(|o| {
-            o.contains_key("signal").unwrap_or(false)
-                || o.contains_key("deadlineMs").unwrap_or(false)
+            ["signal", "deadlineMs", "timeout", "timeoutMs", "timeout_ms"]
+                .iter()
+                .any(|key| o.contains_key(*key).unwrap_or(false))
         });
     let instead = if options {
         format!(
-            "; call options go through host.call({}, args, {{ signal, deadlineMs }})",
+            "; call options go through host.call({}, args, {{ signal, deadlineMs }}) (a \
+             timeout is deadlineMs, in milliseconds)",
             crate::outcome::quoted(&binding.name)
         )
     } else if binding.parameters.is_none() {

@@ -501,6 +501,27 @@ pub(crate) fn missing_global(name: &str) -> Option<&'static str> {
             "there is no browser page: no DOM and no storage"
         }
         "Intl" => "there is no Intl (no locale data): format numbers and dates by hand",
+        // How other hosts hand a model its tools.
+        "tools" | "functions" | "default_api" | "api" => {
+            "each tool is a global async function: call it by its name, as host.NAME, or \
+             with host.call(name, args)"
+        }
+        _ => return None,
+    })
+}
+
+/// What to use instead of a method that is not there, for `TypeError:
+/// OBJECT.METHOD is not a function` where model-written code reaches for
+/// Node's.
+pub(crate) fn missing_method(callee: &str) -> Option<&'static str> {
+    Some(match callee {
+        "crypto.createHash" | "crypto.createHmac" => {
+            "there is no Node crypto: hash with `await crypto.subtle.digest(\"SHA-256\", \
+             new TextEncoder().encode(text))`"
+        }
+        "crypto.randomBytes" => {
+            "there is no Node crypto: use crypto.getRandomValues(new Uint8Array(n))"
+        }
         _ => return None,
     })
 }

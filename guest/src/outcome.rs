@@ -327,6 +327,24 @@ impl<'js> Judge<'_, 'js> {
                 };
             }
         }
+        // `host.get_wheather(...)`, `crypto.createHash(...)`.
+        if let Some(callee) = headline
+            .strip_prefix("TypeError: ")
+            .and_then(|rest| rest.strip_suffix(" is not a function"))
+        {
+            if let Some(why) = hints::missing_method(callee) {
+                headline = format!("{headline} ({why})");
+            } else if let Some(name) = callee.strip_prefix("host.")
+                && let Some(meant) =
+                    wire::names::nearest(name, self.tools.iter().map(|tool| tool.name.as_str()))
+            {
+                headline = if crate::bindings::is_identifier(meant) {
+                    format!("{headline} (did you mean host.{meant}?)")
+                } else {
+                    format!("{headline} (did you mean host.call({meant:?}, args)?)")
+                };
+            }
+        }
         // `await import("x")`.
         if headline.starts_with("ReferenceError: could not load module ") {
             headline = format!("{headline} ({})", hints::NO_MODULES);

@@ -234,6 +234,23 @@ async fn module_statements_misspelt_tools_and_parsing_twice_are_explained() {
         FailureKind::NotFound,
         "no tool named \"plainErrors\" (did you mean \"plain_error\"?)",
     );
+    // Other hosts' ways to reach a tool, and Node's crypto.
+    let error = invalid("return await host.plainErrors({})").await;
+    assert!(
+        error.starts_with(
+            "TypeError: host.plainErrors is not a function (did you mean host.plain_error?)"
+        ),
+        "{error}"
+    );
+    for reach in ["tools", "functions", "default_api"] {
+        let error = invalid(&format!("return await {reach}.echo(1)")).await;
+        assert!(
+            error.contains("each tool is a global async function"),
+            "{error}"
+        );
+    }
+    let error = invalid("return crypto.createHash('sha256').update('a').digest('hex')").await;
+    assert!(error.contains("crypto.subtle.digest"), "{error}");
     let error = invalid("return await echo_later(1)").await;
     assert!(
         error.starts_with("ReferenceError: echo_later is not defined at line"),

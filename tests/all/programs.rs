@@ -106,6 +106,37 @@ async fn signature_parameters_become_the_args_object() {
 }
 
 #[tokio::test]
+async fn one_object_whose_keys_are_all_parameter_names_is_the_args_by_name() {
+    // `delay(ms, value)` and `fail(kind, message)` called with one object,
+    // as models often call them: by position that object was sent as the
+    // first parameter (`{"kind": {"kind": ...}}`), without a word.
+    let program = r#"
+        const named = await delay({ms: 1, value: [1, 'two']});
+        const mapped = await Promise.all([{value: 'a', ms: 1}, {value: 'b'}].map(delay));
+        let failed;
+        try { await fail({kind: 'transient', message: 'busy'}); }
+        catch (e) { failed = [e.kind, e.message]; }
+        // Another key, or not a plain object: by position, as before.
+        const other = await delay({ms: 1, note: 2});
+        const map = await delay(new Map([['ms', 1]]));
+        const both = await delay({ms: 1}, 'second');
+        return {named, mapped, failed, other, map, both};
+    "#;
+    let outcome = run(program).await;
+    assert_eq!(
+        value(&outcome),
+        json!({
+            "named": [1, "two"],
+            "mapped": ["a", "b"],
+            "failed": ["transient", "busy"],
+            "other": null,
+            "map": null,
+            "both": "second",
+        })
+    );
+}
+
+#[tokio::test]
 async fn fifty_concurrent_calls_answered_in_reverse_order_resolve_by_id() {
     // Call i waits (50 - i) * 4 ms: the last sent is answered first.
     let program = r#"

@@ -253,8 +253,20 @@ async fn a_program_ending_in_a_declaration_is_told_to_return_it() {
         "{:?}",
         outcome.console
     );
+    // An entry point declared and never called, as a script would have it.
+    let outcome = run("async function main() {\n  return await echo(1);\n}").await;
+    assert_eq!(value(&outcome), json!(null));
+    assert!(
+        outcome.console.contains(
+            "warn: the program ended by declaring function `main`, which nothing called, and \
+             answered null: end it with `return await main()`"
+        ),
+        "{:?}",
+        outcome.console
+    );
     // Not when it answers, nor for a program that ends otherwise.
     for program in [
+        "return await main();\nasync function main() { return null }",
         "const t = 1;\nreturn null",
         "const t = 1;\nt",
         "let t = 1;\nt++",

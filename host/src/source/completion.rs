@@ -136,6 +136,10 @@ pub(crate) enum Ending {
     /// named here: a program that was meant to answer it forgot to, and
     /// answers `null`.
     Declared(String),
+    /// In a function declaration (named here), with no `return` among the
+    /// program's own statements: `async function main() { ... }` written
+    /// as a script's entry point and never called answers `null`.
+    DeclaredFunction(String),
     /// In an `if`, a `try` or a block (named here) whose branches end in
     /// expressions, one of them a sequence (`a, b`), which cannot be
     /// assigned without parentheses: `eval` would answer the one that ran,
@@ -190,6 +194,11 @@ pub(crate) fn ending(program: &str) -> Ending {
     }
     if let Some(name) = declared(last) {
         return Ending::Declared(name);
+    }
+    if let Stmt::Decl(Decl::Fn(function)) = last
+        && !statements.iter().any(|s| matches!(s, Stmt::Return(_)))
+    {
+        return Ending::DeclaredFunction(function.ident.sym.to_string());
     }
     if !ends_in_expression(last) {
         return Ending::Other;
@@ -385,6 +394,28 @@ mod tests {
                 None,
                 "{program}"
             );
+        }
+    }
+
+    #[test]
+    fn a_last_function_declaration_is_named_unless_the_program_returns() {
+        for (program, named) in [
+            (
+                "async function main() {\n  return await f();\n}",
+                Some("main"),
+            ),
+            ("const x = 1;\nfunction run() { return x }", Some("run")),
+            (
+                "return await main();\nasync function main() { return 1 }",
+                None,
+            ),
+            ("function f() {}\nf()", None),
+        ] {
+            let got = match ending(program) {
+                Ending::DeclaredFunction(name) => Some(name),
+                _ => None,
+            };
+            assert_eq!(got.as_deref(), named, "{program}");
         }
     }
 

@@ -99,6 +99,12 @@ fn returned(mut text: String, mut steps: Vec<Step>) -> Prepared {
                  end it with `return {name}` (or `{name}` alone) to answer it"
             ));
         }
+        completion::Ending::DeclaredFunction(name) => {
+            unanswered = Some(format!(
+                "the program ended by declaring function `{name}`, which nothing called, and \
+                 answered null: end it with `return await {name}()` to answer what it returns"
+            ));
+        }
         completion::Ending::InBranches(what) => {
             unanswered = Some(format!(
                 "the program ended in {what} and answered null: an expression inside it \
