@@ -307,6 +307,24 @@ impl<'js> Judge<'_, 'js> {
                 1,
             );
         }
+        // `new RegExp(text)` of text with a `+` or a `(` in it: QuickJS says
+        // only `nothing to repeat`, which reads as the program's own syntax.
+        if headline.starts_with("SyntaxError:")
+            && self
+                .frames(reason, 1)
+                .first()
+                .is_some_and(|f| f == "at RegExp (native)")
+        {
+            headline = format!(
+                "{} (new RegExp was given a pattern it cannot read: to match text as it is, \
+                 escape it first, text.replace(/[.*+?^${{}}()|[\\]\\\\]/g, \"\\\\$&\"))",
+                headline.replacen(
+                    "SyntaxError: ",
+                    "SyntaxError: invalid regular expression: ",
+                    1
+                )
+            );
+        }
         // `require`, `fetch`, `process`: what a model reaches for, named
         // with what to do instead; and a tool's name misspelt.
         if let Some(name) = headline

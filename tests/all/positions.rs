@@ -251,6 +251,15 @@ async fn module_statements_misspelt_tools_and_parsing_twice_are_explained() {
     }
     let error = invalid("return crypto.createHash('sha256').update('a').digest('hex')").await;
     assert!(error.contains("crypto.subtle.digest"), "{error}");
+    // A pattern built from data: QuickJS said only "nothing to repeat".
+    let error = invalid("const text = 'c++';\nreturn new RegExp(text, 'i').test('C++')").await;
+    assert!(
+        error.starts_with(
+            "SyntaxError: invalid regular expression: nothing to repeat (new RegExp was given"
+        ) && error.contains(r#"text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")"#)
+            && error.ends_with("at line 2, column 19"),
+        "{error}"
+    );
     let error = invalid("return await echo_later(1)").await;
     assert!(
         error.starts_with("ReferenceError: echo_later is not defined at line"),

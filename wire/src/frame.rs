@@ -408,7 +408,10 @@ mod tests {
     #[test]
     fn a_decoder_reserving_whole_frames_takes_a_frames_length_at_its_prefix() {
         let mut decoder = FrameDecoder::new().reserving_whole();
-        assert!(matches!(decoder.feed(&1_000_000u32.to_be_bytes()), (4, None)));
+        assert!(matches!(
+            decoder.feed(&1_000_000u32.to_be_bytes()),
+            (4, None)
+        ));
         let State::Data { payload, .. } = &decoder.state else {
             panic!("collecting the payload");
         };

@@ -153,7 +153,8 @@ fn an_argument_past_a_bindings_own_is_refused_not_dropped() {
         for (const f of [() => t('a', { signal: controller.signal }), () => t('b', { limit: 5 }),
                          () => t('c', 'en'), () => pair('d', 1, { deadlineMs: 5 }),
                          () => pair('e', 2, undefined, true),
-                         () => t('f', new Proxy({}, { has() { throw new Error('trap ran'); } }))]) {
+                         () => t('f', new Proxy({}, { has() { throw new Error('trap ran'); } })),
+                         () => t('g', { timeout: 200 })]) {
             try { await f(); out.push('sent'); } catch (e) { out.push(e.name + ': ' + e.message); }
         }
         out.push(await Promise.all(['x', 'y'].map(t)));
@@ -168,7 +169,7 @@ fn an_argument_past_a_bindings_own_is_refused_not_dropped() {
     );
     assert_eq!(
         run.value(),
-        r#"["TypeError: t takes one argument, its args; its 2nd argument, an object, would be read by nothing; call options go through host.call(\"t\", args, { signal, deadlineMs })","TypeError: t takes one argument, its args; its 2nd argument, an object, would be read by nothing; put everything the tool needs in that one value","TypeError: t takes one argument, its args; its 2nd argument, a string, would be read by nothing; put everything the tool needs in that one value","TypeError: pair takes 2 arguments, key, n; its 3rd argument, an object, would be read by nothing; call options go through host.call(\"pair\", args, { signal, deadlineMs })","TypeError: pair takes 2 arguments, key, n; its 4th argument, a boolean, would be read by nothing","TypeError: t takes one argument, its args; its 2nd argument, a proxy, would be read by nothing; put everything the tool needs in that one value",["x","y"],[{"key":"z"}],"w",{"key":"v","n":3}]"#
+        r#"["TypeError: t takes one argument, its args; its 2nd argument, an object, would be read by nothing; call options go through host.call(\"t\", args, { signal, deadlineMs }) (a timeout is deadlineMs, in milliseconds)","TypeError: t takes one argument, its args; its 2nd argument, an object, would be read by nothing; put everything the tool needs in that one value","TypeError: t takes one argument, its args; its 2nd argument, a string, would be read by nothing; put everything the tool needs in that one value","TypeError: pair takes 2 arguments, key, n; its 3rd argument, an object, would be read by nothing; call options go through host.call(\"pair\", args, { signal, deadlineMs }) (a timeout is deadlineMs, in milliseconds)","TypeError: pair takes 2 arguments, key, n; its 4th argument, a boolean, would be read by nothing","TypeError: t takes one argument, its args; its 2nd argument, a proxy, would be read by nothing; put everything the tool needs in that one value","TypeError: t takes one argument, its args; its 2nd argument, an object, would be read by nothing; call options go through host.call(\"t\", args, { signal, deadlineMs }) (a timeout is deadlineMs, in milliseconds)",["x","y"],[{"key":"z"}],"w",{"key":"v","n":3}]"#
     );
     // Only the calls the program could make were sent.
     assert_eq!(run.tools.sent.len(), 5);
