@@ -171,8 +171,7 @@ fn given_by_name(parameters: &[String], rest: bool, values: &[Value<'_>]) -> boo
         return false;
     }
     let mut keys = object.keys::<String>().peekable();
-    keys.peek().is_some()
-        && keys.all(|key| key.is_ok_and(|key| parameters.iter().any(|p| *p == key)))
+    keys.peek().is_some() && keys.all(|key| key.is_ok_and(|key| parameters.contains(&key)))
 }
 
 /// Why an argument past a binding's own would be lost, if one would: a

@@ -365,16 +365,22 @@ fn warn_left_behind<'js>(
     }
     if !tools.is_empty() {
         let count = tools.len();
-        let unsent = (queued + waiting).min(count);
-        let sent = count - unsent;
+        // Calls the run ended before it could send (made in its last turn,
+        // a timer's or a microtask's that threw) are not the cap's doing.
+        let ended = queued.min(count);
+        let held = waiting.min(count - ended);
+        let sent = count - ended - held;
         let mut parts = Vec::new();
         if sent > 0 {
             parts.push(format!(
                 "{sent} cancelled while running (work may be half done, answers dropped)"
             ));
         }
-        if unsent > 0 {
-            parts.push(format!("{unsent} never sent (held by the in-flight cap)"));
+        if held > 0 {
+            parts.push(format!("{held} never sent (held by the in-flight cap)"));
+        }
+        if ended > 0 {
+            parts.push(format!("{ended} never sent (made as the run ended)"));
         }
         session.write_console(
             format!(

@@ -691,11 +691,25 @@ impl Sandbox {
         {
             result.error = match unstarted {
                 Some((slots, waited)) => wall_clock_before_a_slot(&budget, slots, waited),
-                None => waiting_on(
-                    result.error,
-                    tally.unfinished().as_deref(),
-                    matches!(self.backend, Backend::Process(_)),
-                ),
+                None => match tally.unfinished() {
+                    // A large answer on its way to the child was told as the
+                    // program computing.
+                    Some(unfinished)
+                        if unfinished.is_empty() && tally.unwritten() >= UNREAD_TOLD =>
+                    {
+                        format!(
+                            "{} with no tool call running: the child had not yet read {} bytes \
+                             of tool answers (it was taking one in, or computing)",
+                            result.error,
+                            tally.unwritten()
+                        )
+                    }
+                    unfinished => waiting_on(
+                        result.error,
+                        unfinished.as_deref(),
+                        matches!(self.backend, Backend::Process(_)),
+                    ),
+                },
             };
         }
         result.calls = calls;
@@ -812,6 +826,11 @@ fn wall_clock_before_a_slot(budget: &Budget, slots: u32, waited: Duration) -> St
         crate::wasm::no_slot(slots, waited)
     )
 }
+
+/// Bytes of answers the child had not read, at least, for a wall clock
+/// that ran out with no call running to say so: a large answer on its
+/// way, not a refusal of a few bytes.
+const UNREAD_TOLD: usize = 64 << 10;
 
 /// Tools named in [`waiting_on`]; the rest are counted.
 const TOOLS_NAMED: usize = 5;

@@ -1,6 +1,8 @@
 """The budget: each limit held, and budgets that cannot be held refused."""
 
 import asyncio
+import sys
+import threading
 from datetime import timedelta
 
 import pytest
@@ -24,6 +26,32 @@ def test_the_wall_clock_ends_a_program_that_spins(sandbox):
     assert outcome.kind == "limit"
     assert "wall clock" in outcome.message
     assert 0.3 <= outcome.elapsed < 3
+
+
+def test_the_wall_clock_holds_while_another_thread_keeps_the_gil(sandbox):
+    # A thread that keeps the GIL for a second at a time (a pure-Python loop
+    # under a switch interval of 1 s, as one long C call would) held up the
+    # run too: the thread that called `run` drove the execution, and took
+    # the GIL back between waits to look for a Ctrl-C, so nothing polled the
+    # execution, its wall clock included, until it got the GIL.
+    stop = threading.Event()
+
+    def hog():
+        while not stop.is_set():
+            pass
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1.0)
+    thread = threading.Thread(target=hog)
+    thread.start()
+    try:
+        outcome = sandbox.run("while (true) {}", budget=wasmwire.Budget(wall_clock=0.1))
+    finally:
+        stop.set()
+        thread.join()
+        sys.setswitchinterval(interval)
+    assert outcome.kind == "limit" and "wall clock" in outcome.message
+    assert 0.1 <= outcome.elapsed < 0.6, outcome.elapsed
 
 
 def test_the_wall_clock_ends_a_program_waiting_on_a_tool(sandbox):

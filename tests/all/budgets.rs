@@ -94,6 +94,32 @@ async fn a_program_that_catches_the_wall_clocks_refusal_does_not_end_ok() {
     }
 }
 
+/// A wall clock that runs out while a large answer waits for the child
+/// says so: it said "the program was computing or waiting on a timer"
+/// while a 15 MB answer was still on its way.
+#[tokio::test]
+async fn a_wall_clock_that_runs_out_with_an_answer_unread_says_so() {
+    let outcome = run_with(
+        // The timer's turn sends the call; the program then never reads.
+        "bytes(15000000);\nawait new Promise((r) => setTimeout(r, 0));\nfor (;;) {}",
+        with(|b| b.wall_clock = Duration::from_millis(500)),
+    )
+    .await;
+    assert_failed(
+        &outcome,
+        FailureKind::Limit,
+        "wall clock of 500ms ran out with no tool call running: the child had not yet read ",
+    );
+    assert!(
+        outcome
+            .result
+            .error
+            .ends_with("bytes of tool answers (it was taking one in, or computing)"),
+        "{}",
+        outcome.result.error
+    );
+}
+
 /// A wall clock longer than the clock can count to is no limit, not a
 /// panic: `Instant + Duration::MAX` overflows (the library panicked with
 /// "overflow when adding duration to instant" before it ran anything).
@@ -636,6 +662,21 @@ async fn calls_never_sent_are_told_apart_from_calls_cancelled() {
         "warn: the program ended with 3 tool calls unanswered (never): 1 cancelled while running \
          (work may be half done, answers dropped); 2 never sent (held by the in-flight cap); \
          await a call to have it finish\n"
+    );
+    // Made in a timer that then threw: the run ended before it could send
+    // them, which was told as the cap's doing (with a cap of 64 and one call).
+    let program = "setTimeout(() => { never(); never(); throw new Error('in timer'); }, 0);\n\
+                   await new Promise((r) => setTimeout(r, 20));\n\
+                   return 1;";
+    let outcome = run(program).await;
+    assert_failed(&outcome, FailureKind::Invalid, "in timer");
+    assert_eq!(outcome.result.calls, 0);
+    assert!(
+        outcome
+            .console
+            .contains("2 tool calls unanswered (never): 2 never sent (made as the run ended)"),
+        "{}",
+        outcome.console
     );
 }
 

@@ -198,6 +198,8 @@ pub struct Tally {
     bytes: AtomicU64,
     /// The calls still running when serving stopped; `None` until it has.
     unfinished: Mutex<Option<Vec<Unfinished>>>,
+    /// Bytes of answers not yet written to the child when serving stopped.
+    unwritten: AtomicUsize,
 }
 
 /// A call whose handler was still running when the server stopped (a
@@ -236,6 +238,14 @@ impl Tally {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    /// Bytes of answers made and not yet written to the child when serving
+    /// stopped (a frame whose write failed among them); 0 until it has.
+    /// With no call running, what a child that ran out of time had not
+    /// read.
+    pub fn unwritten(&self) -> usize {
+        self.unwritten.load(Ordering::Acquire)
     }
 
     /// Counts a call at acceptance unless the quota is spent.
@@ -386,6 +396,10 @@ impl Server {
             .unfinished
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Some(unfinished);
+        conn.tally.unwritten.store(
+            conn.outbox.unwritten.load(Ordering::Acquire),
+            Ordering::Release,
+        );
         conn.calls.clear();
         conn.tally.in_flight.store(0, Ordering::Release);
         drop(conn);
