@@ -145,10 +145,17 @@ fn binding_function<'js>(
     .with_length(arity)
 }
 
+/// Whether `values` are what an array method passes its callback: the
+/// element, its index and the array (`ids.map(fetch_doc)`).
+fn callback_arguments(values: &[Value<'_>]) -> bool {
+    values.len() == 3 && values[1].is_number() && values[2].is_array()
+}
+
 /// Whether a call of a binding with a signature gave its args by name:
-/// one plain object (an object literal's class: not an array, a Map, a
-/// Proxy...) whose own keys are all parameter names, and nothing after it
-/// but what array callbacks pass. Models call `add({a: 2, b: 3})` of
+/// one ordinary object (an object literal, `Object.create(null)`, a class
+/// instance; not an array, a Map, a Proxy...) whose own keys are all
+/// parameter names, and nothing after it but `undefined`, or the index and
+/// array an array method passes (`add({a: 1}, 5)` is by position). Models call `add({a: 2, b: 3})` of
 /// `add(a, b)` as often as `add(2, 3)`, and by position that sent
 /// `{"a": {"a": 2, "b": 3}}` without a word; `host.call` already took the
 /// object as the args. Such an object is sent as it is. (An object meant
@@ -164,9 +171,7 @@ fn given_by_name(parameters: &[String], rest: bool, values: &[Value<'_>]) -> boo
         return false;
     };
     let trailing_ignored =
-        values.iter().enumerate().skip(1).all(|(i, v)| {
-            v.is_undefined() || (i == 1 && v.is_number()) || (i == 2 && v.is_array())
-        });
+        callback_arguments(values) || values.iter().skip(1).all(Value::is_undefined);
     if !trailing_ignored || crate::web::class_id(object.clone().into_value()) != OBJECT_CLASS {
         return false;
     }
@@ -178,8 +183,9 @@ fn given_by_name(parameters: &[String], rest: bool, values: &[Value<'_>]) -> boo
 /// binding reads its parameters (one args value without a signature) and
 /// nothing after them, so `search("q", { limit: 5 })` or
 /// `fetch_doc(id, { signal })` would run without what the program passed.
-/// What array callbacks pass is left alone, so that `ids.map(fetch_doc)`
-/// works: the index (a number) second and the array third; and so is
+/// What array methods pass their callbacks is left alone, so that
+/// `ids.map(fetch_doc)` works: the index (a number) second and the array
+/// third, the three together; and so is
 /// `undefined` or `null`, and anything given to a binding that declares
 /// no parameter at all (`.then(ping)`).
 fn unread_argument(binding: &Binding, values: &[Value<'_>]) -> Option<String> {
@@ -191,12 +197,13 @@ fn unread_argument(binding: &Binding, values: &[Value<'_>]) -> Option<String> {
     if taken == 0 {
         return None;
     }
-    let (position, value) = values.iter().enumerate().skip(taken).find(|(i, v)| {
-        !(v.is_undefined()
-            || v.is_null()
-            || (*i == 1 && v.is_number())
-            || (*i == 2 && v.is_array()))
-    })?;
+    // The index and the array only as an array method passes them: a
+    // number second alone is an argument (`add(7, 8)` of `add(a)`).
+    let callback = callback_arguments(values);
+    let (position, value) =
+        values.iter().enumerate().skip(taken).find(|(i, v)| {
+            !(v.is_undefined() || v.is_null() || (callback && (*i == 1 || *i == 2)))
+        })?;
     let takes = match &binding.parameters {
         Some(parameters) if parameters.len() == 1 => format!("one argument, {}", parameters[0]),
         Some(parameters) => format!("{} arguments, {}", parameters.len(), parameters.join(", ")),

@@ -193,7 +193,10 @@ pub trait Link {
     fn receive(&mut self, inbox: &mut Inbox, timeout: Option<Duration>);
 
     /// Waits until everything [`send`](Link::send) wrote has reached the
-    /// parent, or the parent's stream has ended. Called once the run is
+    /// parent, or writing to it has failed (a parent that closed the
+    /// child's stdin but still reads its stdout is still waited for; one
+    /// that does neither leaves the child to its wall clock, as any write
+    /// would). Called once the run is
     /// over, before the Result goes: a write is done when the child's
     /// stream took the bytes, not when the parent did, and a child that
     /// exits with bytes still on their way takes them with it, leaving the

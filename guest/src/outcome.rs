@@ -307,23 +307,29 @@ impl<'js> Judge<'_, 'js> {
                 1,
             );
         }
-        // `new RegExp(text)` of text with a `+` or a `(` in it: QuickJS says
-        // only `nothing to repeat`, which reads as the program's own syntax.
-        if headline.starts_with("SyntaxError:")
+        // `new RegExp(text)` of text with a `+` or a `(` in it (or such
+        // text given to `match`, `search`...): QuickJS says only `nothing to
+        // repeat`, which reads as the program's own syntax. Its own caps
+        // (`too many captures`) keep their words: they are `limit`.
+        if let Some(rest) = headline.strip_prefix("SyntaxError: ")
+            && quickjs_limit(&headline).is_none()
             && self
                 .frames(reason, 1)
                 .first()
                 .is_some_and(|f| f == "at RegExp (native)")
         {
-            headline = format!(
-                "{} (new RegExp was given a pattern it cannot read: to match text as it is, \
-                 escape it first, text.replace(/[.*+?^${{}}()|[\\]\\\\]/g, \"\\\\$&\"))",
-                headline.replacen(
-                    "SyntaxError: ",
-                    "SyntaxError: invalid regular expression: ",
-                    1
+            headline = if rest.contains("flags") {
+                format!(
+                    "{headline} (a regular expression's flags are some of d, g, i, m, s, u, v \
+                     and y, each once)"
                 )
-            );
+            } else {
+                format!(
+                    "SyntaxError: invalid regular expression: {rest} (a pattern made from \
+                     text could not be read: to match text as it is, escape it first, \
+                     text.replace(/[.*+?^${{}}()|[\\]\\\\]/g, \"\\\\$&\"))"
+                )
+            };
         }
         // `require`, `fetch`, `process`: what a model reaches for, named
         // with what to do instead; and a tool's name misspelt.

@@ -21,6 +21,7 @@
 
 use rmcp::ServiceError;
 use rmcp::model::{CallToolResult, ContentBlock, ErrorCode};
+use rmcp::transport::streamable_http_client::StreamableHttpError;
 use serde_json::Value;
 use wasmwire::{FailureKind, ToolFailure};
 
@@ -107,6 +108,9 @@ pub fn service_error(server: &str, error: &ServiceError) -> ToolFailure {
             };
             (kind, format!("error {}: {}", e.code.0, e.message))
         }
+        ServiceError::TransportSend(sent) if let Some(http) = sent.error.downcast_ref() => {
+            http_failure(http)
+        }
         ServiceError::TransportClosed | ServiceError::TransportSend(_) => (
             FailureKind::Transient,
             "the connection closed (the server exited?); it is restarted for a later call"
@@ -117,6 +121,64 @@ pub fn service_error(server: &str, error: &ServiceError) -> ToolFailure {
         _ => (FailureKind::Unknown, error.to_string()),
     };
     ToolFailure::new(kind, format!("upstream server {server:?}: {why}"))
+}
+
+/// The failure an upstream's HTTP answer to a call stands for, in rmcp's
+/// words: every one read `transient`, "the connection closed", and a model
+/// retried a 401 or a body too long as if the server had restarted.
+fn http_failure(error: &StreamableHttpError<reqwest::Error>) -> (FailureKind, String) {
+    let kind = match error {
+        StreamableHttpError::AuthRequired(_) | StreamableHttpError::InsufficientScope(_) => {
+            FailureKind::Denied
+        }
+        StreamableHttpError::HttpStatus(status) => status_kind(status.status),
+        StreamableHttpError::ResponseBodyTooLarge { .. } => FailureKind::Limit,
+        // A status rmcp read no more of than its words: `HTTP 401 ...`.
+        StreamableHttpError::UnexpectedServerResponse(text) => text
+            .strip_prefix("HTTP ")
+            .and_then(|rest| rest.get(..3))
+            .and_then(|code| code.parse().ok())
+            .map_or(FailureKind::Unknown, status_kind),
+        StreamableHttpError::Deserialize(_) | StreamableHttpError::UnexpectedContentType(_) => {
+            FailureKind::Unknown
+        }
+        // The connection itself: refused, reset, a stream cut short, a
+        // session the server forgot.
+        _ => FailureKind::Transient,
+    };
+    // What rmcp keeps of the answer beside its own few words.
+    let more = match error {
+        StreamableHttpError::HttpStatus(status) => status
+            .retry_after
+            .as_deref()
+            .map(|after| format!(" (Retry-After: {after})"))
+            .unwrap_or_default(),
+        StreamableHttpError::AuthRequired(e) => {
+            format!(
+                " (HTTP 401, WWW-Authenticate: {})",
+                e.www_authenticate_header
+            )
+        }
+        StreamableHttpError::InsufficientScope(e) => {
+            format!(
+                " (HTTP 403, WWW-Authenticate: {})",
+                e.www_authenticate_header
+            )
+        }
+        _ => String::new(),
+    };
+    (kind, format!("over HTTP: {error}{more}"))
+}
+
+/// The class of an HTTP status an upstream answered a call with.
+fn status_kind(status: u16) -> FailureKind {
+    match status {
+        401 | 403 => FailureKind::Denied,
+        413 => FailureKind::Limit,
+        429 => FailureKind::RateLimited,
+        500..=599 => FailureKind::Transient,
+        _ => FailureKind::Unknown,
+    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,10 @@ reaches it:
   may be: ``def get_logs(host, count)`` is ``get_logs(host, count)``, so
   the program calls ``get_logs("db1", 2)``, and a string stays a string.
   A one-parameter function gets the program's one value under its name.
+  Either way, one plain object whose keys are all parameter names is the
+  arguments by name: ``get_logs({host: "db1", count: 2})`` is the same
+  call (so ``store({record: 5})`` of ``def store(record)`` gets
+  ``record=5``).
 - **Without one** the program passes one value (usually an object) and the
   callable gets it decoded from JSON as its one positional argument:
   ``search({"q": "x"})`` calls ``search({"q": "x"})``. A call with no

@@ -255,9 +255,16 @@ async fn module_statements_misspelt_tools_and_parsing_twice_are_explained() {
     let error = invalid("const text = 'c++';\nreturn new RegExp(text, 'i').test('C++')").await;
     assert!(
         error.starts_with(
-            "SyntaxError: invalid regular expression: nothing to repeat (new RegExp was given"
+            "SyntaxError: invalid regular expression: nothing to repeat (a pattern made from text"
         ) && error.contains(r#"text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")"#)
             && error.ends_with("at line 2, column 19"),
+        "{error}"
+    );
+    let error = invalid("return new RegExp('a', 'zz').test('a')").await;
+    assert!(
+        error.starts_with(
+            "SyntaxError: invalid regular expression flags (a regular expression's flags are"
+        ),
         "{error}"
     );
     let error = invalid("return await echo_later(1)").await;

@@ -120,7 +120,11 @@ async fn one_object_whose_keys_are_all_parameter_names_is_the_args_by_name() {
         const other = await delay({ms: 1, note: 2});
         const map = await delay(new Map([['ms', 1]]));
         const both = await delay({ms: 1}, 'second');
-        return {named, mapped, failed, other, map, both};
+        // A number second is an argument, not an array method's index.
+        const numbered = await delay({ms: 1, value: 'v'}, 5);
+        let refused;
+        try { await bytes(10, 20); } catch (e) { refused = e.message; }
+        return {named, mapped, failed, other, map, both, numbered, refused};
     "#;
     let outcome = run(program).await;
     assert_eq!(
@@ -132,6 +136,8 @@ async fn one_object_whose_keys_are_all_parameter_names_is_the_args_by_name() {
             "other": null,
             "map": null,
             "both": "second",
+            "numbered": 5,
+            "refused": "bytes takes one argument, n; its 2nd argument, a number, would be read by nothing",
         })
     );
 }
@@ -427,7 +433,7 @@ async fn a_large_tool_value_needs_its_own_size_and_one_with_no_room_fails_only_i
     assert!(
         got[0][1]
             .as_str()
-            .is_some_and(|m| m.contains("bytes as sent) could not be held")),
+            .is_some_and(|m| m.contains("could not be held: no memory left for its text")),
         "{got}"
     );
     assert_eq!(got[1], 998, "{got}");

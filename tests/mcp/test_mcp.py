@@ -275,6 +275,48 @@ async def test_a_value_or_arguments_whose_tree_would_not_fit_what_the_server_hol
         assert kind == "limit" and "would take about" in message, message
 
 
+async def test_an_upstreams_http_status_is_the_calls_class(tmp_path):
+    # Every failed POST read `transient`, "the connection closed (the server
+    # exited?)", so a model retried a 401 as if the server had restarted.
+    port = free_port()
+    upstream = subprocess.Popen([sys.executable, str(HERE / "status_upstream.py"), str(port)],
+                                stderr=subprocess.DEVNULL)
+    try:
+        def accepting():
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return True
+            except OSError:
+                return False
+
+        await wait_for(accepting, "the upstream HTTP server")
+        config = write_config(tmp_path, {"web": {"url": f"http://127.0.0.1:{port}/mcp"}})
+        async with connect(tmp_path, config) as session:
+            code = """
+                const got = {};
+                for (const code of [401, 403, 429, 503, 418, 200]) {
+                  try { got[code] = await web_status({ code }); }
+                  catch (e) { got[code] = [e.kind, e.message]; }
+                }
+                got
+            """
+            result = await run(session, code)
+            value = result.structured_content["value"]
+            assert value["401"][0] == "denied", value
+            assert 'Auth required (HTTP 401, WWW-Authenticate: Bearer realm="upstream"' in value["401"][1], value
+            assert value["403"][0] == "denied", value
+            assert value["429"][0] == "rate_limited", value
+            assert "Retry-After: 7" in value["429"][1], value
+            assert value["503"][0] == "transient", value
+            assert value["418"][0] == "unknown", value
+            assert "HTTP 418" in value["418"][1], value
+            # And the connection still serves the next call.
+            assert value["200"] == "fine", value
+    finally:
+        upstream.terminate()
+        upstream.wait(timeout=HANG)
+
+
 async def test_upstream_errors_reach_the_program_as_tool_errors_with_their_kind(tmp_path):
     async with connect(tmp_path, write_config(tmp_path)) as session:
         code = """

@@ -176,8 +176,8 @@ impl InFlight {
             outcome = Err(ToolFailure::new(
                 FailureKind::Limit,
                 format!(
-                    "the tool's value ({bytes} bytes as sent) could not be held: no memory left \
-                     for it"
+                    "the tool's value could not be held: no memory left for its text ({bytes} \
+                     bytes as the answer carries it, escaped)"
                 ),
             ));
         }

@@ -175,6 +175,22 @@ fn declared(statement: &Stmt) -> Option<String> {
     }
 }
 
+/// Whether `name` is written in `program` more than once, as a whole
+/// word: a function the program calls, or names in any way, is not one
+/// nothing called (a mention in a comment or a string counts too, which
+/// only keeps a warning back).
+fn named_again(program: &str, name: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    program
+        .match_indices(name)
+        .filter(|&(at, _)| {
+            !program[..at].chars().next_back().is_some_and(word)
+                && !program[at + name.len()..].chars().next().is_some_and(word)
+        })
+        .nth(1)
+        .is_some()
+}
+
 /// How `program` ends ([`Ending`]), and the program returning its value
 /// when it ends in an expression.
 pub(crate) fn ending(program: &str) -> Ending {
@@ -197,6 +213,7 @@ pub(crate) fn ending(program: &str) -> Ending {
     }
     if let Stmt::Decl(Decl::Fn(function)) = last
         && !statements.iter().any(|s| matches!(s, Stmt::Return(_)))
+        && !named_again(program, &function.ident.sym)
     {
         return Ending::DeclaredFunction(function.ident.sym.to_string());
     }
@@ -410,6 +427,18 @@ mod tests {
                 None,
             ),
             ("function f() {}\nf()", None),
+            (
+                "await main();\nasync function main() { console.log(1) }",
+                None,
+            ),
+            (
+                "for (const x of xs) { if (ok(x)) return x }\nfunction ok(x) { return x }",
+                None,
+            ),
+            (
+                "const mainly = 1;\nasync function main() { return mainly }",
+                Some("main"),
+            ),
         ] {
             let got = match ending(program) {
                 Ending::DeclaredFunction(name) => Some(name),
