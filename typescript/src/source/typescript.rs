@@ -285,8 +285,20 @@ fn syntax_error(program: &str, at: BytePos, message: &str) -> SourceError {
 /// supported where the parser stopped at something the child cannot run.
 fn syntax_error_at(program: &str, at: usize, message: &str) -> SourceError {
     let (line, column) = Lines::new(program).position(at);
+    let message = unsupported(program, at).unwrap_or_else(|| {
+        // `import fs = require("fs")`, `export = x`: a module's statements.
+        if message.contains("cannot be used outside of module code") {
+            format!(
+                "{message} (the program is the body of an async function: nothing is \
+                 imported or exported, and each tool is a global async function; an import \
+                 of types alone can be `import type`, which is removed)"
+            )
+        } else {
+            message.to_owned()
+        }
+    });
     SourceError::Syntax {
-        message: unsupported(program, at).unwrap_or_else(|| message.to_owned()),
+        message,
         line,
         column,
     }
@@ -603,6 +615,19 @@ mod tests {
         // A syntax error elsewhere keeps the parser's message.
         let error = strip("const a = '@';\nlet = 1;").unwrap_err();
         assert!(!error.to_string().contains("decorator"), "{error}");
+    }
+
+    #[test]
+    fn a_module_statement_is_told_there_are_no_modules() {
+        for program in ["import fs = require(\"fs\");\nreturn 1", "export = 1;"] {
+            let error = strip(program).unwrap_err();
+            assert!(
+                error
+                    .to_string()
+                    .contains("nothing is imported or exported"),
+                "{program}: {error}"
+            );
+        }
     }
 
     #[test]
