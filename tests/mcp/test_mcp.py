@@ -278,19 +278,8 @@ async def test_a_value_or_arguments_whose_tree_would_not_fit_what_the_server_hol
 async def test_an_upstreams_http_status_is_the_calls_class(tmp_path):
     # Every failed POST read `transient`, "the connection closed (the server
     # exited?)", so a model retried a 401 as if the server had restarted.
-    port = free_port()
-    upstream = subprocess.Popen([sys.executable, str(HERE / "status_upstream.py"), str(port)],
-                                stderr=subprocess.DEVNULL)
-    try:
-        def accepting():
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                return True
-            except OSError:
-                return False
-
-        await wait_for(accepting, "the upstream HTTP server")
-        config = write_config(tmp_path, {"web": {"url": f"http://127.0.0.1:{port}/mcp"}})
+    async with http_upstream("status_upstream.py") as url:
+        config = write_config(tmp_path, {"web": {"url": url}})
         async with connect(tmp_path, config) as session:
             code = """
                 const got = {};
@@ -312,9 +301,6 @@ async def test_an_upstreams_http_status_is_the_calls_class(tmp_path):
             assert "HTTP 418" in value["418"][1], value
             # And the connection still serves the next call.
             assert value["200"] == "fine", value
-    finally:
-        upstream.terminate()
-        upstream.wait(timeout=HANG)
 
 
 async def test_upstream_errors_reach_the_program_as_tool_errors_with_their_kind(tmp_path):
@@ -496,6 +482,28 @@ def free_port():
 
 
 @asynccontextmanager
+async def http_upstream(script, *args):
+    """An upstream MCP server, `script ARGS PORT` of this directory, serving
+    streamable HTTP on a free port: its URL, once it accepts connections."""
+    port = free_port()
+    upstream = subprocess.Popen([sys.executable, str(HERE / script), *args, str(port)],
+                                stderr=subprocess.DEVNULL)
+    try:
+        def accepting():
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return True
+            except OSError:
+                return False
+
+        await wait_for(accepting, "the upstream HTTP server")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        upstream.terminate()
+        upstream.wait(timeout=HANG)
+
+
+@asynccontextmanager
 async def listening(config, **popen):
     """`wasmwire mcp --listen 127.0.0.1:0` with `config`: its URL, once it
     listens, and its process."""
@@ -517,20 +525,8 @@ async def listening(config, **popen):
 
 async def test_streamable_http_both_ways(tmp_path):
     # The upstream over streamable HTTP too.
-    port = free_port()
-    upstream = subprocess.Popen([sys.executable, str(HERE / "upstream.py"), "http", str(port)],
-                                stderr=subprocess.DEVNULL)
-    server = None
-    try:
-        def accepting():
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                return True
-            except OSError:
-                return False
-
-        await wait_for(accepting, "the upstream HTTP server")
-        config = write_config(tmp_path, {"web": {"url": f"http://127.0.0.1:{port}/mcp"}})
+    async with http_upstream("upstream.py", "http") as upstream_url:
+        config = write_config(tmp_path, {"web": {"url": upstream_url}})
         async with listening(config) as (url, _):
             with anyio.fail_after(HANG):
                 async with streamable_http_client(url) as (read, write):
@@ -540,9 +536,6 @@ async def test_streamable_http_both_ways(tmp_path):
                             "run_javascript",
                             {"code": "(await Promise.all([1, 2].map(b => web_add({a: 1, b})))).map(r => r.sum)"})
                         assert result.structured_content["value"] == [2, 3], result
-    finally:
-        upstream.terminate()
-        upstream.wait(timeout=HANG)
 
 
 async def test_over_streamable_http_sessions_past_max_sessions_are_refused_until_one_closes(tmp_path):
