@@ -155,13 +155,14 @@ fn callback_arguments(values: &[Value<'_>]) -> bool {
 /// one ordinary object (an object literal, `Object.create(null)`, a class
 /// instance; not an array, a Map, a Proxy...) whose own keys are all
 /// parameter names, and nothing after it but `undefined`, or the index and
-/// array an array method passes (`add({a: 1}, 5)` is by position). Models call `add({a: 2, b: 3})` of
-/// `add(a, b)` as often as `add(2, 3)`, and by position that sent
-/// `{"a": {"a": 2, "b": 3}}` without a word; `host.call` already took the
-/// object as the args. Such an object is sent as it is. (An object meant
-/// as the first parameter's value whose keys are all parameter names is
-/// read the same way; a binding with a rest parameter is always read by
-/// position.)
+/// array an array method passes (`add({a: 1}, 5)` is by position).
+///
+/// Models call `add({a: 2, b: 3})` of `add(a, b)` as often as `add(2, 3)`,
+/// and by position that sent `{"a": {"a": 2, "b": 3}}` without a word;
+/// `host.call` already took the object as the args. Such an object is sent
+/// as it is. (An object meant as the first parameter's value whose keys are
+/// all parameter names is read the same way; a binding with a rest
+/// parameter is always read by position.)
 fn given_by_name(parameters: &[String], rest: bool, values: &[Value<'_>]) -> bool {
     const OBJECT_CLASS: u32 = 1; // JS_CLASS_OBJECT in quickjs.c
     if rest || parameters.is_empty() {

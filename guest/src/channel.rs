@@ -193,17 +193,17 @@ pub trait Link {
     fn receive(&mut self, inbox: &mut Inbox, timeout: Option<Duration>);
 
     /// Waits until everything [`send`](Link::send) wrote has reached the
-    /// parent, or writing to it has failed (a parent that closed the
-    /// child's stdin but still reads its stdout is still waited for; one
-    /// that does neither leaves the child to its wall clock, as any write
-    /// would). Called once the run is
-    /// over, before the Result goes: a write is done when the child's
-    /// stream took the bytes, not when the parent did, and a child that
-    /// exits with bytes still on their way takes them with it, leaving the
+    /// parent, or writing to it has failed. Called once the run is over,
+    /// before the Result goes: a write is done when the child's stream
+    /// took the bytes, not when the parent did, and a child that exits
+    /// with bytes still on their way takes them with it, leaving the
     /// parent half a frame. What the parent sends meanwhile is read and
     /// dropped (the run wants no more answers), so a parent that waits for
-    /// its answers to be read before it reads on is not kept waiting. By
-    /// default every send has already arrived.
+    /// its answers to be read before it reads on is not kept waiting. A
+    /// parent that closed the child's stdin but still reads its stdout is
+    /// still waited for; one that does neither leaves the child to its
+    /// wall clock, as any write would. By default every send has already
+    /// arrived.
     fn deliver(&mut self) {}
 }
 
