@@ -691,25 +691,12 @@ impl Sandbox {
         {
             result.error = match unstarted {
                 Some((slots, waited)) => wall_clock_before_a_slot(&budget, slots, waited),
-                None => match tally.unfinished() {
-                    // A large answer on its way to the child was told as the
-                    // program computing.
-                    Some(unfinished)
-                        if unfinished.is_empty() && tally.unwritten() >= UNREAD_TOLD =>
-                    {
-                        format!(
-                            "{} with no tool call running: the child had not yet read {} bytes \
-                             of tool answers (it was taking one in, or computing)",
-                            result.error,
-                            tally.unwritten()
-                        )
-                    }
-                    unfinished => waiting_on(
-                        result.error,
-                        unfinished.as_deref(),
-                        matches!(self.backend, Backend::Process(_)),
-                    ),
-                },
+                None => waiting_on(
+                    result.error,
+                    tally.unfinished().as_deref(),
+                    tally.unwritten(),
+                    matches!(self.backend, Backend::Process(_)),
+                ),
             };
         }
         result.calls = calls;
@@ -841,13 +828,27 @@ const NAME_SHOWN: usize = 64;
 
 /// `ran_out` with what the execution was waiting on when it did: the tool
 /// calls whose handlers were still running, by tool, longest first; or, if
-/// none was, that the program itself was busy. `unfinished` is `None` when
-/// the server did not stop in time to say. Of a `process` child, which
-/// may be any program, the parent cannot tell busy from stuck.
-fn waiting_on(ran_out: String, unfinished: Option<&[Unfinished]>, process: bool) -> String {
+/// none was, answers of at least [`UNREAD_TOLD`] bytes (`unwritten`) the
+/// child had not yet read (a large answer on its way was told as the
+/// program computing); or else that the program itself was busy.
+/// `unfinished` is `None` when the server did not stop in time to say. Of
+/// a `process` child, which may be any program, the parent cannot tell
+/// busy from stuck.
+fn waiting_on(
+    ran_out: String,
+    unfinished: Option<&[Unfinished]>,
+    unwritten: usize,
+    process: bool,
+) -> String {
     let Some(unfinished) = unfinished else {
         return ran_out;
     };
+    if unfinished.is_empty() && unwritten >= UNREAD_TOLD {
+        return format!(
+            "{ran_out} with no tool call running: the child had not yet read {unwritten} bytes \
+             of tool answers (it was taking one in, or computing)"
+        );
+    }
     if unfinished.is_empty() {
         let busy = if process {
             "the child was computing, waiting on a timer, or not answering (the parent cannot tell which)"
@@ -984,19 +985,32 @@ mod tests {
         };
         let ran_out = || "wall clock of 1s ran out".to_owned();
         assert_eq!(
-            waiting_on(ran_out(), None, false),
+            waiting_on(ran_out(), None, 0, false),
             "wall clock of 1s ran out"
         );
-        assert!(waiting_on(ran_out(), Some(&[]), false).ends_with(
+        assert!(waiting_on(ran_out(), Some(&[]), 0, false).ends_with(
             "with no tool call running: the program was computing or waiting on a timer"
         ));
-        assert!(waiting_on(ran_out(), Some(&[]), true).ends_with(
+        // Answers unread: said when large, and only with no call running
+        // (the calls named below are said whatever was unwritten).
+        assert!(
+            waiting_on(ran_out(), Some(&[]), UNREAD_TOLD, false).ends_with(
+                "with no tool call running: the child had not yet read 65536 bytes of tool \
+                 answers (it was taking one in, or computing)"
+            )
+        );
+        assert!(
+            waiting_on(ran_out(), Some(&[]), UNREAD_TOLD - 1, false)
+                .ends_with("the program was computing or waiting on a timer")
+        );
+        assert!(waiting_on(ran_out(), Some(&[]), 0, true).ends_with(
             "with no tool call running: the child was computing, waiting on a timer, or not answering (the parent cannot tell which)"
         ));
         assert_eq!(
             waiting_on(
                 ran_out(),
                 Some(&[call("a", 1500), call("b", 20), call("a", 900)]),
+                UNREAD_TOLD,
                 false
             ),
             "wall clock of 1s ran out with 3 tool calls still running: a x2 (the longest for 1.5 s), b (for 20 ms)"
@@ -1005,7 +1019,7 @@ mod tests {
             .map(|i| call(&format!("{i}{}", "n".repeat(20_000)), 900 - i))
             .chain([call("z", 1)])
             .collect();
-        let said = waiting_on(ran_out(), Some(&long), false);
+        let said = waiting_on(ran_out(), Some(&long), 0, false);
         assert!(said.len() < 600, "{} bytes", said.len());
         assert!(
             said.ends_with("and 3 more calls to 3 other tools"),
@@ -1016,7 +1030,7 @@ mod tests {
             "{said}"
         );
         let one_more = [0, 1, 2, 3, 4, 5].map(|i| call(&i.to_string(), 10));
-        let said = waiting_on(ran_out(), Some(&one_more), false);
+        let said = waiting_on(ran_out(), Some(&one_more), 0, false);
         assert!(said.ends_with("and 1 more call to 1 other tool"), "{said}");
     }
 
