@@ -339,16 +339,8 @@ impl<'js> Judge<'_, 'js> {
         {
             if let Some(why) = hints::missing_global(name) {
                 headline = format!("{headline} ({why})");
-            } else if let Some(meant) =
-                wire::names::nearest(name, self.tools.iter().map(|tool| tool.name.as_str()))
-            {
-                // A tool whose name is no identifier is reached through
-                // `host.call` alone.
-                headline = if crate::bindings::is_identifier(meant) {
-                    format!("{headline} (did you mean the tool {meant}?)")
-                } else {
-                    format!("{headline} (did you mean the tool host.call({meant:?}, args)?)")
-                };
+            } else if let Some(meant) = self.nearest_tool(name, "the tool ") {
+                headline = format!("{headline} ({meant})");
             }
         }
         // `host.get_wheather(...)`, `crypto.createHash(...)`.
@@ -359,14 +351,9 @@ impl<'js> Judge<'_, 'js> {
             if let Some(why) = hints::missing_method(callee) {
                 headline = format!("{headline} ({why})");
             } else if let Some(name) = callee.strip_prefix("host.")
-                && let Some(meant) =
-                    wire::names::nearest(name, self.tools.iter().map(|tool| tool.name.as_str()))
+                && let Some(meant) = self.nearest_tool(name, "host.")
             {
-                headline = if crate::bindings::is_identifier(meant) {
-                    format!("{headline} (did you mean host.{meant}?)")
-                } else {
-                    format!("{headline} (did you mean host.call({meant:?}, args)?)")
-                };
+                headline = format!("{headline} ({meant})");
             }
         }
         // `await import("x")`.
@@ -532,6 +519,21 @@ impl<'js> Judge<'_, 'js> {
             .take(n)
             .map(str::to_owned)
             .collect()
+    }
+
+    /// "did you mean ...?" for the tool whose name is nearest `name`, if
+    /// one is near: as `{reach}NAME` (`the tool `, `host.`), or through
+    /// `host.call` for a name that is no identifier, which only it reaches.
+    fn nearest_tool(&self, name: &str, reach: &str) -> Option<String> {
+        let meant = wire::names::nearest(name, self.tools.iter().map(|tool| tool.name.as_str()))?;
+        Some(if crate::bindings::is_identifier(meant) {
+            format!("did you mean {reach}{meant}?")
+        } else {
+            format!(
+                "did you mean {}host.call({meant:?}, args)?",
+                reach.trim_end_matches("host.")
+            )
+        })
     }
 
     /// ` at line L, column C` when the error's stack passes through the program.
