@@ -101,6 +101,8 @@ impl Inbox {
             bytes = &bytes[used..];
             match done {
                 Some(Ok(frame)) => self.frames.push_back(Ok(frame)),
+                // Read past whole: the stream goes on.
+                Some(Err(unheld @ FrameError::Unheld { .. })) => self.frames.push_back(Err(unheld)),
                 Some(Err(e)) => {
                     self.frames.push_back(Err(e));
                     self.ended = Some(End::Framing);
@@ -370,24 +372,29 @@ impl<L: Link> Channel<L> {
                 });
             }
             // Answers already read go first, even after the channel ended.
-            match self.inbox.frames.pop_front() {
-                Some(Ok(payload)) => {
-                    let reply = self.calls.answer(&payload)?;
-                    // The answer freed a slot: the next waiting call takes it.
-                    self.write_ready();
-                    if self.inbox.frames.is_empty() {
-                        // The last answer in hand: what the answers freed
-                        // goes before the program runs on.
-                        self.write_out();
-                    }
-                    return Ok(Some(reply));
+            let answered = match self.inbox.frames.pop_front() {
+                Some(Ok(payload)) => Some(self.calls.answer(&payload)),
+                // An answer there was no memory for fails its call.
+                Some(Err(FrameError::Unheld { len, head })) => {
+                    Some(self.calls.answer_unheld(&head, len))
                 }
                 Some(Err(FrameError::Io(e))) => {
                     self.inbox.broken(&e);
                     continue;
                 }
                 Some(Err(e)) => return Err(ProtocolError::from(e).into()),
-                None => {}
+                None => None,
+            };
+            if let Some(reply) = answered {
+                let reply = reply?;
+                // The answer freed a slot: the next waiting call takes it.
+                self.write_ready();
+                if self.inbox.frames.is_empty() {
+                    // The last answer in hand: what the answers freed goes
+                    // before the program runs on.
+                    self.write_out();
+                }
+                return Ok(Some(reply));
             }
             self.note_end();
             if let Some(why) = self.ended()

@@ -155,6 +155,17 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
             Ok(Some(reply)) => answer(ctx, session, heap, reply),
             // A timer is due: the next turn fires it.
             Ok(None) => {}
+            // An answer there was no memory for that names no call: the
+            // run is out of memory, not the parent wrong.
+            Err(ClientError::Protocol(ProtocolError::Frame(FrameError::Unheld {
+                len, ..
+            }))) => {
+                return Settled::Halted(Reason::Memory {
+                    requested: len,
+                    used: heap.used(),
+                    limit: None,
+                });
+            }
             Err(ClientError::Protocol(e)) => return Settled::Protocol(e.to_string()),
             Err(e @ (ClientError::Closed | ClientError::Idle)) => {
                 // The transport has nothing more to say about the calls still

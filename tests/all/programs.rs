@@ -416,30 +416,36 @@ async fn a_large_tool_value_needs_its_own_size_and_one_with_no_room_fails_only_i
     // allocation of 30000002 bytes failed" on the console.
     let outcome = run("return (await bytes(15000000)).length").await;
     assert_eq!(value(&outcome), json!(14_999_998));
-    // With no room for its text the call fails `limit` and the program
-    // goes on; before, the run ended at the allocation.
-    let outcome = run_with(
-        "let first;\n\
-         try { await bytes(15000000); } catch (e) { first = [e.kind, e.message]; }\n\
-         return [first, (await bytes(1000)).length];",
-        Budget {
-            max_memory: 24 << 20,
-            ..budget()
-        },
-    )
-    .await;
-    let got = value(&outcome);
-    assert_eq!(got[0][0], "limit", "{got}");
-    assert!(
-        got[0][1]
-            .as_str()
-            .is_some_and(|m| m.contains("could not be held: no memory left for its text")),
-        "{got}"
-    );
-    assert_eq!(got[1], 998, "{got}");
-    assert!(
-        !outcome.console.contains("memory allocation"),
-        "{}",
-        outcome.console
-    );
+    // With no room for its text (24 MiB), or for its frame at all (16 and
+    // 12 MiB: the frame is read past and only its id kept), the call fails
+    // `limit` and the program goes on; before, the run ended at the
+    // allocation, with Rust's words on the console.
+    for (max_memory, words) in [
+        (24 << 20, "could not be held: no memory left for its text"),
+        (16 << 20, "could not be held: no memory left for its 15000"),
+        (12 << 20, "could not be held: no memory left for its 15000"),
+    ] {
+        let outcome = run_with(
+            "let first;\n\
+             try { await bytes(15000000); } catch (e) { first = [e.kind, e.message]; }\n\
+             return [first, (await bytes(1000)).length];",
+            Budget {
+                max_memory,
+                ..budget()
+            },
+        )
+        .await;
+        let got = value(&outcome);
+        assert_eq!(got[0][0], "limit", "{max_memory}: {got}");
+        assert!(
+            got[0][1].as_str().is_some_and(|m| m.contains(words)),
+            "{max_memory}: {got}"
+        );
+        assert_eq!(got[1], 998, "{max_memory}: {got}");
+        assert!(
+            !outcome.console.contains("memory allocation"),
+            "{max_memory}: {}",
+            outcome.console
+        );
+    }
 }

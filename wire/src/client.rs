@@ -7,7 +7,7 @@ use crate::codec::{encode, encode_sized};
 use crate::error::ProtocolError;
 use crate::frame::{FrameError, FrameReader};
 use crate::message::{Request, Withdraw};
-use crate::response::{Decoded, decode_response};
+use crate::response::{Decoded, decode_response, id_in_head};
 use crate::{DEFAULT_MAX_INFLIGHT, FailureKind, ToolFailure};
 
 /// Args from this size on are framed by [`encode_sized`]: counted first,
@@ -185,6 +185,32 @@ impl InFlight {
             self.bytes += value.len() as u64;
         }
         Ok(Reply { id, outcome })
+    }
+
+    /// The Reply to a Response frame of `len` bytes there was no memory to
+    /// hold ([`FrameError::Unheld`]), of which `head` was kept: its call
+    /// fails `limit`. The frame must name a call on the wire before its
+    /// first [`UNHELD_HEAD`](crate::UNHELD_HEAD) bytes end.
+    pub fn answer_unheld(&mut self, head: &[u8], len: usize) -> Result<Reply, ProtocolError> {
+        let Some(id) = id_in_head(head) else {
+            return Err(ProtocolError::Frame(FrameError::Unheld {
+                len,
+                head: Vec::new(),
+            }));
+        };
+        if !self.sent.remove(&id) {
+            return Err(ProtocolError::UnknownId(id));
+        }
+        Ok(Reply {
+            id,
+            outcome: Err(ToolFailure::new(
+                FailureKind::Limit,
+                format!(
+                    "the tool's answer could not be held: no memory left for its {len} bytes \
+                     (max_memory)"
+                ),
+            )),
+        })
     }
 
     /// Hands out one call still in flight as `cancelled`, lowest id first

@@ -48,7 +48,23 @@ pub enum FrameError {
     /// An earlier error already ended this stream.
     #[error("the stream already failed; nothing after an error is read")]
     Failed,
+    /// A frame there was no memory to hold, read past whole: the only
+    /// error after which the stream goes on, with the next frame. Only a
+    /// decoder [`reserving_whole`](FrameDecoder::reserving_whole) frames
+    /// gives it, when that reservation fails.
+    #[error("a frame of {len} bytes could not be held: no memory left for it")]
+    Unheld {
+        /// The frame's length.
+        len: usize,
+        /// Its first bytes (up to [`UNHELD_HEAD`]), to tell what it was.
+        head: Vec<u8>,
+    },
 }
+
+/// Bytes kept of a frame there was no memory to hold
+/// ([`FrameError::Unheld`]): enough for a Response's `id`, which a parent
+/// writes before its value.
+pub const UNHELD_HEAD: usize = 1024;
 
 #[derive(Debug)]
 enum State {
@@ -59,6 +75,13 @@ enum State {
     },
     /// Collecting `want` payload bytes.
     Data { payload: Vec<u8>, want: usize },
+    /// Reading past a frame of `want` bytes there was no memory for,
+    /// keeping its first bytes; `seen` of them have come.
+    Skip {
+        head: Vec<u8>,
+        want: usize,
+        seen: usize,
+    },
     /// An error ended the stream.
     Failed,
 }
@@ -70,6 +93,8 @@ pub struct FrameDecoder {
     max: usize,
     /// Reserve a frame's whole length when its prefix arrives.
     whole: bool,
+    /// The largest frame a reservation is tried for (tests only lower it).
+    hold_at_most: usize,
 }
 
 impl Default for FrameDecoder {
@@ -93,6 +118,7 @@ impl FrameDecoder {
             },
             max,
             whole: false,
+            hold_at_most: usize::MAX,
         }
     }
 
@@ -102,8 +128,21 @@ impl FrameDecoder {
     /// parent. A frame then needs its own length of memory and no more,
     /// where growing by doubling also held the half-size copy it grew
     /// from (a 15 MB answer needed 22 MB at once).
+    ///
+    /// When even that reservation fails, the frame is read past whole and
+    /// handed out as [`FrameError::Unheld`] with its first bytes, and the
+    /// stream goes on: a child short of memory for one answer fails that
+    /// call, not the run.
     pub fn reserving_whole(mut self) -> Self {
         self.whole = true;
+        self
+    }
+
+    /// Treats a reservation for a frame over `bytes` as failed, as a child
+    /// out of memory sees it.
+    #[cfg(test)]
+    fn holding_at_most(mut self, bytes: usize) -> Self {
+        self.hold_at_most = bytes;
         self
     }
 
@@ -139,11 +178,36 @@ impl FrameDecoder {
                         }
                     };
                     let mut payload = Vec::new();
-                    if self.whole {
-                        // Failing, the payload grows as it arrives.
-                        let _ = payload.try_reserve_exact(want);
+                    // A decoder reserving whole frames skips one it cannot
+                    // hold; a plain one grows the payload as it arrives.
+                    let held = !self.whole
+                        || (want <= self.hold_at_most && payload.try_reserve_exact(want).is_ok());
+                    self.state = if held {
+                        State::Data { payload, want }
+                    } else {
+                        State::Skip {
+                            head: Vec::with_capacity(want.min(UNHELD_HEAD)),
+                            want,
+                            seen: 0,
+                        }
+                    };
+                }
+                State::Skip { head, want, seen } => {
+                    let take = (*want - *seen).min(input.len() - used);
+                    let keep = take.min(head.capacity() - head.len());
+                    head.extend_from_slice(&input[used..used + keep]);
+                    *seen += take;
+                    used += take;
+                    if *seen < *want {
+                        return (used, None);
                     }
-                    self.state = State::Data { payload, want };
+                    let len = *want;
+                    let head = std::mem::take(head);
+                    self.state = State::Head {
+                        prefix: [0; PREFIX_BYTES],
+                        got: 0,
+                    };
+                    return (used, Some(Err(FrameError::Unheld { len, head })));
                 }
                 State::Data { payload, want } => {
                     let take = (*want - payload.len()).min(input.len() - used);
@@ -188,6 +252,10 @@ impl FrameDecoder {
             State::Head { got, .. } => FrameError::TruncatedPrefix { got: *got },
             State::Data { payload, want } => FrameError::TruncatedPayload {
                 got: payload.len(),
+                want: *want,
+            },
+            State::Skip { want, seen, .. } => FrameError::TruncatedPayload {
+                got: *seen,
                 want: *want,
             },
             State::Failed => FrameError::Failed,
@@ -422,6 +490,50 @@ mod tests {
             panic!("collecting the payload");
         };
         assert_eq!(payload.capacity(), 0);
+    }
+
+    #[test]
+    fn a_frame_there_is_no_memory_for_is_read_past_and_the_stream_goes_on() {
+        let big = vec![b'x'; 5000];
+        let mut stream = Vec::new();
+        for payload in [&b"first"[..], &big, b"after"] {
+            stream.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+            stream.extend_from_slice(payload);
+        }
+        // In pieces of every size from one byte: the same frames.
+        for piece in [1, 3, 4, 5, 1000, stream.len()] {
+            let mut decoder = FrameDecoder::new().reserving_whole().holding_at_most(4096);
+            let mut out = Vec::new();
+            for bytes in stream.chunks(piece) {
+                let mut at = 0;
+                while at < bytes.len() {
+                    let (used, done) = decoder.feed(&bytes[at..]);
+                    at += used;
+                    out.extend(done);
+                }
+            }
+            assert!(decoder.finish().is_ok(), "pieces of {piece}");
+            let [Ok(first), Err(FrameError::Unheld { len, head }), Ok(after)] = &out[..] else {
+                panic!("pieces of {piece}: {out:?}");
+            };
+            assert_eq!((&first[..], &after[..]), (&b"first"[..], &b"after"[..]));
+            assert_eq!((*len, &head[..]), (5000, &big[..UNHELD_HEAD]));
+            assert!(head.capacity() <= UNHELD_HEAD);
+        }
+        // Cut inside it: the stream ended inside a frame, as ever.
+        let mut decoder = FrameDecoder::new().reserving_whole().holding_at_most(10);
+        decoder.feed(&stream[9..9 + 4 + 100]);
+        assert!(matches!(
+            decoder.finish(),
+            Err(FrameError::TruncatedPayload {
+                got: 100,
+                want: 5000
+            })
+        ));
+        // A decoder that does not reserve frames whole never skips one.
+        let mut plain = FrameDecoder::new().holding_at_most(10);
+        let (_, done) = plain.feed(&stream[9..]);
+        assert_eq!(done.expect("a frame").expect("held").len(), 5000);
     }
 
     fn read_all(bytes: &[u8]) -> (Vec<Vec<u8>>, Option<FrameError>) {

@@ -104,7 +104,7 @@ mod starter;
 pub use client::{Client, ClientError, InFlight, Reply, Withdrawal};
 pub use codec::{DecodeError, decode, encode, encode_sized, encoded_len};
 pub use error::ProtocolError;
-pub use frame::{FrameDecoder, FrameError, FrameReader, ReadRoom, write_frame};
+pub use frame::{FrameDecoder, FrameError, FrameReader, ReadRoom, UNHELD_HEAD, write_frame};
 pub use holdings::{DEFAULT_MAX_HELD, Held, Holdings, OverHoldings};
 pub use kind::{FAILURE_KINDS, FailureKind, KindInfo, UnknownKind};
 pub use message::{

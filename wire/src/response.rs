@@ -102,6 +102,45 @@ fn decode_unescaped(payload: &[u8]) -> Result<Decoded, DecodeError> {
     })
 }
 
+/// The `id` of a Response of which only `head`, its first bytes, was
+/// kept (a frame there was no memory to hold: `FrameError::Unheld`):
+/// `None` unless `head` is the start of a JSON object with a string `id`
+/// before anything in it stopped the reading (the parent writes `v` and
+/// `id` before the value).
+pub(crate) fn id_in_head(head: &[u8]) -> Option<String> {
+    use serde::de::{Deserializer, Error, IgnoredAny, MapAccess, Visitor};
+    use std::fmt;
+
+    struct IdOf<'a>(&'a mut Option<String>);
+
+    impl<'de> Visitor<'de> for IdOf<'_> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a Response")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "id" {
+                    *self.0 = Some(map.next_value::<String>()?);
+                    // Found: the rest (cut short) is not read.
+                    return Err(A::Error::custom("found"));
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+
+    let mut id = None;
+    let mut reader = serde_json::Deserializer::from_slice(head);
+    // Ends in an error whenever it finds the id, or the head was cut
+    // before it: either way `id` says what was found.
+    let _ = reader.deserialize_map(IdOf(&mut id));
+    id
+}
+
 /// Why [`unescape`] gave no text.
 #[derive(Debug, PartialEq, Eq)]
 enum Unescape {
@@ -185,6 +224,32 @@ mod tests {
     /// The payload of `response`'s frame.
     fn payload(response: &Response) -> Vec<u8> {
         encode(response).expect("encodes")[4..].to_vec()
+    }
+
+    #[test]
+    fn the_id_is_read_from_the_head_of_a_frame_cut_anywhere_after_it() {
+        let response = Response::success("42", "x".repeat(5000));
+        let frame = payload(&response);
+        let id_ends = frame
+            .windows(4)
+            .position(|w| w == b"\"42\"")
+            .expect("the id is in the frame")
+            + 4;
+        for cut in 0..2000 {
+            let found = id_in_head(&frame[..cut]);
+            let want = (cut >= id_ends).then(|| "42".to_owned());
+            assert_eq!(found, want, "cut at {cut}");
+        }
+        // Wherever the id is, before a cut value; never from inside one.
+        assert_eq!(
+            id_in_head(br#"{"ok":true,"v":1,"id":"7","value":"ab"#),
+            Some("7".into())
+        );
+        assert_eq!(id_in_head(br#"{"v":1,"value":"\"id\":\"9\"","id"#), None);
+        assert_eq!(id_in_head(br#"{"v":1,"value":"\"id\":\"9\"..."#), None);
+        assert_eq!(id_in_head(br#"{"v":1,"id":7,"value":""#), None);
+        assert_eq!(id_in_head(br#"["id","7"]"#), None);
+        assert_eq!(id_in_head(b""), None);
     }
 
     #[test]

@@ -231,6 +231,9 @@ fn frame_end(err: FrameError) -> End {
         }
         FrameError::Io(e) => panic!("i/o error from an in-memory stream: {e}"),
         FrameError::Failed => panic!("FrameError::Failed as the first error of a stream"),
+        FrameError::Unheld { len, .. } => {
+            panic!("a frame of {len} bytes unheld by a plain decoder")
+        }
     }
 }
 
