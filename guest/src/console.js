@@ -59,6 +59,14 @@
   // An error's frames as a program reads them (`stack.js`), without the
   // `Name: message` this file writes itself; taken before any program.
   const stackFrames = shared.stackFrames;
+  // A DOMException's name and message are getters of its prototype
+  // (QuickJS's own, native: no program code runs in them).
+  const DOMProto = DOMException.prototype;
+  const domName = gopd(DOMProto, "name").get, domMessage = gopd(DOMProto, "message").get;
+  // Frames of the guest's own JavaScript (`<wasmwire:events>`...): where a
+  // DOMException or an abort's reason was made for the program, nothing
+  // its author wrote.
+  const OWN_FRAME = "(<wasmwire:";
 
   // How deep objects are shown, and how much of each (Node's defaults).
   const DEPTH = 2, DIR_DEPTH = 64, ARRAY_ITEMS = 100, STRING_CHARS = 10000, MAX_LOOKS = 10000;
@@ -72,6 +80,7 @@
   const learn = (kind, v) => { kinds[classId(v)] = kind; };
   learn("Array", []);
   learn("Error", new Error());
+  learn("DOMException", new DOMException());
   learn("Date", new Date(0));
   learn("RegExp", /a/);
   learn("Map", new Map());
@@ -211,7 +220,7 @@
   }
 
   function isError(o) {
-    if (kinds[classId(o)] === "Error") return true;
+    if (kinds[classId(o)] === "Error" || kinds[classId(o)] === "DOMException") return true;
     for (let p = getPrototypeOf(o), i = 0; p !== null && i < 64; p = getPrototypeOf(p), i++) {
       if (p === ErrorProto) return true;
     }
@@ -293,7 +302,7 @@
     // their prototypes.
     const proto = getPrototypeOf(o);
     const common = proto === ObjectProto || proto === ArrayProto;
-    if (kind === "Error" || (!common && isError(o))) return error(out, o, depth, state);
+    if (kind === "Error" || kind === "DOMException" || (!common && isError(o))) return error(out, o, depth, state);
     const name = proto === ObjectProto ? "Object" : proto === ArrayProto ? "Array" : constructorName(o);
     const own = dataOf(o, toStringTag);
     const tagged = own !== undefined || common ? own : tagOf(o);
@@ -408,8 +417,14 @@
   // is for. `fieldsOnly`: the properties alone, past what a headline
   // already says (name, message, cause), for the Result.
   function error(out, e, depth, state, fieldsOnly = false) {
-    const name = dataOrInherited(e, "name");
-    const message = dataOrInherited(e, "message");
+    let name = dataOrInherited(e, "name");
+    let message = dataOrInherited(e, "message");
+    if (kinds[classId(e)] === "DOMException") {
+      try {
+        if (name === undefined) name = apply(domName, e, []);
+        if (message === undefined) message = apply(domMessage, e, []);
+      } catch {}
+    }
     const head = (typeof name === "string" && name !== "" ? name : "Error") +
       (typeof message === "string" && message !== "" ? ": " + message : "");
     if (!fieldsOnly) put(out, depth === 0 ? head : "[" + head + "]");
@@ -421,11 +436,14 @@
       for (let i = 0; i < keys.length && !out.full; i++) {
         const k = keys[i];
         const d = gopd(e, k);
-        if (d === undefined || (!d.enumerable && k !== "cause") || k === "stack" || k === "message") continue;
-        if (fieldsOnly && (k === "cause" || k === "name")) continue;
+        // An AggregateError's `errors`, like a `cause`, is not enumerable
+        // and is shown all the same, as Node shows it.
+        const shown = k === "cause" || k === "errors";
+        if (d === undefined || (!d.enumerable && !shown) || k === "stack" || k === "message") continue;
+        if (fieldsOnly && (shown || k === "name")) continue;
         put(out, any ? ", " : " { ");
         any = true;
-        put(out, (k === "cause" && !d.enumerable ? "[cause]" : key(k)) + ": ");
+        put(out, (shown && !d.enumerable ? "[" + k + "]" : key(k)) + ": ");
         if ("value" in d) value(out, d.value, depth + 1, state);
         else put(out, d.get ? "[Getter]" : "[Setter]");
       }
@@ -444,12 +462,27 @@
         try { stack = stackFrames(e); } catch { stack = undefined; }
       }
       if (typeof stack !== "string") stack = "";
+      stack = ownFramesLeftOut(stack);
       if (apply(strStartsWith, stack, [head + "\n"])) stack = apply(strSlice, stack, [head.length + 1]);
       else if (stack === head) stack = "";
       while (stack.length > 0 && (stack[stack.length - 1] === "\n" || stack[stack.length - 1] === " "))
         stack = apply(strSlice, stack, [0, -1]);
       if (stack !== "") put(out, "\n" + stack);
     }
+  }
+  // `stack` without the frames of the guest's own JavaScript.
+  function ownFramesLeftOut(stack) {
+    if (!apply(strIncludes, stack, [OWN_FRAME])) return stack;
+    let kept = "";
+    let from = 0;
+    while (from <= stack.length) {
+      let end = apply(strIndexOf, stack, ["\n", from]);
+      if (end < 0) end = stack.length;
+      const line = apply(strSlice, stack, [from, end]);
+      if (!apply(strIncludes, line, [OWN_FRAME])) kept += (kept === "" ? "" : "\n") + line;
+      from = end + 1;
+    }
+    return kept;
   }
   function dataOrInherited(o, k) {
     for (let p = o, i = 0; p !== null && i < 64; p = getPrototypeOf(p), i++) {
@@ -499,7 +532,7 @@
   const MAX_LOSSY_LOOKS = 20000;
   const LOST = {
     __proto__: null, Map: "a Map", Set: "a Set", WeakMap: "a WeakMap", WeakSet: "a WeakSet",
-    Error: "an Error", RegExp: "a RegExp", Promise: "a Promise (not awaited?)",
+    Error: "an Error", DOMException: "a DOMException", RegExp: "a RegExp", Promise: "a Promise (not awaited?)",
     ArrayBuffer: "an ArrayBuffer", DataView: "a DataView",
   };
   // Iterators and generators hold their items until they are walked:

@@ -386,8 +386,16 @@ impl<'js> Judge<'_, 'js> {
             Some(Cap::Size) => {
                 Ending::failed(FailureKind::Limit, format!("size limit: {headline}{place}"))
             }
+            // A timeout the program set itself (`AbortSignal.timeout` on a
+            // call), let go uncaught: the tool was slower than the program
+            // would wait, as a `deadlineMs` that passed, which is
+            // `transient`; the program is not wrong for it.
             None => Ending::failed(
-                FailureKind::Invalid,
+                if headline.starts_with("TimeoutError: ") {
+                    FailureKind::Transient
+                } else {
+                    FailureKind::Invalid
+                },
                 format!(
                     "{}{}{}{}{place}",
                     aggregate_headline(headline),

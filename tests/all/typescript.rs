@@ -264,8 +264,25 @@ async fn a_program_ending_in_a_declaration_is_told_to_return_it() {
         "{:?}",
         outcome.console
     );
+    // An entry point called first and not awaited: the program ended
+    // before it, its call cancelled.
+    let outcome = run(
+        "main();\nasync function main() {\n  const r = await echo(3);\n  console.log('got', r);\n  return r;\n}",
+    )
+    .await;
+    assert_eq!(value(&outcome), json!(null));
+    assert!(
+        outcome
+            .console
+            .contains("warn: the program called `main()` without awaiting it and answered null")
+            && outcome.console.contains("write `return await main()`")
+            && !outcome.console.contains("got"),
+        "{:?}",
+        outcome.console
+    );
     // Not when it answers, nor for a program that ends otherwise.
     for program in [
+        "main();\nreturn 1;\nasync function main() { return null }",
         "return await main();\nasync function main() { return null }",
         "const t = 1;\nreturn null",
         "const t = 1;\nt",

@@ -886,3 +886,46 @@ async fn a_deep_chain_of_any_aborts_without_recursion() {
     "#;
     assert_eq!(value(&run(program).await), json!([true, "stop"]));
 }
+
+#[tokio::test]
+async fn a_logged_domexception_or_aggregate_error_says_what_it_is() {
+    // A DOMException's name and message are getters of its prototype, which
+    // the console does not run for a program's objects: every one was
+    // logged as a bare `Error`, `[Error]` inside a value, followed by the
+    // frames of the guest's own JavaScript that made it. An AggregateError's
+    // `errors` is not enumerable, and was left out.
+    let outcome = run(r#"
+        const reason = AbortSignal.abort().reason;
+        try { atob("*"); } catch (e) { console.log(e); console.log({ e }); }
+        console.log(reason);
+        console.log(new AggregateError([new Error("db down"), 2], "all backends failed"));
+        return [reason.name, String(reason)];
+    "#)
+    .await;
+    let console = &outcome.console;
+    assert_eq!(
+        value(&outcome),
+        json!(["AbortError", "AbortError: signal is aborted without reason"]),
+        "{console}"
+    );
+    assert!(console.contains("InvalidCharacterError: "), "{console}");
+    assert!(
+        console.contains("{ e: [InvalidCharacterError: "),
+        "{console}"
+    );
+    assert!(
+        console.contains("AbortError: signal is aborted without reason"),
+        "{console}"
+    );
+    assert!(!console.contains("<wasmwire:"), "{console}");
+    assert!(
+        console
+            .contains("AggregateError: all backends failed { [errors]: [ [Error: db down], 2 ] }"),
+        "{console}"
+    );
+    // Let go uncaught, a timeout the program set on a call is `transient`,
+    // as a deadline that passed is, not the program's mistake (`invalid`).
+    let outcome =
+        run("return await host.call('never', {}, { signal: AbortSignal.timeout(20) });").await;
+    assert_failed(&outcome, FailureKind::Transient, "TimeoutError: ");
+}

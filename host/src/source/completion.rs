@@ -140,6 +140,13 @@ pub(crate) enum Ending {
     /// program's own statements: `async function main() { ... }` written
     /// as a script's entry point and never called answers `null`.
     DeclaredFunction(String),
+    /// A call of an `async function` the program declares (named here),
+    /// made as a statement of its own and not awaited (`main();` above
+    /// `async function main() {...}`, or `main().catch(...)`), with no
+    /// `return` among the program's own statements: the program ends, and
+    /// answers `null`, before the function finishes, and the calls it is
+    /// waiting on are cancelled.
+    CalledUnawaited(String),
     /// In an `if`, a `try` or a block (named here) whose branches end in
     /// expressions, one of them a sequence (`a, b`), which cannot be
     /// assigned without parentheses: `eval` would answer the one that ran,
@@ -173,6 +180,42 @@ fn declared(statement: &Stmt) -> Option<String> {
         Pat::Ident(name) => Some(name.id.sym.to_string()),
         _ => None,
     }
+}
+
+/// The first `async function` of `statements` that one of them calls as
+/// a statement of its own, not awaited: `main()`, or `main().then(...)`,
+/// `.catch(...)`, `.finally(...)` of it ([`Ending::CalledUnawaited`]).
+fn called_unawaited(statements: &[Stmt]) -> Option<String> {
+    let is_async = |name: &str| {
+        statements.iter().any(
+            |s| matches!(s, Stmt::Decl(Decl::Fn(f)) if f.function.is_async && f.ident.sym == name),
+        )
+    };
+    statements.iter().find_map(|statement| {
+        let Stmt::Expr(statement) = statement else {
+            return None;
+        };
+        let mut call = &*statement.expr;
+        // Down a `.then`/`.catch`/`.finally` chain to the call it starts from.
+        loop {
+            let Expr::Call(outer) = call else {
+                return None;
+            };
+            let callee = outer.callee.as_expr()?;
+            match &**callee {
+                Expr::Ident(name) => {
+                    return is_async(&name.sym).then(|| name.sym.to_string());
+                }
+                Expr::Member(member)
+                    if matches!(&member.prop, MemberProp::Ident(p)
+                        if matches!(&*p.sym, "then" | "catch" | "finally")) =>
+                {
+                    call = &member.obj;
+                }
+                _ => return None,
+            }
+        }
+    })
 }
 
 /// Whether `name` is written in `program` more than once, as a whole
@@ -210,6 +253,11 @@ pub(crate) fn ending(program: &str) -> Ending {
     }
     if let Some(name) = declared(last) {
         return Ending::Declared(name);
+    }
+    if !statements.iter().any(|s| matches!(s, Stmt::Return(_)))
+        && let Some(name) = called_unawaited(statements)
+    {
+        return Ending::CalledUnawaited(name);
     }
     if let Stmt::Decl(Decl::Fn(function)) = last
         && !statements.iter().any(|s| matches!(s, Stmt::Return(_)))
@@ -442,6 +490,36 @@ mod tests {
         ] {
             let got = match ending(program) {
                 Ending::DeclaredFunction(name) => Some(name),
+                _ => None,
+            };
+            assert_eq!(got.as_deref(), named, "{program}");
+        }
+    }
+
+    #[test]
+    fn an_async_function_called_and_not_awaited_is_named_unless_the_program_returns() {
+        for (program, named) in [
+            ("main();\nasync function main() { await f() }", Some("main")),
+            (
+                "main().catch(console.error);\nasync function main() { await f() }",
+                Some("main"),
+            ),
+            (
+                "async function run() {}\nrun().then(r => console.log(r)).finally(() => 1);\nfor (const x of []) {}",
+                Some("run"),
+            ),
+            // Awaited, returned, a function that is not async, the last
+            // statement (returned, so awaited), a method of something else.
+            ("await main();\nasync function main() {}", None),
+            ("main();\nreturn 1;\nasync function main() {}", None),
+            ("main();\nfunction main() {}", None),
+            ("async function main() {}\nmain()", None),
+            ("api.main();\nasync function main() {}", None),
+            ("main.call();\nasync function main() {}", None),
+            ("(async () => {})();\nconst x = 1", None),
+        ] {
+            let got = match ending(program) {
+                Ending::CalledUnawaited(name) => Some(name),
                 _ => None,
             };
             assert_eq!(got.as_deref(), named, "{program}");

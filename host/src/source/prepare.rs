@@ -105,6 +105,14 @@ fn returned(mut text: String, mut steps: Vec<Step>) -> Prepared {
                  answered null: end it with `return await {name}()` to answer what it returns"
             ));
         }
+        completion::Ending::CalledUnawaited(name) => {
+            unanswered = Some(format!(
+                "the program called `{name}()` without awaiting it and answered null: a \
+                 program ends with its own last statement, so what `{name}` was still waiting \
+                 on was cancelled and its value was not the answer; write \
+                 `return await {name}()` to wait for it and answer what it returns"
+            ));
+        }
         completion::Ending::InBranches(what) => {
             unanswered = Some(format!(
                 "the program ended in {what} and answered null: an expression inside it \
