@@ -45,6 +45,8 @@
   const mapSize = gopd(Map.prototype, "size").get;
   const mapIteratorNext = getPrototypeOf(new Map().keys()).next;
   const strStartsWith = String.prototype.startsWith;
+  const SetCtor = Set, setAdd = Set.prototype.add, setHas = Set.prototype.has;
+  const setSize = gopd(Set.prototype, "size").get;
   const DOM_EXCEPTION = typeof DOMException === "function" ? classId(new DOMException()) : -1;
   const accessor = gopd(ErrorProto, "stack");
   const rawGet = accessor.get;
@@ -130,6 +132,44 @@
     return apply(arrayJoin, lines, ["\n"]);
   }
 
+  // QuickJS's stack of an instance of an Error subclass starts inside the
+  // subclasses' constructors (their `super(...)`), where V8's starts where
+  // the program said `new`: a `throw new NotFound(id)` was placed at
+  // NotFound's `super` line, the same for every throw of it. Those first
+  // frames of the program's, each named after a class on the error's
+  // prototype chain, are left out (never every frame). No program code
+  // runs: a Proxy on the chain ends the walk, and only data properties
+  // are read.
+  const ERROR_CLASS = classId(new ErrorCtor());
+  const PROXY_CLASS = classId(new Proxy({}, {}));
+  const arraySlice = Array.prototype.slice;
+  function made(e, raw) {
+    if (typeof raw !== "string" || !isObject(e) || classId(e) !== ERROR_CLASS) return raw;
+    const names = new SetCtor();
+    for (let p = getPrototypeOf(e), i = 0; p !== null && i < 32; p = getPrototypeOf(p), i++) {
+      if (classId(p) === PROXY_CLASS || p === ErrorProto) break;
+      const d = gopd(p, "constructor");
+      const c = d !== undefined && "value" in d ? d.value : undefined;
+      if (typeof c !== "function" || classId(c) === PROXY_CLASS) continue;
+      const n = gopd(c, "name");
+      if (n !== undefined && typeof n.value === "string" && n.value !== "") apply(setAdd, names, [n.value]);
+    }
+    if (apply(setSize, names, []) === 0) return raw;
+    const lines = apply(strSplit, raw, ["\n"]);
+    let skip = 0;
+    while (skip < lines.length - 1) {
+      const line = lines[skip];
+      const open = apply(strIndexOf, line, [" " + OPEN]);
+      if (!apply(strStartsWith, line, ["    at "]) || open < 0) break;
+      if (!apply(setHas, names, [apply(strSlice, line, [7, open])])) break;
+      skip++;
+    }
+    // A stack of nothing but those frames keeps them: they are all it has.
+    const rest = apply(arraySlice, lines, [skip]);
+    if (skip === 0 || (rest.length === 1 && rest[0] === "")) return raw;
+    return apply(arrayJoin, rest, ["\n"]);
+  }
+
   function shown(e, raw) {
     const f = frames(raw);
     return f === "" ? header(e) : header(e) + "\n" + f;
@@ -138,7 +178,7 @@
   const getter = {
     get stack() {
       const raw = apply(rawGet, this, []);
-      return typeof raw !== "string" || apply(wsHas, madeByProgram, [this]) ? raw : shown(this, raw);
+      return typeof raw !== "string" || apply(wsHas, madeByProgram, [this]) ? raw : shown(this, made(this, raw));
     },
   };
   defineProperty(ErrorProto, "stack", {
@@ -292,7 +332,7 @@
     if (noted !== undefined) return textOf(noted);
     if (apply(wsHas, madeByProgram, [e])) return undefined;
     const raw = apply(rawGet, e, []);
-    if (typeof raw === "string") return raw;
+    if (typeof raw === "string") return made(e, raw);
     // A DOMException keeps QuickJS's text as an own property, made with
     // it; one the program rewrote (a stack it read is headed) is not.
     if (classId(e) === DOM_EXCEPTION) {
@@ -312,6 +352,6 @@
   shared.stackFrames = (e) => {
     const raw = apply(rawGet, e, []);
     if (typeof raw !== "string") return undefined;
-    return apply(wsHas, madeByProgram, [e]) ? raw : frames(raw);
+    return apply(wsHas, madeByProgram, [e]) ? raw : frames(made(e, raw));
   };
 });

@@ -497,3 +497,52 @@ async fn the_args_walk_runs_no_program_code_and_forges_no_console_line() {
     );
     assert_eq!(outcome.console.lines().count(), 1, "{:?}", outcome.console);
 }
+
+#[tokio::test]
+async fn an_error_subclass_is_placed_where_the_program_made_it_not_at_its_super() {
+    // QuickJS's stack of an Error subclass starts in its constructors, so
+    // every `throw new NotFound(...)` was placed at NotFound's `super(...)`
+    // line, whichever throw it was; V8's starts where `new` was said. (The
+    // column is QuickJS's place for the `new`: the last it noted of it, in
+    // its arguments.)
+    let program = "class Base extends Error { constructor(m) { super(m); this.name = 'Base'; } }\n\
+                   class NotFound extends Base {\n  constructor(what) { super(`${what} not found`); this.name = 'NotFound'; }\n}\n\
+                   function find(id) { if (id > 1) throw new NotFound(`user ${id}`); return id; }\n\
+                   let caught;\n\
+                   try { find(9); } catch (e) { caught = e.stack.split('\\n').slice(0, 2); console.log(e); }\n\
+                   find(1);\n\
+                   find(2);";
+    let outcome = run(program).await;
+    assert_failed(
+        &outcome,
+        FailureKind::Invalid,
+        "NotFound: user 2 not found at line 5, column 60",
+    );
+    let logged = &outcome.console;
+    assert!(
+        logged.starts_with("NotFound: user 9 not found")
+            && logged.contains("at find (<program>:5:60)")
+            && !logged.contains("at Base")
+            && !logged.contains("at NotFound"),
+        "{logged}"
+    );
+    // What the program reads.
+    let outcome = run(&program.replace("find(2);", "return caught;")).await;
+    assert_eq!(
+        value(&outcome),
+        json!(["NotFound: user 9 not found", "    at find (<program>:5:60)"])
+    );
+    // A subclass with no constructor of its own (no frame of its), and a
+    // plain Error, are as they were.
+    let outcome = run(
+        "class E extends Error {}\nconst e = new E('x');\nreturn [e.stack.split('\\n')[1], new Error('y').stack.split('\\n')[1]];",
+    )
+    .await;
+    assert_eq!(
+        value(&outcome),
+        json!([
+            "    at <anonymous> (<program>:2:15)",
+            "    at <anonymous> (<program>:3:37)"
+        ])
+    );
+}

@@ -405,8 +405,9 @@ fn an_uncaught_errors_fields_and_aggregated_reasons_are_told() {
          throw new HttpError(404);",
     )
     .failure();
+    // Placed where it was made, not at its constructor's `super`.
     assert!(
-        error.starts_with("Error: bad { status: 404 } at line 1, column "),
+        error.starts_with("Error: bad { status: 404 } at line 2, column "),
         "{error}"
     );
     let (_, error) =
@@ -433,7 +434,7 @@ fn an_uncaught_errors_fields_and_aggregated_reasons_are_told() {
     )
     .failure();
     assert!(
-        error.starts_with("HttpError: not found { status: 404 } at line 1"),
+        error.starts_with("HttpError: not found { status: 404 } at line 2"),
         "{error}"
     );
 
