@@ -83,6 +83,7 @@ fn end_of(err: FrameError, max: usize) -> End {
         FrameError::TruncatedPayload { got, want } => End::TruncatedPayload { got, want },
         FrameError::Io(e) => panic!("i/o error from an in-memory stream: {e}"),
         FrameError::Failed => panic!("Failed reported as the first error"),
+        FrameError::Unheld { len, .. } => panic!("a frame of {len} unheld by a plain decoder"),
     }
 }
 

@@ -160,11 +160,7 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
             Err(ClientError::Protocol(ProtocolError::Frame(FrameError::Unheld {
                 len, ..
             }))) => {
-                return Settled::Halted(Reason::Memory {
-                    requested: len,
-                    used: heap.used(),
-                    limit: None,
-                });
+                return Settled::Halted(Reason::UnheldAnswer(len));
             }
             Err(ClientError::Protocol(e)) => return Settled::Protocol(e.to_string()),
             Err(e @ (ClientError::Closed | ClientError::Idle)) => {

@@ -314,6 +314,22 @@ impl<'js> Intrinsics<'js> {
         })
     }
 
+    /// Whether `value` is a DOMException, as QuickJS made it (its class,
+    /// which no program can spoof, not its name or prototype).
+    pub(crate) fn is_dom_exception(&self, value: &Value<'js>) -> bool {
+        let made = self
+            .web
+            .get::<_, Constructor>("DOMException")
+            .and_then(|ctor| ctor.construct::<_, Value>(()));
+        match made {
+            Ok(one) => crate::web::class_id(one) == crate::web::class_id(value.clone()),
+            Err(_) => {
+                let _ = value.ctx().catch();
+                false
+            }
+        }
+    }
+
     /// Whether `Error.prototype` (the original's) is on the value's
     /// prototype chain, as it is for a DOMException.
     pub(crate) fn inherits_from_error(&self, value: &Value<'js>) -> bool {

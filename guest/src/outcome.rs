@@ -391,7 +391,8 @@ impl<'js> Judge<'_, 'js> {
             // would wait, as a `deadlineMs` that passed, which is
             // `transient`; the program is not wrong for it.
             None => Ending::failed(
-                if headline.starts_with("TimeoutError: ") {
+                if headline.starts_with("TimeoutError") && self.intrinsics.is_dom_exception(reason)
+                {
                     FailureKind::Transient
                 } else {
                     FailureKind::Invalid

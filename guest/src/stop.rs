@@ -37,6 +37,9 @@ pub enum Reason {
     Cancelled(String),
     /// The parent broke the protocol on the start channel.
     Protocol(String),
+    /// A tool's answer of this many bytes could not be held, and names no
+    /// call where it could be read (its `id` past its first bytes).
+    UnheldAnswer(usize),
     /// QuickJS's heap refused an allocation: the first refusal stops the
     /// run, so that a program cannot catch running out of memory and go on.
     Memory {
@@ -61,6 +64,14 @@ impl Reason {
                 Ending::failed(FailureKind::Cancelled, format!("cancelled: {why}"))
             }
             Reason::Protocol(why) => Ending::Protocol(why.clone()),
+            Reason::UnheldAnswer(len) => Ending::failed(
+                FailureKind::Limit,
+                format!(
+                    "memory limit: a tool's answer of {len} bytes could not be held, and the \
+                     call it answers could not be told (its id was not in its first {} bytes)",
+                    wire::UNHELD_HEAD
+                ),
+            ),
             Reason::Memory {
                 requested,
                 used,

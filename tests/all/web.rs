@@ -928,4 +928,16 @@ async fn a_logged_domexception_or_aggregate_error_says_what_it_is() {
     let outcome =
         run("return await host.call('never', {}, { signal: AbortSignal.timeout(20) });").await;
     assert_failed(&outcome, FailureKind::Transient, "TimeoutError: ");
+    // Only a DOMException: a program's own class of the name is its own
+    // mistake, as any other error it throws.
+    let outcome = run(
+        "class TimeoutError extends Error { constructor(m) { super(m); this.name = 'TimeoutError'; } }\n\
+         throw new TimeoutError('expected 3 items');",
+    )
+    .await;
+    assert_failed(
+        &outcome,
+        FailureKind::Invalid,
+        "TimeoutError: expected 3 items",
+    );
 }

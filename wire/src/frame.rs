@@ -5,7 +5,9 @@
 //! bytes. The length is checked against [`MAX_FRAME_BYTES`] before a single
 //! payload byte is reserved, and the payload buffer grows only as bytes
 //! actually arrive, so a prefix that promises 16 MiB and then stalls costs
-//! nothing. The first error is final: the decoder does not resynchronise.
+//! nothing. The first error is final: the decoder does not resynchronise
+//! (but for [`FrameError::Unheld`], a whole frame read past, which is not a
+//! framing error).
 
 use std::io::{self, Read, Write};
 
@@ -14,7 +16,8 @@ use crate::MAX_FRAME_BYTES;
 /// Bytes in a frame's length prefix.
 pub const PREFIX_BYTES: usize = 4;
 
-/// A framing failure. Any of them ends the stream.
+/// A framing failure. Any of them ends the stream, but
+/// [`FrameError::Unheld`].
 #[derive(Debug, thiserror::Error)]
 pub enum FrameError {
     /// The prefix announced (or the writer was given) more than the maximum.
@@ -185,8 +188,12 @@ impl FrameDecoder {
                     self.state = if held {
                         State::Data { payload, want }
                     } else {
+                        // With no room even for the head, none is kept
+                        // (and no id found: the run is out of memory).
+                        let mut head = Vec::new();
+                        let _ = head.try_reserve_exact(want.min(UNHELD_HEAD));
                         State::Skip {
-                            head: Vec::with_capacity(want.min(UNHELD_HEAD)),
+                            head,
                             want,
                             seen: 0,
                         }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 use wire::{
-    Call, Client, ClientError, FailureKind, HandlerError, ProtocolError, Response,
+    Call, Client, ClientError, FailureKind, FrameError, HandlerError, ProtocolError, Response,
     Result as ResultMsg, Runner, RunnerError, Server, ServerOptions, Start, StartBudget, Starter,
     StarterError, decode, encode,
 };
@@ -541,4 +541,48 @@ fn a_client_counts_only_the_calls_it_wrote() {
     }
     assert_eq!(failed, 3);
     assert_eq!(client.calls(), 1, "only the first Request was written");
+}
+
+#[test]
+fn an_answer_too_large_to_hold_fails_the_call_its_head_names_once() {
+    // The child's decoder reads past a Response it has no memory for and
+    // keeps its head: the call it names fails `limit`, and its slot is free.
+    let mut calls = wire::InFlight::new(2);
+    let first = calls.request("big", "{}", 0).expect("a request");
+    let second = calls.request("big", "{}", 0).expect("a request");
+    calls
+        .send_ready(|_| Ok::<(), ()>(()))
+        .expect("both on the wire");
+    let head = |id: &str| {
+        let mut frame = wire::encode(&Response::success(id, "x".repeat(5000))).expect("encodes");
+        frame.drain(..4);
+        frame.truncate(wire::UNHELD_HEAD);
+        frame
+    };
+    let reply = calls
+        .answer_unheld(&head(&second), 15_000_049)
+        .expect("a reply");
+    assert_eq!(reply.id, second);
+    let failure = reply.outcome.expect_err("a failure");
+    assert_eq!(failure.kind, FailureKind::Limit);
+    assert!(
+        failure
+            .message
+            .contains("could not be held: no memory left for its 15000049 bytes"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(calls.on_the_wire(), 1);
+    // The same id again names no call on the wire; a head with no id
+    // names none at all.
+    assert!(matches!(
+        calls.answer_unheld(&head(&second), 9),
+        Err(ProtocolError::UnknownId(id)) if id == second
+    ));
+    assert!(matches!(
+        calls.answer_unheld(br#"{"v":1,"value":"xxxx"#, 9),
+        Err(ProtocolError::Frame(FrameError::Unheld { len: 9, .. }))
+    ));
+    assert_eq!(calls.on_the_wire(), 1);
+    assert_eq!(calls.fail_one("end").map(|r| r.id), Some(first));
 }

@@ -254,8 +254,17 @@ pub(crate) fn ending(program: &str) -> Ending {
     if let Some(name) = declared(last) {
         return Ending::Declared(name);
     }
-    if !statements.iter().any(|s| matches!(s, Stmt::Return(_)))
-        && let Some(name) = called_unawaited(statements)
+    // Only where the program's value is otherwise none it gives: a last
+    // `if` or `try` that ends in expressions answers one.
+    let unawaited = || {
+        statements
+            .iter()
+            .all(|s| !matches!(s, Stmt::Return(_)))
+            .then(|| called_unawaited(statements))
+            .flatten()
+    };
+    if !ends_in_expression(last)
+        && let Some(name) = unawaited()
     {
         return Ending::CalledUnawaited(name);
     }
@@ -517,6 +526,15 @@ mod tests {
             ("api.main();\nasync function main() {}", None),
             ("main.call();\nasync function main() {}", None),
             ("(async () => {})();\nconst x = 1", None),
+            // A last `if` or `try` that ends in expressions answers them.
+            (
+                "async function note(s) {}\nnote('start');\nconst n = 2;\ntry { n * 21 } catch { 0 }",
+                None,
+            ),
+            (
+                "async function note(s) {}\nnote('start');\nif (1) { 'big' } else { 'small' }",
+                None,
+            ),
         ] {
             let got = match ending(program) {
                 Ending::CalledUnawaited(name) => Some(name),
