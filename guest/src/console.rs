@@ -43,10 +43,7 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, web: &crate::web::Web) -> rquickjs::R
     let mut options = rquickjs::context::EvalOptions::default();
     options.filename = Some("<wasmwire:console>".into());
     options.strict = true;
-    let make: Function = ctx.eval_with_options(
-        include_str!(concat!(env!("OUT_DIR"), "/console.js")),
-        options,
-    )?;
+    let make: Function = ctx.eval_with_options(script!("console.js"), options)?;
     // `shared.errorFields`: the walk, for the Result's message (`outcome`).
     let console: Object = make.call((native, web.shared(ctx)?))?;
     ctx.globals()

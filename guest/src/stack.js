@@ -46,7 +46,6 @@
   const mapIteratorNext = getPrototypeOf(new Map().keys()).next;
   const strStartsWith = String.prototype.startsWith;
   const SetCtor = Set, setAdd = Set.prototype.add, setHas = Set.prototype.has;
-  const setSize = gopd(Set.prototype, "size").get;
   const DOM_EXCEPTION = typeof DOMException === "function" ? classId(new DOMException()) : -1;
   const accessor = gopd(ErrorProto, "stack");
   const rawGet = accessor.get;
@@ -145,16 +144,18 @@
   const arraySlice = Array.prototype.slice;
   function made(e, raw) {
     if (typeof raw !== "string" || !isObject(e) || classId(e) !== ERROR_CLASS) return raw;
-    const names = new SetCtor();
+    let names;
     for (let p = getPrototypeOf(e), i = 0; p !== null && i < 32; p = getPrototypeOf(p), i++) {
       if (classId(p) === PROXY_CLASS || p === ErrorProto) break;
       const d = gopd(p, "constructor");
       const c = d !== undefined && "value" in d ? d.value : undefined;
       if (typeof c !== "function" || classId(c) === PROXY_CLASS) continue;
       const n = gopd(c, "name");
-      if (n !== undefined && typeof n.value === "string" && n.value !== "") apply(setAdd, names, [n.value]);
+      if (n === undefined || typeof n.value !== "string" || n.value === "") continue;
+      if (names === undefined) names = new SetCtor();
+      apply(setAdd, names, [n.value]);
     }
-    if (apply(setSize, names, []) === 0) return raw;
+    if (names === undefined) return raw;
     const lines = apply(strSplit, raw, ["\n"]);
     let skip = 0;
     while (skip < lines.length - 1) {

@@ -15,8 +15,7 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, web: &crate::web::Web) -> rquickjs::R
     let mut options = rquickjs::context::EvalOptions::default();
     options.filename = Some("<wasmwire:stack>".into());
     options.strict = true;
-    let make: Function =
-        ctx.eval_with_options(include_str!(concat!(env!("OUT_DIR"), "/stack.js")), options)?;
+    let make: Function = ctx.eval_with_options(script!("stack.js"), options)?;
     make.call((native, web.shared(ctx)?))
 }
 

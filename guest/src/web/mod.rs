@@ -33,34 +33,13 @@ use rquickjs::{Ctx, Function, Object, Persistent};
 /// The surfaces, in the order they are set up: later files use what
 /// earlier ones put in `shared`.
 const SURFACES: &[(&str, &str)] = &[
-    (
-        "<wasmwire:performance>",
-        include_str!(concat!(env!("OUT_DIR"), "/web/performance.js")),
-    ),
-    (
-        "<wasmwire:events>",
-        include_str!(concat!(env!("OUT_DIR"), "/web/events.js")),
-    ),
-    (
-        "<wasmwire:url>",
-        include_str!(concat!(env!("OUT_DIR"), "/web/url.js")),
-    ),
-    (
-        "<wasmwire:text>",
-        include_str!(concat!(env!("OUT_DIR"), "/web/text.js")),
-    ),
-    (
-        "<wasmwire:crypto>",
-        include_str!(concat!(env!("OUT_DIR"), "/web/crypto.js")),
-    ),
-    (
-        "<wasmwire:clone>",
-        include_str!(concat!(env!("OUT_DIR"), "/web/clone.js")),
-    ),
-    (
-        "<wasmwire:intl>",
-        include_str!(concat!(env!("OUT_DIR"), "/web/intl.js")),
-    ),
+    ("<wasmwire:performance>", script!("web/performance.js")),
+    ("<wasmwire:events>", script!("web/events.js")),
+    ("<wasmwire:url>", script!("web/url.js")),
+    ("<wasmwire:text>", script!("web/text.js")),
+    ("<wasmwire:crypto>", script!("web/crypto.js")),
+    ("<wasmwire:clone>", script!("web/clone.js")),
+    ("<wasmwire:intl>", script!("web/intl.js")),
 ];
 
 /// What the evaluator keeps of the web surface between set-up and a run.
