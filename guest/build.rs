@@ -13,20 +13,6 @@
 /// when half of it is used.
 const STACK_BYTES: u64 = 4 << 20;
 
-/// The JavaScript the evaluator runs at set-up (`src/*.js`,
-/// `src/web/*.js`), embedded from `OUT_DIR` without its comment-only lines.
-const SCRIPTS: &[&str] = &[
-    "console.js",
-    "stack.js",
-    "web/performance.js",
-    "web/events.js",
-    "web/url.js",
-    "web/text.js",
-    "web/crypto.js",
-    "web/clone.js",
-    "web/intl.js",
-];
-
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     compile_format();
@@ -39,7 +25,7 @@ fn main() {
     }
 }
 
-/// Writes each of [`SCRIPTS`] to `OUT_DIR` without the indentation of its
+/// Writes each set-up script (`src/*.js`, `src/web/*.js`) to `OUT_DIR` without the indentation of its
 /// lines and with every line that is only a comment left empty, so every
 /// line stays where it was (a column of these files' own frames moves, and
 /// the console shows none of those frames). The text is data of the
@@ -50,8 +36,23 @@ fn main() {
 /// one would fail them all).
 fn embed_scripts() {
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    for script in SCRIPTS {
-        let from = std::path::Path::new("src").join(script);
+    // Every `.js` file of `src` and `src/web`, as `script!` names it.
+    let mut scripts = Vec::new();
+    for folder in ["", "web"] {
+        let dir = std::path::Path::new("src").join(folder);
+        println!("cargo:rerun-if-changed={}", dir.display());
+        for entry in
+            std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        {
+            let name = entry.expect("a folder entry").file_name();
+            let name = name.to_str().expect("a file name in UTF-8");
+            if name.ends_with(".js") {
+                scripts.push(std::path::Path::new(folder).join(name));
+            }
+        }
+    }
+    for script in scripts {
+        let from = std::path::Path::new("src").join(&script);
         println!("cargo:rerun-if-changed={}", from.display());
         let text = std::fs::read_to_string(&from)
             .unwrap_or_else(|e| panic!("reading {}: {e}", from.display()));
@@ -66,7 +67,7 @@ fn embed_scripts() {
                 }
             })
             .collect();
-        let to = out.join(script);
+        let to = out.join(&script);
         std::fs::create_dir_all(to.parent().expect("a file's folder"))
             .unwrap_or_else(|e| panic!("making {}: {e}", to.display()));
         std::fs::write(&to, kept).unwrap_or_else(|e| panic!("writing {}: {e}", to.display()));

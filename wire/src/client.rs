@@ -90,6 +90,12 @@ impl Default for InFlight {
     }
 }
 
+/// A call's failure for a tool's answer the child had no memory for: `what`
+/// of it could not be held. `limit`, as any budget that ran out.
+fn not_held(what: &str) -> ToolFailure {
+    ToolFailure::new(FailureKind::Limit, format!("the tool's {what}"))
+}
+
 impl InFlight {
     /// A book that keeps at most `max_in_flight` calls on the wire (0 is
     /// taken as 1: see [`Start::max_in_flight`](crate::Start::max_in_flight)).
@@ -173,13 +179,10 @@ impl InFlight {
         }
         let (id, mut outcome) = response.into_outcome()?;
         if let (Ok(_), Some(bytes)) = (&outcome, unheld) {
-            outcome = Err(ToolFailure::new(
-                FailureKind::Limit,
-                format!(
-                    "the tool's value could not be held: no memory left for its text ({bytes} \
-                     bytes as the answer carries it, escaped)"
-                ),
-            ));
+            outcome = Err(not_held(&format!(
+                "value could not be held: no memory left for its text ({bytes} bytes as the \
+                 answer carries it, escaped)"
+            )));
         }
         if let Ok(value) = &outcome {
             self.bytes += value.len() as u64;
@@ -203,13 +206,9 @@ impl InFlight {
         }
         Ok(Reply {
             id,
-            outcome: Err(ToolFailure::new(
-                FailureKind::Limit,
-                format!(
-                    "the tool's answer could not be held: no memory left for its {len} bytes \
-                     (max_memory)"
-                ),
-            )),
+            outcome: Err(not_held(&format!(
+                "answer could not be held: no memory left for its {len} bytes (max_memory)"
+            ))),
         })
     }
 

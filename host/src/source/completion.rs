@@ -254,22 +254,17 @@ pub(crate) fn ending(program: &str) -> Ending {
     if let Some(name) = declared(last) {
         return Ending::Declared(name);
     }
-    // Only where the program's value is otherwise none it gives: a last
-    // `if` or `try` that ends in expressions answers one.
-    let unawaited = || {
-        statements
-            .iter()
-            .all(|s| !matches!(s, Stmt::Return(_)))
-            .then(|| called_unawaited(statements))
-            .flatten()
-    };
-    if !ends_in_expression(last)
-        && let Some(name) = unawaited()
+    let returns = statements.iter().any(|s| matches!(s, Stmt::Return(_)));
+    // Only where the program's value is otherwise none: a last `if` or
+    // `try` that ends in expressions answers one.
+    if !returns
+        && !ends_in_expression(last)
+        && let Some(name) = called_unawaited(statements)
     {
         return Ending::CalledUnawaited(name);
     }
     if let Stmt::Decl(Decl::Fn(function)) = last
-        && !statements.iter().any(|s| matches!(s, Stmt::Return(_)))
+        && !returns
         && !named_again(program, &function.ident.sym)
     {
         return Ending::DeclaredFunction(function.ident.sym.to_string());
