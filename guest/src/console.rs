@@ -40,10 +40,7 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, web: &crate::web::Web) -> rquickjs::R
     native.set("promiseState", Function::new(ctx.clone(), promise_state)?)?;
     native.set("promiseResult", Function::new(ctx.clone(), promise_result)?)?;
     native.set("proxyTarget", Function::new(ctx.clone(), proxy_target)?)?;
-    let mut options = rquickjs::context::EvalOptions::default();
-    options.filename = Some("<wasmwire:console>".into());
-    options.strict = true;
-    let make: Function = ctx.eval_with_options(script!("console.js"), options)?;
+    let make: Function = crate::setup::run(ctx, "<wasmwire:console>", script!("console.js"), true)?;
     // `shared.errorFields`: the walk, for the Result's message (`outcome`).
     let console: Object = make.call((native, web.shared(ctx)?))?;
     ctx.globals()

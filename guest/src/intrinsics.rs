@@ -78,9 +78,7 @@ pub(crate) struct Originals {
 impl Originals {
     /// Captures the originals and defines the global `ToolError`.
     pub(crate) fn install(ctx: &Ctx<'_>) -> rquickjs::Result<Self> {
-        let mut options = rquickjs::context::EvalOptions::default();
-        options.filename = Some(PRELUDE_FILE.into());
-        let captured: Array = ctx.eval_with_options(PRELUDE, options)?;
+        let captured: Array = crate::setup::run(ctx, PRELUDE_FILE, PRELUDE, false)?;
         let tool_error: Constructor = captured.get(1)?;
         // Like the built-in classes: writable, configurable, not enumerable.
         ctx.globals().prop(

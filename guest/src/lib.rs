@@ -90,6 +90,7 @@ mod outcome;
 mod program;
 mod random;
 mod session;
+mod setup;
 mod stack;
 pub mod stop;
 mod throw_site;

@@ -49,9 +49,7 @@ pub(crate) struct Random {
 impl Random {
     /// Replaces `Math.random` in `ctx`.
     pub(crate) fn install(ctx: &Ctx<'_>) -> rquickjs::Result<Self> {
-        let mut options = rquickjs::context::EvalOptions::default();
-        options.filename = Some("<wasmwire>".into());
-        let reseed: Function = ctx.eval_with_options(GENERATOR, options)?;
+        let reseed: Function = crate::setup::run(ctx, "<wasmwire>", GENERATOR, false)?;
         Ok(Random {
             reseed: Persistent::save(ctx, reseed),
         })

@@ -55,10 +55,7 @@ impl Web {
         let native = natives::object(ctx)?;
         let shared = Object::new(ctx.clone())?;
         for (file, source) in SURFACES {
-            let mut options = rquickjs::context::EvalOptions::default();
-            options.filename = Some((*file).into());
-            options.strict = true;
-            let surface: Function = ctx.eval_with_options(*source, options)?;
+            let surface: Function = crate::setup::run(ctx, file, source, true)?;
             surface.call::<_, ()>((native.clone(), shared.clone()))?;
         }
         Ok(Web {
