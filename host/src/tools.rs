@@ -315,7 +315,7 @@ impl Tool {
     }
 
     /// The longest one call may take. Past it the call is answered
-    /// `transient` ("call deadline of N ms passed") and the handler's future
+    /// `transient` ("the tool's timeout of N ms passed") and the handler's future
     /// is dropped. A shorter deadline from the program or the sandbox wins.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);

@@ -423,9 +423,13 @@ async fn the_host_maximum_call_deadline_caps_the_programs_wish() {
         ..SandboxOptions::default()
     })
     .unwrap();
-    let program = r#"try { await host.call("never", {}, {deadlineMs: 60000}); } catch (e) { return e.kind; }"#;
+    let program = r#"try { await host.call("never", {}, {deadlineMs: 60000}); } catch (e) { return [e.kind, e.message]; }"#;
     let outcome = run_on(&sandbox, program, budget(), &tools()).await;
-    assert_eq!(value(&outcome), json!("transient"));
+    // Named as the host's, not as the program's own deadline.
+    assert_eq!(
+        value(&outcome),
+        json!(["transient", "the host's per-call deadline of 50 ms passed"])
+    );
 }
 
 /// The guest paces its calls to the cap the Sandbox serves with (the

@@ -161,8 +161,8 @@ async fn a_tool_timeout_answers_transient() {
     assert_eq!(
         outcome.value(),
         Ok(&json!([
-            ["transient", "call deadline of 150 ms passed"],
-            ["transient", "call deadline of 50 ms passed"]
+            ["transient", "the tool's timeout of 150 ms passed"],
+            ["transient", "the call's deadline of 50 ms passed"]
         ]))
     );
     assert!(started.elapsed() >= Duration::from_millis(200));
@@ -328,7 +328,7 @@ fn a_handler_that_never_waits_still_meets_its_timeout_and_the_wall_clock() {
         .expect("both executions end within a minute: a spinning handler held its thread");
     assert_eq!(
         timed.value(),
-        Ok(&json!(["transient", "call deadline of 100 ms passed"]))
+        Ok(&json!(["transient", "the tool's timeout of 100 ms passed"]))
     );
     let failure = untimed.value().expect_err("the wall clock ends it");
     assert_eq!(failure.kind, Some(FailureKind::Limit), "{failure:?}");

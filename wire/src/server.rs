@@ -583,26 +583,24 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
             let why = format!("call quota of {} calls is spent", self.options.max_calls);
             return self.send(Response::failure(request.id, FailureKind::Limit, why));
         }
-        let deadline = match (
-            self.options.deadline_for(request.deadline_ms),
+        let deadline = Deadline::shortest(
+            request.deadline_ms,
+            self.options.max_call_deadline,
             self.handler.timeout(&request.tool),
-        ) {
-            (Some(d), Some(t)) => Some(d.min(t)),
-            (d, t) => d.or(t),
-        };
+        );
         let tool = request.tool;
         let call = Call {
             id: request.id.clone(),
             tool: tool.clone(),
             args: crate::json::well_formed_args(request.args),
-            deadline,
+            deadline: deadline.map(|d| d.after),
             holdings: self.holdings.clone(),
         };
         let handler = self.handler.clone();
         let mut answering = DropsQuietly(Some(Box::pin(async move {
             // The args stay held until the handler is done with the call.
             let _args = args_held;
-            answer(&*handler, call).await
+            answer(&*handler, call, deadline).await
         })));
         // Fast path: a handler that is ready at once (a lookup, a cache hit)
         // is answered here, and one that is not joins the calls this task
@@ -743,16 +741,45 @@ async fn read_frame<R: AsyncRead + Unpin>(
     }
 }
 
+/// The deadline a call runs under: the shortest of the three that may be
+/// set, and which one it is, so that the answer says whose it was.
+#[derive(Debug, Clone, Copy)]
+struct Deadline {
+    after: Duration,
+    /// Who set it, as the failure names it.
+    set_by: &'static str,
+}
+
+impl Deadline {
+    /// The shortest of the child's wish (`deadline_ms`, 0 for none), the
+    /// host's maximum and the tool's timeout; on a tie the child's wish,
+    /// then the tool's, is named.
+    fn shortest(
+        deadline_ms: u64,
+        host_max: Option<Duration>,
+        tool: Option<Duration>,
+    ) -> Option<Deadline> {
+        let wish = (deadline_ms > 0).then(|| Duration::from_millis(deadline_ms));
+        [
+            (wish, "the call's deadline"),
+            (tool, "the tool's timeout"),
+            (host_max, "the host's per-call deadline"),
+        ]
+        .into_iter()
+        .filter_map(|(after, set_by)| after.map(|after| Deadline { after, set_by }))
+        .reduce(|shortest, next| if next.after < shortest.after { next } else { shortest })
+    }
+}
+
 /// Runs one call under its deadline and turns its outcome into a Response.
-async fn answer(handler: &dyn Handler, call: Call) -> Response {
+async fn answer(handler: &dyn Handler, call: Call, deadline: Option<Deadline>) -> Response {
     let id = call.id.clone();
-    let deadline = call.deadline;
     let fut = handler.call(call);
     let outcome = match deadline {
-        Some(d) => match tokio::time::timeout(d, fut).await {
+        Some(d) => match tokio::time::timeout(d.after, fut).await {
             Ok(outcome) => outcome,
             Err(_) => {
-                let why = format!("call deadline of {} ms passed", d.as_millis());
+                let why = format!("{} of {} ms passed", d.set_by, d.after.as_millis());
                 return Response::failure(id, FailureKind::Transient, why);
             }
         },
