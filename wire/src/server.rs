@@ -767,7 +767,13 @@ impl Deadline {
         ]
         .into_iter()
         .filter_map(|(after, set_by)| after.map(|after| Deadline { after, set_by }))
-        .reduce(|shortest, next| if next.after < shortest.after { next } else { shortest })
+        .reduce(|shortest, next| {
+            if next.after < shortest.after {
+                next
+            } else {
+                shortest
+            }
+        })
     }
 }
 
