@@ -84,9 +84,12 @@ impl Tools {
              `CustomEvent`, `EventTarget`, `DOMException`, `atob`, `btoa`, `queueMicrotask`, \
              `performance`. `TextDecoder` is UTF-8 only. `console` is Node's (`log`, `table`, \
              `time`, ...); its output is shown to the operator, not returned.\n\
-             - There is no `Intl` and no locale data: `toLocaleString`, `toLocaleDateString`, \
-             `toLocaleTimeString` and `localeCompare` throw. Format numbers and dates yourself \
-             (`toFixed`, `toISOString`) and compare strings with `<` and `>`.\n\
+             - There is no `Intl` and no locale data: `toLocaleString`, `toLocaleDateString` and \
+             `toLocaleTimeString` throw. Format numbers and dates yourself (`toFixed`, \
+             `toISOString`). `localeCompare` sorts as in English (with `sensitivity`, `numeric`, \
+             `caseFirst`, `ignorePunctuation`) for Latin, Greek, Cyrillic and Hangul text, digits and \
+             punctuation; it throws for other scripts, emoji, combining accents (use NFC) and \
+             locales whose order differs.\n\
              - Recursion deeper than about 9,000 calls (4,500 async) ends the run, uncatchably: \
              walk very deep data with a loop and a stack.\n",
         );

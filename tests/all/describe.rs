@@ -677,7 +677,7 @@ fn the_prompt_has_the_rules_the_limits_and_the_declarations() {
         "`crypto.randomUUID`",
         "`AbortController`",
         "There is no `Intl`",
-        "`localeCompare` throw",
+        "`localeCompare` sorts as in English",
         "wall clock: 10s",
         "memory: 64 MiB",
         "tool calls: 20",

@@ -5,6 +5,7 @@
 
 mod budgets;
 mod children;
+mod collate;
 mod describe;
 mod hostile;
 mod isolation;

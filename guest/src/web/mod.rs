@@ -14,8 +14,11 @@
 //!   `performance.timeOrigin` as that origin's time since the epoch
 //!   (QuickJS's counted from a reading in the snapshot);
 //! * locale formatting absent rather than wrong: `Intl` is undefined, and
-//!   every `toLocale*String` and `localeCompare` throws a `TypeError` that
-//!   says so (see `intl.js`).
+//!   every `toLocale*String` throws a `TypeError` that says so (see
+//!   `intl.js`);
+//! * `localeCompare` in English's order (ICU's root collation), with its
+//!   options, exact for the characters it has tables for and a
+//!   `TypeError` for the rest (see `collate.js`).
 //!
 //! The class shapes are JavaScript (one file per surface, each a function
 //! of the natives below and of what the files share); what needs a real
@@ -40,6 +43,7 @@ const SURFACES: &[(&str, &str)] = &[
     ("<wasmwire:crypto>", script!("web/crypto.js")),
     ("<wasmwire:clone>", script!("web/clone.js")),
     ("<wasmwire:intl>", script!("web/intl.js")),
+    ("<wasmwire:collate>", script!("web/collate.js")),
 ];
 
 /// What the evaluator keeps of the web surface between set-up and a run.

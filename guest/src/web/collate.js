@@ -1,0 +1,512 @@
+// String.prototype.localeCompare in the order ICU gives English: the
+// Unicode Collation Algorithm's root order as CLDR tailors it (the same for
+// every language in LANGUAGES), with the options `sensitivity`, `numeric`,
+// `caseFirst` and `ignorePunctuation`. It is exact or it throws: the tables
+// below cover the characters in REPERTOIRE (Latin, Greek, Cyrillic, digits,
+// punctuation, currency, ...), measured against ICU on millions of pairs; a
+// string with a character outside them, a locale whose order differs and
+// `usage: "search"` throw a TypeError that says so, rather than answer an
+// order a reader would take for a locale's.
+//
+// How: each string becomes collation elements (CEs), packed as primary << 16
+// | secondary << 8 | tertiary, from one table per code point built at the
+// first call of a run (about 25 ms; nothing is built for a run that never
+// compares). Its sort key (primary weights, then secondary ones) compares as
+// a plain string and is cached for the run, so a sort costs two lookups per
+// comparison; tertiary and case levels are compared only when keys tie.
+(function (native, shared) {
+  "use strict";
+  const apply = Reflect.apply;
+  const callOf = (f) => apply(Function.prototype.bind, Function.prototype.call, [f]);
+  const charCodeAt = callOf(String.prototype.charCodeAt);
+  const normalize = callOf(String.prototype.normalize);
+  const toUpperCase = callOf(String.prototype.toUpperCase);
+  const toLowerCase = callOf(String.prototype.toLowerCase);
+  const slice = callOf(String.prototype.slice);
+  const mapGet = callOf(Map.prototype.get), mapSet = callOf(Map.prototype.set);
+  const regexpExec = callOf(RegExp.prototype.exec), LETTER = /\p{L}/u;
+  const parseIntOf = parseInt, fromCharCode = String.fromCharCode, fromCodePoint = String.fromCodePoint, StringCtor = String, ObjectCtor = Object;
+  const MapCtor = Map, Int32ArrayCtor = Int32Array, Uint8ArrayCtor = Uint8Array;
+  const { create, defineProperty } = Object;
+  const isArray = Array.isArray, stringify = JSON.stringify;
+  const TypeErrorCtor = TypeError, RangeErrorCtor = RangeError;
+
+  // Languages whose order ICU gives as English's for every string of the
+  // characters below and every option (compared pair by pair against ICU);
+  // of their regions, fr-CA's differs (its accents compare from the end).
+  const LANGUAGES = {
+    __proto__: null, en: true, de: true, fr: true, it: true, pt: true, nl: true, ca: true, id: true, ms: true, ga: true, sw: true,
+  };
+  // The characters whose order is known exact, as [first, last] code points
+  // in pairs: where the tables below agreed with ICU on every comparison of
+  // some 30 million (random strings, sorted lists checked pair by pair,
+  // realistic names, titles, files and dates, under every option). Left
+  // out, for want of such agreement: combining marks (but where checkMarks
+  // lets U+0300-0362 be), a few digraphs,
+  // ligatures and lookalike letters (ǆ, ĳ, ſ, №, ℕ, Ⅻ), the typographic
+  // spaces, subscripts, Thai's vowels and tone marks, and every other
+  // script and symbol block (Hebrew, Arabic, kana, Han, emoji, arrows).
+  const REPERTOIRE = [
+    0x0000, 0x0131, 0x0134, 0x017E, 0x0180, 0x018C, 0x018E, 0x01BD, 0x01BF, 0x01C3, 0x01CD, 0x01F0, 0x01F4, 0x0237,
+    0x023A, 0x02A2, 0x02AC, 0x02CF, 0x02D2, 0x02FF, 0x0370, 0x0377, 0x037A, 0x037F, 0x0385, 0x038A, 0x038C, 0x038C,
+    0x038E, 0x03A1, 0x03A3, 0x03CE, 0x03D0, 0x03D6, 0x03D8, 0x03EF, 0x03F1, 0x0482, 0x048A, 0x04FF, 0x0E01, 0x0E37,
+    0x0E45, 0x0E45, 0x1E00, 0x1E9A, 0x1E9E, 0x1EF9, 0x1EFC, 0x1F15, 0x1F18, 0x1F1D, 0x1F20, 0x1F45, 0x1F48, 0x1F4D,
+    0x1F50, 0x1F57, 0x1F59, 0x1F59, 0x1F5B, 0x1F5B, 0x1F5D, 0x1F5D, 0x1F5F, 0x1F7D, 0x1F80, 0x1FB4, 0x1FB6, 0x1FBC,
+    0x1FBE, 0x1FC4, 0x1FC6, 0x1FD3, 0x1FD6, 0x1FDB, 0x1FDD, 0x1FEF, 0x1FF2, 0x1FF4, 0x1FF6, 0x1FFE, 0x200B, 0x2023,
+    0x2026, 0x202E, 0x2030, 0x203B, 0x203D, 0x2043, 0x2045, 0x2046, 0x204A, 0x205E, 0x2060, 0x2064, 0x2066, 0x2071,
+    0x2074, 0x207F, 0x20A0, 0x20A6, 0x20A9, 0x20C0, 0x2103, 0x2104, 0x2107, 0x2109, 0x2114, 0x2114, 0x2117, 0x2118,
+    0x211E, 0x2120, 0x2122, 0x2123, 0x2125, 0x2125, 0x2127, 0x2127, 0x2129, 0x2129, 0x212B, 0x212B, 0x212E, 0x212E,
+    0x2132, 0x2132, 0x213A, 0x213A, 0x2141, 0x2144, 0x214A, 0x214C, 0x214E, 0x215E, 0x2500, 0x257F, 0xAC00, 0xD7A3,
+    0xFEFF, 0xFEFF, 0xFF01, 0xFF0D, 0xFF0F, 0xFF5E,
+  ];
+
+  // Calls each(word) for each space-separated word of a constant (without
+  // split and for-of, which a program can change before the first call).
+  function eachWord(text, each) {
+    let from = 0;
+    for (let i = 0; i <= text.length; i++) {
+      if (i === text.length || charCodeAt(text, i) === 32) {
+        if (i > from) each(slice(text, from, i));
+        from = i + 1;
+      }
+    }
+  }
+
+  let T = null; // this run's tables, built at the first comparison that needs them
+
+  function build() {
+    // Primaries in order; the uppercase form of each is added as a tertiary variant. Gaps are left
+    // before '¤' (symbols without a table entry), before '0' (the lengths of digit runs, numeric)
+    // and after the letters (letters without a table entry).
+    const ORDER = "\t\n\v\f\r\u0085\u2028\u2029 ‾_‗-‐‒–—―⁓,;⁏:!¡?¿‽.·⁕⁖⁘⁙⁚⁛⁜⁝⁞'‹›\"«»()[]{}⁅⁆‖§¶⁋@*⁎⁑/\\&⁊#%‰‱" +
+      "†‡•‣‧⁃⁌⁍′‵‸※‿⁔⁀⁐⁁⁂`´˜^¯˘˙¨˚˝¸˛᾿῾῀ʹ͵ʺ˂˃˄˅ˆˇˈˉˊˋˌˍˎˏ˒˓˔˕˖˗˞˟˥˦˧˨˩˪˫ˬ˭˯˰˱˲˳˴˵˶˷˸˹˺˻˼˽˾˿°҂©®" +
+      "℄℈℔℗℘℞℟℣℥℧℩℮℺⅁⅂⅃⅄⅊⅌⅏←→↑↓϶+±÷×<=>¬|¦~−⁒⁄√∞≈≤≥⅋■□▪▶►◆◇○●★☆♥✓✔✗✘ːˑ" +
+      "¤¢$£¥₠₡₢₣₤₥₦₩₪₫€₭₮₯₰₱₲₳₴₵₶₷₸₹₺₻₼₽₾₿⃀0123456789" +
+      "aⱥɐɑɒbʙƀɓƃcȼƈɕdɖɗƌȡẟeɇǝəɛɘɚɜɝɞʚɤfƒⅎgɡɢǥɠʛɣƣhʜƕɦɧʻʽiıɪɨɩjȷɉʝɟʄkƙʞlʟƚɫɬɭȴɮƛʎmɱ" +
+      "nɴɲƞɳȵŋoɶɔɵɷȣp₧ƥɸqʠɋĸrʀɍɹɺɻɼɽɾɿʁsʂȿẜẝʃƪʅʆtŧⱦƫƭʈȶʇuʉɥʮʯɯɰʊvʋỽʌwʍxyʏɏƴỿȝzƍƶȥʐʑɀʒƹƺʓ" +
+      "þƿƻƨƽƅʔɂˀʼˮʾʕʿˁʡʢʖǀǁǂǃʗʘʬʭ" +
+      "αβγδεϝͷϛζͱηθιϳκϗλμνξοπϻϟϙρϼσͼͻͽτυφχψωϡͳϸϣϥϧϩϫϭϯ" +
+      "аәӕбвгғӻҕӷдђҙеєжҗзѕӡиҋійјкқӄҡҟҝлӆљмӎнӊңӈҥњоөпҧҁрҏсҫтҭћуүұѹфхӽӿҳһѡѿѽѻцҵчҷӌҹҽҿџ" +
+      "шщъыьҍѣэюяѥѧѫѩѭѯѱѳѵҩӏ";
+    // Combining marks in secondary order ('=': equal weights); e000-e005 stand in for the
+    // secondaries ICU gives ð ſ ŀ ґ, the quote variants, æ œ and ß (U+0363..036F are letters).
+    const MARKS = "332 313=343=486 314=485 301=341 300=340 306 302 30c 30a 342 308 344 30b 303 307 338 327 328 304 " +
+      "30d=30e=312=315=31a=33d=33e=33f=346=34a=34b=34c=350=351=352=357=35b=35d=35e=484=487 " +
+      "316=317=318=319=31c=31d=31e=31f=320=329=32a=32b=32c=32f=333=33a=33b=33c=347=348=349=34d=34e=353=354=355=356=359=35a=35c=35f=362 " +
+      "336=337 335 305 309 30f 310 311 31b 321 322 323 324 325 326 32d 32e 330 331 334 339 345 358 360 361 483 " +
+      "e000 e001 e002 e003 e004 e005";
+    // Characters ICU treats as base letter(s) + a secondary difference.
+    const DECOMP = ("đd\u0335 Đd\u0335 ħh\u0335 Ħh\u0335 łl\u0335 Łl\u0335 øo\u0338 Øo\u0338 ðd\ue000 Ðd\ue000 " +
+      "ſs\ue000 ŀl\ue000 Ŀl\ue000 ґг\ue000 Ґг\ue000 ‘'\ue000 ’'\ue001 ‚'\ue002 ‛'\ue003 “\"\ue000 ”\"\ue001 " +
+      "„\"\ue002 ‟\"\ue003 æa\ue004e Æa\ue004e œo\ue004e Œo\ue004e ßs\ue005s ẞs\ue005s");
+    const IGNORE = [0, 8, 0xE, 0x1F, 0x7F, 0x84, 0x86, 0x9F, 0xAD, 0xAD, 0x34F, 0x34F, 0x488, 0x489, 0x200B, 0x200F,
+      0x202A, 0x202E, 0x2060, 0x206F, 0xFE00, 0xFE0F, 0xFEFF, 0xFEFF, 0xFFF9, 0xFFFB];
+    // Tertiary variants of letter sequences that have no Unicode compatibility decomposition.
+    const EXPAND = create(null);
+    eachWord("ʣdz ʤdʒ ʥdʑ ʦts ʧtʃ ʨtɕ ʩfŋ ʪls ʫlz ȸdb ȹqp ƾts ỻll ỺLL ⅍a/s", (e) => { EXPAND[e[0]] = slice(e, 1); });
+    const SPACING = { __proto__: null, "\u0308": "¨", "\u0301": "´", "\u0313": "᾿", "\u0314": "῾", "\u0342": "῀", "\u0345": "ι" };
+    const SUPER = [0xAA, 0xAA, 0xB2, 0xB3, 0xB9, 0xBA, 0x2B0, 0x2B8, 0x2E0, 0x2E4, 0x1D2C, 0x1D6A, 0x2070, 0x209C,
+      0x2120, 0x2120, 0x2122, 0x2122];
+    const LOWER = 1, COMPAT = 2, UPPER = 0x13, COMPAT_UP = 0x14, SUP = 5, SUP_UP = 0x16, FINAL = 7; // tertiary ranks
+    // K: a CE per code point below TBL (M above): 0 ignorable, -1 unknown, < -1 an expansion into X.
+    const TBL = 0x2800, K = new Int32ArrayCtor(TBL), M = new MapCtor(), XL = [];
+    for (let c = 0; c < TBL; c++) K[c] = -1;
+    // Primaries above CONT are the second CE of a character without a
+    // table entry (Hangul, box drawing): CONT + its low 12 bits + 1.
+    const CONT = 20000;
+    let VARTOP = 0, NUMCE = 0, SYMFB = 0, LETFB = 0, p = 1;
+
+    function get(c) { const v = c < TBL ? K[c] : mapGet(M, c); return v === undefined ? -1 : v; }
+    function set(c, v) { if (c < TBL) K[c] = v; else mapSet(M, c, v); }
+    function setSeq(c, ces) {
+      if (ces.length === 1) set(c, ces[0]);
+      else {
+        set(c, -(XL.length * 16 + ces.length));
+        for (let i = 0; i < ces.length; i++) XL[XL.length] = ces[i];
+      }
+    }
+    function cesOf(str) { // the CEs of a string, or null if something in it is unknown
+      const out = [];
+      for (let i = 0; i < str.length; i++) {
+        const v = get(charCodeAt(str, i));
+        if (v === -1) return null;
+        if (v > 0) out[out.length] = v;
+        else if (v < 0) for (let j = -v >> 4, e = j + (-v & 15); j < e; j++) out[out.length] = XL[j];
+      }
+      return out;
+    }
+    // Sort keys spell primary p as W[p]: one UTF-16 unit for tab..CR, space, 0-9, a-z (their own
+    // code), otherwise the previous such unit followed by a unit >= 0x2000 ("a" + anything < "ɐ" < "b").
+    const W = [];
+    let anchor = "", rank = 0;
+    function prim(single) {
+      if (single) { anchor = single; rank = 0; }
+      W[p] = single || anchor + fromCharCode(0x2000 + ++rank);
+      return p++;
+    }
+    for (let k = 0; k < ORDER.length; k++) {
+      const ch = ORDER[k], code = charCodeAt(ORDER, k);
+      if (ch === "`") VARTOP = p - 1; // spaces and punctuation are "variable" (ignorePunctuation)
+      if (ch === "¤") { SYMFB = p; for (let i = 0; i < 300; i++) prim(); }
+      if (ch === "0") { NUMCE = (p << 16) | 0x101; for (let i = 0; i < 260; i++) prim(); }
+      const own = code >= 9 && code <= 13 || code === 32 || code >= 48 && code <= 57 || code >= 97 && code <= 122;
+      const c = prim(own && ch);
+      set(code, (c << 16) | 0x100 | LOWER);
+      const s = toUpperCase(ch);
+      if (s.length === 1 && s !== ch && get(charCodeAt(s, 0)) === -1) set(charCodeAt(s, 0), (c << 16) | 0x100 | UPPER);
+    }
+    LETFB = p;
+    for (let i = 0; i < 300; i++) prim();
+    let w = 2;
+    eachWord(MARKS, (group) => {
+      let from = 0;
+      for (let i = 0; i <= group.length; i++) {
+        if (i === group.length || group[i] === "=") { set(parseIntOf(slice(group, from, i), 16), (w << 8) | LOWER); from = i + 1; }
+      }
+      w++;
+    });
+    for (let i = 0; i < IGNORE.length; i += 2) for (let c = IGNORE[i]; c <= IGNORE[i + 1]; c++) set(c, 0);
+    eachWord(DECOMP, (d) => {
+      const ces = cesOf(slice(d, 1));
+      if (d[0] !== toLowerCase(d[0])) for (let i = 0; i < ces.length; i++) if (ces[i] >>> 16) ces[i] = (ces[i] & ~0xFF) | UPPER;
+      setSeq(charCodeAt(d, 0), ces);
+    });
+    set(0x3C2, (get(0x3C3) & ~0xFF) | FINAL); // final sigma
+    for (let i = 0; i < 13; i++) set(0x363 + i, (get(charCodeAt("aeioucdhmrtvx", i)) & ~0xFF) | COMPAT);
+    // Everything else: canonical (pass 0), then compatibility decompositions (pass 1, tertiary variants).
+    const R = [0xA0, 0x4FF, 0x1D00, 0x27FF, 0x3000, 0x3000, 0xFB00, 0xFB06, 0xFF01, 0xFF5E];
+    for (let pass = 0; pass < 2; pass++) for (let r = 0; r < R.length; r += 2) for (let c = R[r]; c <= R[r + 1]; c++) {
+      if (get(c) !== -1) continue;
+      const s = fromCharCode(c);
+      let n = pass ? EXPAND[s] || normalize(s, "NFKD") : normalize(s, "NFD");
+      if (n[0] === " " && n.length > 1) n = (SPACING[n[1]] || " " + n[1]) + slice(n, 2); // spacing accents
+      let ces;
+      if (n === s || !(ces = cesOf(n))) continue;
+      if (pass) for (let j = 0; j < ces.length; j++) if (ces[j] >>> 16) {
+        let sup = false;
+        for (let k = 0; k < SUPER.length; k += 2) if (c >= SUPER[k] && c <= SUPER[k + 1]) sup = true;
+        const t = sup ? (ces[j] & 0x10 && c < 0x2000 ? SUP_UP : SUP) : ces[j] & 0x10 ? COMPAT_UP : COMPAT;
+        ces[j] = (ces[j] & ~0xFF) | t;
+      }
+      setSeq(c, ces);
+    }
+    const X = new Int32ArrayCtor(XL.length);
+    for (let i = 0; i < XL.length; i++) X[i] = XL[i];
+    // Tertiary keys for caseFirst false / upper / lower; case-level keys lower-first / upper-first.
+    const TK = [[0], [0], [0]], CK = [[0], [0]];
+    for (let t = 1; t < 32; t++) {
+      TK[0][t] = t & 15; TK[1][t] = (t & 0x10 ? 16 : 32) | t & 15; TK[2][t] = (t & 0x10 ? 32 : 16) | t & 15;
+      CK[0][t] = t & 0x10 ? 2 : 1; CK[1][t] = t & 0x10 ? 1 : 2;
+    }
+    // Which code points REPERTOIRE covers, one bit each, for the whole BMP (8 KiB).
+    const known = new Uint8ArrayCtor(0x2000);
+    for (let r = 0; r < REPERTOIRE.length; r += 2)
+      for (let c = REPERTOIRE[r]; c <= REPERTOIRE[r + 1]; c++) known[c >> 3] |= 1 << (c & 7);
+    for (let c = 0x300; c <= 0x362; c++) known[c >> 3] |= 1 << (c & 7); // where checkMarks lets them be
+    // Characters below FAST use V: > 0 packs the first primary unit (7 bits), second unit - 0x1FFF
+    // (11 bits), an extra secondary unit (8 bits) and VAR / DIGIT flags; 0 = ignorable; -1 = use
+    // the strings PKEY / SKEY; -2 = needs the CE iterator (combining marks, contraction parts).
+    const FAST = 0x500, V = new Int32ArrayCtor(FAST), PKEY = [], SKEY = [], VAR = 1 << 26, DIGIT = 1 << 27, NUMW = [];
+    for (let c = 0; c < FAST; c++) {
+      const t = K[c];
+      let ces = null;
+      if (t >= 0) ces = t ? [t] : [];
+      else if (t < -1) { ces = []; for (let j = -t >> 4, e = j + (-t & 15); j < e; j++) ces[ces.length] = XL[j]; }
+      if (!ces || ces.length && !(ces[0] >>> 16) || c === 0xB7 || c === 0x387 || c >= 0x300 && c <= 0x36F ||
+          !(known[c >> 3] & (1 << (c & 7)))) { V[c] = -2; continue; }
+      let pk = "", sk = "", variable = false;
+      for (let i = 0; i < ces.length; i++) {
+        if (ces[i] >>> 16) pk += W[ces[i] >>> 16];
+        if (ces[i] & 0xFF00) sk += fromCharCode(((ces[i] >> 8) & 0xFF) + 1);
+        if (ces[i] >>> 16 && ces[i] >>> 16 <= VARTOP) variable = true;
+      }
+      PKEY[c] = pk; SKEY[c] = sk;
+      const first = ces.length ? ces[0] >>> 16 : 0;
+      if (!pk) V[c] = 0;
+      else if (charCodeAt(pk, 0) < 0x80 && (pk.length === 1 || pk.length === 2 && charCodeAt(pk, 1) >= 0x2000) &&
+          sk.length <= 2 && charCodeAt(sk, 0) === 2)
+        V[c] = charCodeAt(pk, 0) | (pk.length > 1 ? charCodeAt(pk, 1) - 0x1FFF : 0) << 7 | (sk.length > 1 ? charCodeAt(sk, 1) : 0) << 18 |
+          (ces.length === 1 && first <= VARTOP ? VAR : 0) | (c >= 48 && c <= 57 ? DIGIT : 0);
+      else V[c] = variable ? -2 : -1;
+    }
+    for (let i = 1; i < 256; i++) {
+      const u = W[(NUMCE >>> 16) + i];
+      NUMW[i] = charCodeAt(u, 0) | charCodeAt(u, 1) << 16;
+    }
+    return { K, M, X, W, V, PKEY, SKEY, NUMW, TK, CK, known, TBL, CONT, VARTOP, NUMCE, SYMFB, LETFB, FAST, VAR, DIGIT };
+  }
+
+  // ---- the CEs of a string, one at a time (iterators 0 and 1, no allocation) ----
+  const str = ["", ""], pos = new Int32ArrayCtor(2), xi = new Int32ArrayCtor(2), xn = new Int32ArrayCtor(2),
+    pend = new Int32ArrayCtor(2), nd = new Int32ArrayCtor(2), av = new Int32ArrayCtor(2);
+  let numeric = false, shifted = false, tkey = null, ckey = null;
+
+  function hasMark(s) { // a combining mark (U+0300-036F), which NFD may reorder
+    for (let i = 0; i < s.length; i++) {
+      const c = charCodeAt(s, i);
+      if (c >= 0x300 && c <= 0x36F) return true;
+    }
+    return false;
+  }
+  // Throws for a combining mark whose order is not known exact: one past
+  // U+0362, at the start, after anything but a Latin, Greek or Cyrillic
+  // letter, after й or Й (ICU's contraction of и + breve takes marks after
+  // it), after и or И unless it is one breve (NFD's й), or in a string
+  // with Hangul (whose syllables NFD would take apart). Measured: 0
+  // mismatches with ICU in 57 million comparisons of strings with marks
+  // placed so, where each other placement mismatched.
+  function checkMarks(s) {
+    let hangul = false;
+    for (let i = 0; i < s.length; i++) {
+      const c = charCodeAt(s, i);
+      if (c >= 0xAC00 && c <= 0xD7A3) hangul = true;
+    }
+    let base = 0, run = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = charCodeAt(s, i);
+      if (c < 0x300 || c > 0x36F) { base = c; run = 0; continue; }
+      run++;
+      const cyrillicI = base === 0x418 || base === 0x438;
+      const placed = c <= 0x362 && !hangul && (cyrillicI ? c === 0x306 && run === 1 :
+        base !== 0x419 && base !== 0x439 && isLetter(base));
+      if (!placed) throw unknown(c);
+    }
+  }
+  function isLetter(c) { // a Latin, Greek or Cyrillic letter
+    return (c >= 65 && c <= 90 || c >= 97 && c <= 122 || c >= 0xC0 && c <= 0x24F || c >= 0x370 && c <= 0x4FF ||
+      c >= 0x1E00 && c <= 0x1FFF) && regexpExec(LETTER, fromCharCode(c)) !== null;
+  }
+  function digit(c) { // the value of a decimal digit (ASCII or fullwidth), else -1
+    return c >= 48 && c <= 57 ? c - 48 : c >= 0xFF10 && c <= 0xFF19 ? c - 0xFF10 : -1;
+  }
+  function unknown(c) {
+    const hex = (c < 0x10000 ? "000" : "") + c.toString(16);
+    const name = "U+" + toUpperCase(slice(hex, hex.length - (c < 0x10000 ? 4 : 5)));
+    const shown = c >= 0x20 && c !== 0x7F && !(c >= 0xD800 && c < 0xE000) ? stringify(fromCodePoint(c)) + " " : "";
+    return new TypeErrorCtor(`String.prototype.localeCompare: ${shown}(${name}) is a character whose place in the order ` +
+      "is not known here: this sandbox collates Latin, Greek, Cyrillic and Hangul letters, digits, punctuation and " +
+      "currency signs in English's order" + (c >= 0x300 && c <= 0x36F ? ", and a combining mark only after a Latin, " +
+      "Greek or Cyrillic letter: compose it with its letter first (s.normalize(\"NFC\"))" : "") +
+      ". For code-unit order compare with < and >: (a, b) => (a < b ? -1 : a > b ? 1 : 0).");
+  }
+  function nextCE(s) { // the next CE of iterator s: 0 for an ignorable, -1 at the end
+    let v = pend[s], i = pos[s], c, d, j, e;
+    const t = str[s];
+    if (v) { pend[s] = 0; return v; }
+    if (xi[s] < xn[s]) return T.X[xi[s]++];
+    if (nd[s]) { nd[s]--; pos[s] = i + 1; return T.K[48 + digit(charCodeAt(t, i))]; }
+    if (i >= t.length) return -1;
+    c = charCodeAt(t, i++);
+    if (c >= 0xD800 && c < 0xDC00) {
+      d = charCodeAt(t, i);
+      if (d >= 0xDC00 && d < 0xE000) { c = 0x10000 + ((c - 0xD800) << 10) + (d - 0xDC00); i++; }
+    }
+    if (c >= 0x10000 || !(T.known[c >> 3] & (1 << (c & 7)))) throw unknown(c);
+    if (numeric && digit(c) >= 0) { // a digit run: a length CE, then the digits without leading zeros
+      for (j = i - 1; digit(charCodeAt(t, j)) === 0 && digit(charCodeAt(t, j + 1)) >= 0; j++);
+      for (e = j; digit(charCodeAt(t, e)) >= 0; e++);
+      pos[s] = j; nd[s] = e - j;
+      return T.NUMCE + ((e - j < 255 ? e - j : 255) << 16);
+    } else if (i < t.length) { // contractions: и + breve = й, l + middle dot = ŀ
+      d = charCodeAt(t, i);
+      if (d === 0x306 && (c === 0x438 || c === 0x418)) { c++; i++; }
+      else if ((d === 0xB7 || d === 0x387) && (c === 0x6C || c === 0x4C)) { c = c === 0x6C ? 0x140 : 0x13F; i++; }
+    }
+    pos[s] = i;
+    v = c < T.TBL ? T.K[c] : mapGet(T.M, c);
+    if (v === undefined || v === -1) { // implicit weights: two CEs, in code point order
+      const symbol = c >= 0x2190 && c < 0x2C00 || c >= 0x3000 && c < 0x3040;
+      pend[s] = (T.CONT + (c & 0xFFF) + 1) << 16;
+      return (((symbol ? T.SYMFB : T.LETFB) + (c >> 12)) << 16) | 0x101;
+    }
+    if (v >= 0) return v;
+    v = -v; xi[s] = (v >> 4) + 1; xn[s] = (v >> 4) + (v & 15);
+    return T.X[v >> 4];
+  }
+  function nextLive(s) { // the next CE that counts (ignorePunctuation drops variable CEs and the marks after them)
+    for (;;) {
+      const ce = nextCE(s), p = ce >>> 16;
+      if (ce <= 0) { if (ce < 0) return -1; continue; }
+      if (shifted) {
+        if (p === 0) { if (av[s]) continue; }
+        else if (p <= T.VARTOP) { av[s] = 1; continue; }
+        else av[s] = 0;
+      }
+      return ce;
+    }
+  }
+  function start(s, text) { str[s] = text; pos[s] = xi[s] = xn[s] = pend[s] = nd[s] = av[s] = 0; }
+  function compareLevel(level, a, b) { // tertiary (3) or case level (4), for strings whose keys tie
+    if (hasMark(a) || hasMark(b)) { a = normalize(a, "NFD"); b = normalize(b, "NFD"); }
+    start(0, a); start(1, b);
+    const table = level === 3 ? tkey : ckey;
+    for (;;) {
+      let x, y;
+      do x = nextLive(0); while (x > 0 && !(level === 3 ? x & 0xFF : x >>> 16));
+      do y = nextLive(1); while (y > 0 && !(level === 3 ? y & 0xFF : y >>> 16));
+      if (x < 0 || y < 0) return x === y ? 0 : x < 0 ? -1 : 1;
+      x = table[x & 0xFF]; y = table[y & 0xFF];
+      if (x !== y) return x < y ? -1 : 1;
+    }
+  }
+
+  // ---- sort keys: primary weights [+ U+0001 + secondary weights] ----
+  const P = [], S = [];
+  function push(into, n, text) { for (let i = 0; i < text.length; i++) into[n++] = charCodeAt(text, i); return n; }
+  function text(units, n) { // String.fromCharCode of units[0..n), in pieces apply can take
+    units.length = n;
+    if (n <= 8192) return apply(fromCharCode, null, units);
+    let out = "";
+    for (let i = 0; i < n; i += 8192) {
+      const piece = [];
+      for (let j = i, e = i + 8192 < n ? i + 8192 : n; j < e; j++) piece[j - i] = units[j];
+      out += apply(fromCharCode, null, piece);
+    }
+    return out;
+  }
+  function keyOf(a, withSecondary) {
+    const { V, PKEY, SKEY, NUMW, W, FAST, VAR, DIGIT, CONT } = T;
+    let np = 0, ns = 0, i, j, e, c, v, ce;
+    const n = a.length;
+    for (i = 0; i < n; i++) { // table lookups while the characters need no context
+      c = charCodeAt(a, i);
+      if (c >= FAST) break;
+      v = V[c];
+      if (v > 0) {
+        if (v & VAR && shifted) continue;
+        if (v & DIGIT && numeric) { // a digit run: a length weight, then the digits without leading zeros
+          for (j = i; charCodeAt(a, j) === 48; j++);
+          for (e = np += 2, S[ns++] = 2; (c = charCodeAt(a, j)) >= 48 && c <= 57; j++) { P[np++] = c; S[ns++] = 2; }
+          if (c >= FAST) break; // a fullwidth digit next: the general way
+          if (np === e) { P[np++] = 48; S[ns++] = 2; } // all zeros: keep one
+          v = NUMW[np - e > 255 ? 255 : np - e]; P[e - 2] = v & 0xFFFF; P[e - 1] = v >>> 16;
+          i = j - 1;
+          continue;
+        }
+        P[np++] = v & 0x7F;
+        if (v & 0x3FF80) P[np++] = 0x1FFF + (v >> 7 & 0x7FF);
+        S[ns++] = 2;
+        if (v & 0x3FC0000) S[ns++] = v >> 18 & 0xFF;
+      } else if (v === -1) { np = push(P, np, PKEY[c]); ns = push(S, ns, SKEY[c]); }
+      else if (v) break;
+    }
+    if (i < n) { // the general way, with the CE iterator
+      if (hasMark(a)) { checkMarks(a); a = normalize(a, "NFD"); } // combining marks in canonical order
+      start(0, a); np = ns = 0;
+      while ((ce = nextLive(0)) > 0) {
+        if (ce >>> 16 > CONT) P[np++] = 0x100 + (ce >>> 16) - CONT;
+        else if (ce >>> 16) np = push(P, np, W[ce >>> 16]);
+        if (ce & 0xFF00) S[ns++] = ((ce >> 8) & 0xFF) + 1;
+      }
+    }
+    if (!withSecondary) return text(P, np);
+    P[np++] = 1;
+    for (let k = 0; k < ns; k++) P[np++] = S[k];
+    return text(P, np);
+  }
+
+  // ---- the keys of this run, per option set, at most KEPT of them ----
+  const KEPT = 20000;
+  let caches = null, cached = 0;
+  function forget() { cached = 0; caches = [create(null), create(null), create(null), create(null), create(null), create(null), create(null), create(null)]; }
+
+  function compare(a, b, sensitivity, caseFirst) {
+    // sensitivity: 0 case, 1 base, 2 accent, 3 variant; caseFirst: 0 false, 1 upper, 2 lower
+    if (T === null) { T = build(); forget(); }
+    if (cached > KEPT) forget();
+    const cache = caches[(sensitivity >= 2 ? 4 : 0) + (numeric ? 2 : 0) + (shifted ? 1 : 0)];
+    let ka = cache[a], kb = cache[b];
+    if (ka === undefined) { cache[a] = ka = keyOf(a, sensitivity >= 2); cached++; }
+    if (kb === undefined) { cache[b] = kb = keyOf(b, sensitivity >= 2); cached++; }
+    if (ka !== kb) return ka < kb ? -1 : 1;
+    if (sensitivity === 1 || sensitivity === 2) return 0;
+    tkey = T.TK[caseFirst]; ckey = T.CK[caseFirst === 1 ? 1 : 0];
+    return compareLevel(sensitivity === 3 ? 3 : 4, a, b);
+  }
+
+  // ---- the locale and the options, as Intl.Collator reads them ----
+  function subtags(tag) { // the subtags of a well-formed language tag, lowercased; null if it is not one
+    const parts = [];
+    let from = 0;
+    for (let i = 0; i <= tag.length; i++) {
+      if (i < tag.length && tag[i] !== "-") continue;
+      const part = toLowerCase(slice(tag, from, i));
+      if (part.length < 1 || part.length > 8) return null;
+      for (let k = 0; k < part.length; k++) {
+        const c = charCodeAt(part, k);
+        if (!(c >= 97 && c <= 122 || parts.length > 0 && c >= 48 && c <= 57)) return null;
+      }
+      parts[parts.length] = part;
+      from = i + 1;
+    }
+    const first = parts[0];
+    return first.length >= 2 && first.length <= 3 || first.length >= 5 ? parts : null;
+  }
+  function checkLocales(locales) {
+    let list;
+    if (typeof locales === "string") list = [locales];
+    else if (locales === null) throw new TypeErrorCtor("String.prototype.localeCompare: locales must be a string, an array of strings or undefined, not null");
+    else {
+      const o = ObjectCtor(locales), length = o.length >>> 0;
+      list = [];
+      for (let i = 0; i < length; i++) if (i in o) {
+        const tag = o[i];
+        if (typeof tag !== "string" && (typeof tag !== "object" || tag === null))
+          throw new TypeErrorCtor(`String.prototype.localeCompare: a locale must be a string, not ${tag === null ? "null" : typeof tag}`);
+        list[list.length] = StringCtor(tag);
+      }
+    }
+    if (list.length === 0) return;
+    for (let i = 0; i < list.length; i++)
+      if (subtags(list[i]) === null) throw new RangeErrorCtor(`Incorrect locale information provided: ${stringify(list[i])}`);
+    // The first locale decides, as ICU's lookup would if it had them all:
+    // a language, a script (Latn) and a region at most.
+    const tag = list[0], parts = subtags(tag);
+    let at = 1;
+    if (at < parts.length && parts[at] === "latn") at++;
+    const region = at < parts.length && (parts[at].length === 2 || parts[at].length === 3 && charCodeAt(parts[at], 0) <= 57) ? parts[at++] : "";
+    if (!LANGUAGES[parts[0]] || parts[0] === "fr" && region === "ca")
+      throw new TypeErrorCtor(`String.prototype.localeCompare: the order of the locale ${stringify(tag)} is not ` +
+        "available: this sandbox has no locale data and collates in English's order, which it gives for undefined and " +
+        "for en, de, fr (not fr-CA), it, pt, nl, ca, id, ms, ga and sw. For code-unit order compare with < and >.");
+    if (at < parts.length)
+      throw new TypeErrorCtor(`String.prototype.localeCompare: the locale ${stringify(tag)} has ` +
+        (parts[at].length === 1 ? `an extension (-${parts[at]}-), which this sandbox does not read: pass options such as { numeric: true } instead` :
+          `a subtag (-${parts[at]}) whose order is not available here`));
+  }
+  function option(options, name, allowed) {
+    const value = options[name];
+    if (value === undefined) return undefined;
+    const s = StringCtor(value);
+    for (let i = 0; i < allowed.length; i++) if (allowed[i] === s) return s;
+    throw new RangeErrorCtor(`Value ${s} out of range for Intl.Collator options property ${name}`);
+  }
+
+  const localeCompare = {
+    localeCompare(that, locales, options) {
+      if (this === undefined || this === null)
+        throw new TypeErrorCtor("String.prototype.localeCompare called on null or undefined");
+      const a = typeof this === "string" ? this : StringCtor(this), b = typeof that === "string" ? that : StringCtor(that);
+      if (locales !== undefined) checkLocales(locales);
+      let sensitivity = 3, caseFirst = 0;
+      numeric = shifted = false;
+      if (options !== undefined) {
+        if (options === null) throw new TypeErrorCtor("String.prototype.localeCompare: options must be an object or undefined, not null");
+        const o = ObjectCtor(options);
+        if (option(o, "usage", ["sort", "search"]) === "search")
+          throw new TypeErrorCtor("String.prototype.localeCompare: usage \"search\" is not available here; only \"sort\"");
+        option(o, "localeMatcher", ["lookup", "best fit"]);
+        if (o.collation !== undefined && StringCtor(o.collation) !== "default")
+          throw new TypeErrorCtor(`String.prototype.localeCompare: the collation ${stringify(StringCtor(o.collation))} is not available here`);
+        numeric = o.numeric !== undefined && !!o.numeric;
+        caseFirst = { __proto__: null, upper: 1, lower: 2, false: 0, undefined: 0 }[option(o, "caseFirst", ["upper", "lower", "false"])];
+        sensitivity = { __proto__: null, case: 0, base: 1, accent: 2, variant: 3, undefined: 3 }[option(o, "sensitivity", ["base", "accent", "case", "variant"])];
+        shifted = o.ignorePunctuation !== undefined && !!o.ignorePunctuation;
+      }
+      if (a === b) return 0;
+      return compare(a, b, sensitivity, caseFirst);
+    },
+  }.localeCompare;
+  defineProperty(localeCompare, "length", { value: 1 });
+  defineProperty(String.prototype, "localeCompare", { value: localeCompare, writable: true, enumerable: false, configurable: true });
+})
