@@ -78,7 +78,7 @@ pub(crate) struct Originals {
 impl Originals {
     /// Captures the originals and defines the global `ToolError`.
     pub(crate) fn install(ctx: &Ctx<'_>) -> rquickjs::Result<Self> {
-        let captured: Array = crate::setup::run(ctx, PRELUDE_FILE, PRELUDE, false)?;
+        let captured: Array = crate::setup::run(ctx, PRELUDE_FILE, PRELUDE)?;
         let tool_error: Constructor = captured.get(1)?;
         // Like the built-in classes: writable, configurable, not enumerable.
         ctx.globals().prop(

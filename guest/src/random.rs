@@ -49,7 +49,7 @@ pub(crate) struct Random {
 impl Random {
     /// Replaces `Math.random` in `ctx`.
     pub(crate) fn install(ctx: &Ctx<'_>) -> rquickjs::Result<Self> {
-        let reseed: Function = crate::setup::run(ctx, "<wasmwire>", GENERATOR, false)?;
+        let reseed: Function = crate::setup::run(ctx, "<wasmwire>", GENERATOR)?;
         Ok(Random {
             reseed: Persistent::save(ctx, reseed),
         })

@@ -14,21 +14,18 @@ use std::ffi::CString;
 
 use rquickjs::{Ctx, FromJs, Value, qjs};
 
-/// Runs the script `source` as if by `eval` with the file name `file`, in
-/// strict mode when `strict`, and converts what it evaluates to.
+/// Runs the script `source` in strict mode, as if by `eval` with the file
+/// name `file`, and converts what it evaluates to.
 pub(crate) fn run<'js, V: FromJs<'js>>(
     ctx: &Ctx<'js>,
     file: &str,
     source: &str,
-    strict: bool,
 ) -> rquickjs::Result<V> {
     // QuickJS reads its input up to a NUL.
     let text = CString::new(source)?;
     let file = CString::new(file)?;
-    let mut flags = qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_COMPILE_ONLY;
-    if strict {
-        flags |= qjs::JS_EVAL_FLAG_STRICT;
-    }
+    let flags =
+        qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_COMPILE_ONLY | qjs::JS_EVAL_FLAG_STRICT;
     let raw = ctx.as_raw().as_ptr();
     // SAFETY: `raw` is this context's; each value made here is freed once
     // or handed on once (`JS_EvalFunction` takes its argument, and the

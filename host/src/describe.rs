@@ -88,8 +88,7 @@ impl Tools {
              `toLocaleTimeString` throw. Format numbers and dates yourself (`toFixed`, \
              `toISOString`). `localeCompare` sorts as in English (with `sensitivity`, `numeric`, \
              `caseFirst`, `ignorePunctuation`) for Latin, Greek, Cyrillic and Hangul text, digits and \
-             punctuation; it throws for other scripts, emoji, combining accents (use NFC) and \
-             locales whose order differs.\n\
+             punctuation; it throws for other scripts, emoji and locales whose order differs.\n\
              - Recursion deeper than about 9,000 calls (4,500 async) ends the run, uncatchably: \
              walk very deep data with a loop and a stack.\n",
         );

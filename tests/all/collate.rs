@@ -302,6 +302,78 @@ async fn a_program_that_replaces_builtins_first_still_gets_icus_order() {
     assert_eq!(value(&outcome), want, "{:?}", outcome.result);
 }
 
+/// Found by a reviewer: what a program can set on `Array.prototype` or
+/// `Object.prototype` reached the lists the keys are made in (`a` against
+/// `b` answered 0); an option's getter that compares strings itself reset
+/// `numeric` for the comparison it was read for; a Symbol was compared as
+/// its description; a run of 255 digits or more was ordered otherwise than
+/// by ICU (which splits it); an array-like of length -1 was read 2^32 times.
+#[tokio::test]
+async fn what_a_program_sets_around_it_does_not_change_its_answers() {
+    let program = r#"
+        const outcome = (f) => { try { return "answered " + f(); } catch (e) { return e.name + ": " + e.message; } };
+        const before = "a".localeCompare("b");
+        Object.defineProperty(Array.prototype, "0", { get() { return 122; }, set(v) {}, configurable: true });
+        Object.defineProperty(Object.prototype, "1", { get() { return 122; }, set(v) {}, configurable: true });
+        const nines = "9".repeat(254), ones = "1".repeat(254);
+        return {
+          before,
+          accessors: ["a".localeCompare("b"), "Zebra".localeCompare("apple"), "abcx".localeCompare("abcy"), "a".localeCompare("ab")].join(" "),
+          reentrant: outcome(() => "a10".localeCompare("a9", undefined, {
+            numeric: true, get ignorePunctuation() { "x".localeCompare("y"); return false; } })),
+          symbol: outcome(() => String.prototype.localeCompare.call(Symbol("a"), "a")),
+          symbolThat: outcome(() => "a".localeCompare(Symbol("a"))),
+          digits254: outcome(() => nines.localeCompare("1" + "0".repeat(253), "en", { numeric: true })),
+          digits255: outcome(() => nines.localeCompare("1" + "0".repeat(254), "en", { numeric: true })),
+          digits255plain: outcome(() => (ones + "2").localeCompare(ones + "10")),
+          lengthMinusOne: outcome(() => "a".localeCompare("b", { length: -1 })),
+          badRegion: outcome(() => "a".localeCompare("b", "en-12")),
+        };
+    "#;
+    let outcome = run(program).await;
+    let got = value(&outcome);
+    assert_eq!(got["before"], -1);
+    assert_eq!(got["accessors"], "-1 1 -1 -1");
+    assert_eq!(got["reentrant"], "answered 1");
+    assert!(
+        got["symbol"].as_str().unwrap().starts_with("TypeError"),
+        "{got}"
+    );
+    assert!(
+        got["symbolThat"].as_str().unwrap().starts_with("TypeError"),
+        "{got}"
+    );
+    assert_eq!(got["digits254"], "answered 1");
+    let digits = got["digits255"].as_str().unwrap();
+    assert!(
+        digits.starts_with("TypeError") && digits.contains("254 digits"),
+        "{digits}"
+    );
+    // Without numeric a digit is a character like any other.
+    assert_eq!(got["digits255plain"], "answered 1");
+    assert_eq!(got["lengthMinusOne"], "answered -1");
+    assert!(
+        got["badRegion"].as_str().unwrap().starts_with("RangeError"),
+        "{got}"
+    );
+}
+
+/// Long strings are compared in bounded memory: a long key is made in
+/// typed scratch (2 bytes a unit, not a list's 8) that is given back, and a
+/// key past 128 Ki units is not kept. Two strings of 300,000 characters
+/// under 16 MiB (with lists: out of memory there).
+#[tokio::test]
+async fn long_strings_are_compared_in_bounded_memory() {
+    let program = r#"
+        const a = "x".repeat(300000) + "a", b = "x".repeat(300000) + "b";
+        return [a.localeCompare(b), b.localeCompare(a), a.localeCompare(b, "en", { sensitivity: "base" })];
+    "#;
+    let mut small = budget();
+    small.max_memory = 16 << 20;
+    let outcome = run_with(program, small).await;
+    assert_eq!(value(&outcome), json!([-1, 1, -1]), "{:?}", outcome.result);
+}
+
 /// A sort of many strings keeps at most a bounded number of keys (20,000):
 /// 60,000 names sort under 16 MiB, where the same sort by `<` needs 14 MiB
 /// and one that kept every key (tried: 50,000) ran out of memory, and the

@@ -173,11 +173,7 @@ impl ServerOptions {
     /// The deadline a call gets: `min(wish, host maximum)`, where a wish of 0
     /// is no wish and no host maximum leaves only the wish.
     pub fn deadline_for(&self, deadline_ms: u64) -> Option<Duration> {
-        let wish = (deadline_ms > 0).then(|| Duration::from_millis(deadline_ms));
-        match (wish, self.max_call_deadline) {
-            (Some(w), Some(m)) => Some(w.min(m)),
-            (w, m) => w.or(m),
-        }
+        Deadline::shortest(deadline_ms, self.max_call_deadline, None).map(|d| d.after)
     }
 }
 

@@ -27,7 +27,12 @@
   const regexpExec = callOf(RegExp.prototype.exec), LETTER = /\p{L}/u;
   const parseIntOf = parseInt, fromCharCode = String.fromCharCode, fromCodePoint = String.fromCodePoint, StringCtor = String, ObjectCtor = Object;
   const MapCtor = Map, Int32ArrayCtor = Int32Array, Uint8ArrayCtor = Uint8Array;
-  const { create, defineProperty } = Object;
+  const { create, defineProperty, setPrototypeOf } = Object;
+  const subarray = callOf(Object.getPrototypeOf(Uint16Array.prototype).subarray), Uint16ArrayCtor = Uint16Array;
+  const hexOf = callOf(Number.prototype.toString), join = callOf(Array.prototype.join), arraySlice = callOf(Array.prototype.slice);
+  // An array no index accessor of Array.prototype or Object.prototype can
+  // reach: every list this file writes by index is one.
+  const list = () => setPrototypeOf([], null);
   const isArray = Array.isArray, stringify = JSON.stringify;
   const TypeErrorCtor = TypeError, RangeErrorCtor = RangeError;
 
@@ -109,7 +114,7 @@
       0x2120, 0x2120, 0x2122, 0x2122];
     const LOWER = 1, COMPAT = 2, UPPER = 0x13, COMPAT_UP = 0x14, SUP = 5, SUP_UP = 0x16, FINAL = 7; // tertiary ranks
     // K: a CE per code point below TBL (M above): 0 ignorable, -1 unknown, < -1 an expansion into X.
-    const TBL = 0x2800, K = new Int32ArrayCtor(TBL), M = new MapCtor(), XL = [];
+    const TBL = 0x2800, K = new Int32ArrayCtor(TBL), M = new MapCtor(), XL = list();
     for (let c = 0; c < TBL; c++) K[c] = -1;
     // Primaries above CONT are the second CE of a character without a
     // table entry (Hangul, box drawing): CONT + its low 12 bits + 1.
@@ -126,7 +131,7 @@
       }
     }
     function cesOf(str) { // the CEs of a string, or null if something in it is unknown
-      const out = [];
+      const out = list();
       for (let i = 0; i < str.length; i++) {
         const v = get(charCodeAt(str, i));
         if (v === -1) return null;
@@ -137,7 +142,7 @@
     }
     // Sort keys spell primary p as W[p]: one UTF-16 unit for tab..CR, space, 0-9, a-z (their own
     // code), otherwise the previous such unit followed by a unit >= 0x2000 ("a" + anything < "ɐ" < "b").
-    const W = [];
+    const W = list();
     let anchor = "", rank = 0;
     function prim(single) {
       if (single) { anchor = single; rank = 0; }
@@ -193,7 +198,8 @@
     const X = new Int32ArrayCtor(XL.length);
     for (let i = 0; i < XL.length; i++) X[i] = XL[i];
     // Tertiary keys for caseFirst false / upper / lower; case-level keys lower-first / upper-first.
-    const TK = [[0], [0], [0]], CK = [[0], [0]];
+    const TK = [list(), list(), list()], CK = [list(), list()];
+    TK[0][0] = TK[1][0] = TK[2][0] = CK[0][0] = CK[1][0] = 0;
     for (let t = 1; t < 32; t++) {
       TK[0][t] = t & 15; TK[1][t] = (t & 0x10 ? 16 : 32) | t & 15; TK[2][t] = (t & 0x10 ? 32 : 16) | t & 15;
       CK[0][t] = t & 0x10 ? 2 : 1; CK[1][t] = t & 0x10 ? 1 : 2;
@@ -206,12 +212,12 @@
     // Characters below FAST use V: > 0 packs the first primary unit (7 bits), second unit - 0x1FFF
     // (11 bits), an extra secondary unit (8 bits) and VAR / DIGIT flags; 0 = ignorable; -1 = use
     // the strings PKEY / SKEY; -2 = needs the CE iterator (combining marks, contraction parts).
-    const FAST = 0x500, V = new Int32ArrayCtor(FAST), PKEY = [], SKEY = [], VAR = 1 << 26, DIGIT = 1 << 27, NUMW = [];
+    const FAST = 0x500, V = new Int32ArrayCtor(FAST), PKEY = list(), SKEY = list(), VAR = 1 << 26, DIGIT = 1 << 27, NUMW = list();
     for (let c = 0; c < FAST; c++) {
       const t = K[c];
       let ces = null;
-      if (t >= 0) ces = t ? [t] : [];
-      else if (t < -1) { ces = []; for (let j = -t >> 4, e = j + (-t & 15); j < e; j++) ces[ces.length] = XL[j]; }
+      if (t >= 0) { ces = list(); if (t) ces[0] = t; }
+      else if (t < -1) { ces = list(); for (let j = -t >> 4, e = j + (-t & 15); j < e; j++) ces[ces.length] = XL[j]; }
       if (!ces || ces.length && !(ces[0] >>> 16) || c === 0xB7 || c === 0x387 || c >= 0x300 && c <= 0x36F ||
           !(known[c >> 3] & (1 << (c & 7)))) { V[c] = -2; continue; }
       let pk = "", sk = "", variable = false;
@@ -239,7 +245,7 @@
   // ---- the CEs of a string, one at a time (iterators 0 and 1, no allocation) ----
   const str = ["", ""], pos = new Int32ArrayCtor(2), xi = new Int32ArrayCtor(2), xn = new Int32ArrayCtor(2),
     pend = new Int32ArrayCtor(2), nd = new Int32ArrayCtor(2), av = new Int32ArrayCtor(2);
-  let numeric = false, shifted = false, tkey = null, ckey = null;
+  let numeric = false, shifted = false;
 
   function hasMark(s) { // a combining mark (U+0300-036F), which NFD may reorder
     for (let i = 0; i < s.length; i++) {
@@ -280,7 +286,7 @@
     return c >= 48 && c <= 57 ? c - 48 : c >= 0xFF10 && c <= 0xFF19 ? c - 0xFF10 : -1;
   }
   function unknown(c) {
-    const hex = (c < 0x10000 ? "000" : "") + c.toString(16);
+    const hex = (c < 0x10000 ? "000" : "") + hexOf(c, 16);
     const name = "U+" + toUpperCase(slice(hex, hex.length - (c < 0x10000 ? 4 : 5)));
     const shown = c >= 0x20 && c !== 0x7F && !(c >= 0xD800 && c < 0xE000) ? stringify(fromCodePoint(c)) + " " : "";
     return new TypeErrorCtor(`String.prototype.localeCompare: ${shown}(${name}) is a character whose place in the order ` +
@@ -305,8 +311,9 @@
     if (numeric && digit(c) >= 0) { // a digit run: a length CE, then the digits without leading zeros
       for (j = i - 1; digit(charCodeAt(t, j)) === 0 && digit(charCodeAt(t, j + 1)) >= 0; j++);
       for (e = j; digit(charCodeAt(t, e)) >= 0; e++);
+      if (e - (i - 1) > 254) throw tooManyDigits();
       pos[s] = j; nd[s] = e - j;
-      return T.NUMCE + ((e - j < 255 ? e - j : 255) << 16);
+      return T.NUMCE + ((e - j) << 16);
     } else if (i < t.length) { // contractions: и + breve = й, l + middle dot = ŀ
       d = charCodeAt(t, i);
       if (d === 0x306 && (c === 0x438 || c === 0x418)) { c++; i++; }
@@ -336,32 +343,54 @@
     }
   }
   function start(s, text) { str[s] = text; pos[s] = xi[s] = xn[s] = pend[s] = nd[s] = av[s] = 0; }
-  function compareLevel(level, a, b) { // tertiary (3) or case level (4), for strings whose keys tie
-    if (hasMark(a) || hasMark(b)) { a = normalize(a, "NFD"); b = normalize(b, "NFD"); }
-    start(0, a); start(1, b);
-    const table = level === 3 ? tkey : ckey;
-    for (;;) {
-      let x, y;
-      do x = nextLive(0); while (x > 0 && !(level === 3 ? x & 0xFF : x >>> 16));
-      do y = nextLive(1); while (y > 0 && !(level === 3 ? y & 0xFF : y >>> 16));
-      if (x < 0 || y < 0) return x === y ? 0 : x < 0 ? -1 : 1;
-      x = table[x & 0xFF]; y = table[y & 0xFF];
-      if (x !== y) return x < y ? -1 : 1;
-    }
+  function tooManyDigits() {
+    return new TypeErrorCtor("String.prototype.localeCompare: with numeric, a run of more than 254 digits is not " +
+      "ordered here (ICU splits it into pieces of 254). Compare such numbers as BigInt or by length, then as text.");
   }
 
-  // ---- sort keys: primary weights [+ U+0001 + secondary weights] ----
-  const P = [], S = [];
-  function push(into, n, text) { for (let i = 0; i < text.length; i++) into[n++] = charCodeAt(text, i); return n; }
-  function text(units, n) { // String.fromCharCode of units[0..n), in pieces apply can take
-    units.length = n;
-    if (n <= 8192) return apply(fromCharCode, null, units);
-    let out = "";
-    for (let i = 0; i < n; i += 8192) {
-      const piece = [];
-      for (let j = i, e = i + 8192 < n ? i + 8192 : n; j < e; j++) piece[j - i] = units[j];
-      out += apply(fromCharCode, null, piece);
+  // ---- keys: primary weights [+ U+0001 + secondary weights], and for a tie the tertiary or case level ----
+  // Scratch for a key being made. Lists (which no accessor a program sets
+  // on Array.prototype reaches, and which QuickJS writes fastest) up to
+  // LISTED units; past it typed, 2 bytes a unit rather than 8, so that a
+  // long string's key fits where the string does. Given back after a key
+  // that made it large.
+  const LISTED = 16384;
+  let P = list(), S = list(), pRoom = LISTED, sRoom = LISTED;
+  function grown(units, room, n) {
+    const into = new Uint16ArrayCtor(room);
+    for (let i = 0; i < n; i++) into[i] = units[i];
+    return into;
+  }
+  function growP(n) { // room past P[0..n), which is kept
+    const room = pRoom * 2 > n + 64 ? pRoom * 2 : n + 64;
+    P = grown(P, room, n); pRoom = room;
+  }
+  function growS(n) {
+    const room = sRoom * 2 > n + 64 ? sRoom * 2 : n + 64;
+    S = grown(S, room, n); sRoom = room;
+  }
+  function push(n, text) { // P[n..] = text's units
+    if (n + text.length > pRoom) growP(n);
+    for (let i = 0; i < text.length; i++) P[n++] = charCodeAt(text, i);
+    return n;
+  }
+  function text(n) { // String.fromCharCode of P[0..n), in pieces apply can take
+    let out;
+    if (pRoom === LISTED) {
+      P.length = n;
+      if (n <= 8192) out = apply(fromCharCode, null, P);
+      else {
+        const pieces = list();
+        for (let i = 0; i < n; i += 8192) pieces[pieces.length] = apply(fromCharCode, null, arraySlice(P, i, i + 8192));
+        out = join(pieces, "");
+      }
+    } else {
+      const pieces = list();
+      for (let i = 0; i < n; i += 8192) pieces[pieces.length] = apply(fromCharCode, null, subarray(P, i, i + 8192 < n ? i + 8192 : n));
+      out = join(pieces, "");
+      P = list(); pRoom = LISTED;
     }
+    if (sRoom !== LISTED) { S = list(); sRoom = LISTED; }
     return out;
   }
   function keyOf(a, withSecondary) {
@@ -371,62 +400,120 @@
     for (i = 0; i < n; i++) { // table lookups while the characters need no context
       c = charCodeAt(a, i);
       if (c >= FAST) break;
+      if (np + 64 > pRoom) growP(np);
+      if (ns + 64 > sRoom) growS(ns);
       v = V[c];
       if (v > 0) {
         if (v & VAR && shifted) continue;
         if (v & DIGIT && numeric) { // a digit run: a length weight, then the digits without leading zeros
-          for (j = i; charCodeAt(a, j) === 48; j++);
-          for (e = np += 2, S[ns++] = 2; (c = charCodeAt(a, j)) >= 48 && c <= 57; j++) { P[np++] = c; S[ns++] = 2; }
+          for (e = i; (c = charCodeAt(a, e)) >= 48 && c <= 57; e++);
+          if (e - i > 254) throw tooManyDigits();
           if (c >= FAST) break; // a fullwidth digit next: the general way
-          if (np === e) { P[np++] = 48; S[ns++] = 2; } // all zeros: keep one
-          v = NUMW[np - e > 255 ? 255 : np - e]; P[e - 2] = v & 0xFFFF; P[e - 1] = v >>> 16;
-          i = j - 1;
+          for (j = i; j < e - 1 && charCodeAt(a, j) === 48; j++); // leading zeros, but one of all zeros
+          v = NUMW[e - j];
+          P[np++] = v & 0xFFFF; P[np++] = v >>> 16; S[ns++] = 2;
+          for (; j < e; j++) { P[np++] = charCodeAt(a, j); S[ns++] = 2; }
+          i = e - 1;
           continue;
         }
         P[np++] = v & 0x7F;
         if (v & 0x3FF80) P[np++] = 0x1FFF + (v >> 7 & 0x7FF);
         S[ns++] = 2;
         if (v & 0x3FC0000) S[ns++] = v >> 18 & 0xFF;
-      } else if (v === -1) { np = push(P, np, PKEY[c]); ns = push(S, ns, SKEY[c]); }
-      else if (v) break;
+      } else if (v === -1) {
+        np = push(np, PKEY[c]);
+        for (let k = 0, sk = SKEY[c]; k < sk.length; k++) S[ns++] = charCodeAt(sk, k);
+      } else if (v) break;
     }
     if (i < n) { // the general way, with the CE iterator
       if (hasMark(a)) { checkMarks(a); a = normalize(a, "NFD"); } // combining marks in canonical order
       start(0, a); np = ns = 0;
       while ((ce = nextLive(0)) > 0) {
+        if (np + 8 > pRoom) growP(np);
+        if (ns + 8 > sRoom) growS(ns);
         if (ce >>> 16 > CONT) P[np++] = 0x100 + (ce >>> 16) - CONT;
-        else if (ce >>> 16) np = push(P, np, W[ce >>> 16]);
+        else if (ce >>> 16) np = push(np, W[ce >>> 16]);
         if (ce & 0xFF00) S[ns++] = ((ce >> 8) & 0xFF) + 1;
       }
     }
-    if (!withSecondary) return text(P, np);
-    P[np++] = 1;
-    for (let k = 0; k < ns; k++) P[np++] = S[k];
-    return text(P, np);
+    if (withSecondary) {
+      if (np + ns + 1 > pRoom) growP(np + ns + 1);
+      P[np++] = 1;
+      for (let k = 0; k < ns; k++) P[np++] = S[k];
+    }
+    return text(np);
+  }
+  // The tertiary (level 3) or case level (4) of a string whose keys tie,
+  // through `table` (caseFirst's weights), a unit per weight that counts.
+  function tieKey(a, level, table) {
+    if (hasMark(a)) a = normalize(a, "NFD"); // keyOf has checked its marks
+    start(0, a);
+    let n = 0, x;
+    for (;;) {
+      do x = nextLive(0); while (x > 0 && !(level === 3 ? x & 0xFF : x >>> 16));
+      if (x < 0) break;
+      if (n + 8 > pRoom) growP(n);
+      P[n++] = table[x & 0xFF];
+    }
+    return text(n);
   }
 
-  // ---- the keys of this run, per option set, at most KEPT of them ----
-  const KEPT = 20000;
-  let caches = null, cached = 0;
-  function forget() { cached = 0; caches = [create(null), create(null), create(null), create(null), create(null), create(null), create(null), create(null)]; }
+  // ---- the keys of this run, per option set: at most KEPT strings, KEPT_UNITS units of keys ----
+  const KEPT = 20000, KEPT_UNITS = 1 << 21;
+  let caches = null, ties = null, cached = 0, units = 0;
+  function forget() {
+    cached = units = 0;
+    caches = [create(null), create(null), create(null), create(null), create(null), create(null), create(null), create(null)];
+    ties = list();
+  }
+  function kept(cache, a, key) {
+    if (key.length < KEPT_UNITS >> 4) { cache[a] = key; cached++; units += key.length; }
+    return key;
+  }
 
   function compare(a, b, sensitivity, caseFirst) {
     // sensitivity: 0 case, 1 base, 2 accent, 3 variant; caseFirst: 0 false, 1 upper, 2 lower
     if (T === null) { T = build(); forget(); }
-    if (cached > KEPT) forget();
-    const cache = caches[(sensitivity >= 2 ? 4 : 0) + (numeric ? 2 : 0) + (shifted ? 1 : 0)];
+    if (cached > KEPT || units > KEPT_UNITS) forget();
+    const options = (numeric ? 2 : 0) + (shifted ? 1 : 0);
+    const cache = caches[(sensitivity >= 2 ? 4 : 0) + options];
     let ka = cache[a], kb = cache[b];
-    if (ka === undefined) { cache[a] = ka = keyOf(a, sensitivity >= 2); cached++; }
-    if (kb === undefined) { cache[b] = kb = keyOf(b, sensitivity >= 2); cached++; }
+    if (ka === undefined) ka = kept(cache, a, keyOf(a, sensitivity >= 2));
+    if (kb === undefined) kb = kept(cache, b, keyOf(b, sensitivity >= 2));
     if (ka !== kb) return ka < kb ? -1 : 1;
     if (sensitivity === 1 || sensitivity === 2) return 0;
-    tkey = T.TK[caseFirst]; ckey = T.CK[caseFirst === 1 ? 1 : 0];
-    return compareLevel(sensitivity === 3 ? 3 : 4, a, b);
+    const level = sensitivity === 3 ? 3 : 4, which = level === 3 ? caseFirst : 3 + (caseFirst === 1 ? 1 : 0);
+    const table = level === 3 ? T.TK[caseFirst] : T.CK[caseFirst === 1 ? 1 : 0];
+    const tie = ties[which * 4 + options] || (ties[which * 4 + options] = create(null));
+    let ta = tie[a], tb = tie[b];
+    if (ta === undefined) ta = kept(tie, a, tieKey(a, level, table));
+    if (tb === undefined) tb = kept(tie, b, tieKey(b, level, table));
+    return ta === tb ? 0 : ta < tb ? -1 : 1;
   }
 
   // ---- the locale and the options, as Intl.Collator reads them ----
-  function subtags(tag) { // the subtags of a well-formed language tag, lowercased; null if it is not one
-    const parts = [];
+  function toText(value) { // ToString: a Symbol throws, as it does for the built-in
+    return typeof value === "string" ? value : `${value}`;
+  }
+  function isAlpha(part) {
+    for (let k = 0; k < part.length; k++) {
+      const c = charCodeAt(part, k) | 0x20;
+      if (c < 97 || c > 122) return false;
+    }
+    return true;
+  }
+  function isDigits(part) {
+    for (let k = 0; k < part.length; k++) {
+      const c = charCodeAt(part, k);
+      if (c < 48 || c > 57) return false;
+    }
+    return true;
+  }
+  // The subtags of a well-formed language tag (BCP 47: a language, then a
+  // script, a region, variants and extensions, each of its own shape),
+  // lowercased; null if it is not one.
+  function subtags(tag) {
+    const parts = list();
     let from = 0;
     for (let i = 0; i <= tag.length; i++) {
       if (i < tag.length && tag[i] !== "-") continue;
@@ -434,37 +521,52 @@
       if (part.length < 1 || part.length > 8) return null;
       for (let k = 0; k < part.length; k++) {
         const c = charCodeAt(part, k);
-        if (!(c >= 97 && c <= 122 || parts.length > 0 && c >= 48 && c <= 57)) return null;
+        if (!(c >= 97 && c <= 122 || c >= 48 && c <= 57)) return null;
       }
       parts[parts.length] = part;
       from = i + 1;
     }
     const first = parts[0];
-    return first.length >= 2 && first.length <= 3 || first.length >= 5 ? parts : null;
+    if (!isAlpha(first) || !(first.length >= 2 && first.length <= 3 || first.length >= 5)) return null;
+    let at = 1;
+    if (at < parts.length && parts[at].length === 4 && isAlpha(parts[at])) at++; // script
+    if (at < parts.length && (parts[at].length === 2 && isAlpha(parts[at]) || parts[at].length === 3 && isDigits(parts[at]))) at++; // region
+    for (; at < parts.length && parts[at].length > 1; at++) // variants
+      if (!(parts[at].length >= 5 || parts[at].length === 4 && isDigits(slice(parts[at], 0, 1)))) return null;
+    while (at < parts.length) { // extensions and private use: a singleton, then subtags of 2 to 8 (1 to 8 after x)
+      const singleton = parts[at++];
+      if (singleton.length !== 1) return null;
+      const from2 = at;
+      while (at < parts.length && parts[at].length > 1 || singleton === "x" && at < parts.length) at++;
+      if (at === from2) return null;
+    }
+    return parts;
   }
   function checkLocales(locales) {
-    let list;
-    if (typeof locales === "string") list = [locales];
+    let tags;
+    if (typeof locales === "string") { tags = list(); tags[0] = locales; }
     else if (locales === null) throw new TypeErrorCtor("String.prototype.localeCompare: locales must be a string, an array of strings or undefined, not null");
     else {
-      const o = ObjectCtor(locales), length = o.length >>> 0;
-      list = [];
+      const o = ObjectCtor(locales);
+      let length = +o.length;
+      length = length > 0 ? (length < 9007199254740991 ? length - length % 1 : 9007199254740991) : 0; // ToLength
+      tags = list();
       for (let i = 0; i < length; i++) if (i in o) {
         const tag = o[i];
         if (typeof tag !== "string" && (typeof tag !== "object" || tag === null))
           throw new TypeErrorCtor(`String.prototype.localeCompare: a locale must be a string, not ${tag === null ? "null" : typeof tag}`);
-        list[list.length] = StringCtor(tag);
+        tags[tags.length] = toText(tag);
       }
     }
-    if (list.length === 0) return;
-    for (let i = 0; i < list.length; i++)
-      if (subtags(list[i]) === null) throw new RangeErrorCtor(`Incorrect locale information provided: ${stringify(list[i])}`);
+    if (tags.length === 0) return;
+    for (let i = 0; i < tags.length; i++)
+      if (subtags(tags[i]) === null) throw new RangeErrorCtor(`Incorrect locale information provided: ${stringify(tags[i])}`);
     // The first locale decides, as ICU's lookup would if it had them all:
     // a language, a script (Latn) and a region at most.
-    const tag = list[0], parts = subtags(tag);
+    const tag = tags[0], parts = subtags(tag);
     let at = 1;
     if (at < parts.length && parts[at] === "latn") at++;
-    const region = at < parts.length && (parts[at].length === 2 || parts[at].length === 3 && charCodeAt(parts[at], 0) <= 57) ? parts[at++] : "";
+    const region = at < parts.length && (parts[at].length === 2 || parts[at].length === 3 && isDigits(parts[at])) ? parts[at++] : "";
     if (!LANGUAGES[parts[0]] || parts[0] === "fr" && region === "ca")
       throw new TypeErrorCtor(`String.prototype.localeCompare: the order of the locale ${stringify(tag)} is not ` +
         "available: this sandbox has no locale data and collates in English's order, which it gives for undefined and " +
@@ -477,7 +579,7 @@
   function option(options, name, allowed) {
     const value = options[name];
     if (value === undefined) return undefined;
-    const s = StringCtor(value);
+    const s = toText(value);
     for (let i = 0; i < allowed.length; i++) if (allowed[i] === s) return s;
     throw new RangeErrorCtor(`Value ${s} out of range for Intl.Collator options property ${name}`);
   }
@@ -486,24 +588,26 @@
     localeCompare(that, locales, options) {
       if (this === undefined || this === null)
         throw new TypeErrorCtor("String.prototype.localeCompare called on null or undefined");
-      const a = typeof this === "string" ? this : StringCtor(this), b = typeof that === "string" ? that : StringCtor(that);
+      const a = toText(this), b = toText(that);
       if (locales !== undefined) checkLocales(locales);
-      let sensitivity = 3, caseFirst = 0;
-      numeric = shifted = false;
+      // Read into locals: a getter may compare strings itself.
+      let sensitivity = 3, caseFirst = 0, numericOn = false, shiftedOn = false;
       if (options !== undefined) {
         if (options === null) throw new TypeErrorCtor("String.prototype.localeCompare: options must be an object or undefined, not null");
         const o = ObjectCtor(options);
         if (option(o, "usage", ["sort", "search"]) === "search")
           throw new TypeErrorCtor("String.prototype.localeCompare: usage \"search\" is not available here; only \"sort\"");
         option(o, "localeMatcher", ["lookup", "best fit"]);
-        if (o.collation !== undefined && StringCtor(o.collation) !== "default")
-          throw new TypeErrorCtor(`String.prototype.localeCompare: the collation ${stringify(StringCtor(o.collation))} is not available here`);
-        numeric = o.numeric !== undefined && !!o.numeric;
+        const collation = o.collation;
+        if (collation !== undefined && toText(collation) !== "default")
+          throw new TypeErrorCtor(`String.prototype.localeCompare: the collation ${stringify(toText(collation))} is not available here`);
+        numericOn = o.numeric !== undefined && !!o.numeric;
         caseFirst = { __proto__: null, upper: 1, lower: 2, false: 0, undefined: 0 }[option(o, "caseFirst", ["upper", "lower", "false"])];
         sensitivity = { __proto__: null, case: 0, base: 1, accent: 2, variant: 3, undefined: 3 }[option(o, "sensitivity", ["base", "accent", "case", "variant"])];
-        shifted = o.ignorePunctuation !== undefined && !!o.ignorePunctuation;
+        shiftedOn = o.ignorePunctuation !== undefined && !!o.ignorePunctuation;
       }
       if (a === b) return 0;
+      numeric = numericOn; shifted = shiftedOn;
       return compare(a, b, sensitivity, caseFirst);
     },
   }.localeCompare;

@@ -59,7 +59,7 @@ impl Web {
         let native = natives::object(ctx)?;
         let shared = Object::new(ctx.clone())?;
         for (file, source) in SURFACES {
-            let surface: Function = crate::setup::run(ctx, file, source, true)?;
+            let surface: Function = crate::setup::run(ctx, file, source)?;
             surface.call::<_, ()>((native.clone(), shared.clone()))?;
         }
         Ok(Web {
