@@ -6,9 +6,10 @@
 //! order differs from English's, must throw instead of answering.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::{Value, json};
-use wasmwire::FailureKind;
+use wasmwire::{Budget, FailureKind};
 use wasmwire_tests::{assert_failed, budget, run, run_with, value};
 
 /// Makes `pairs` (strings that differ as sorted data does: by case,
@@ -74,6 +75,15 @@ const sign = (n) => (n < 0 ? "<" : n > 0 ? ">" : "=");
 const lines = pairs.map(([a, b]) => OPTIONS.map((o) => sign(compare(a, b, o))).join(""));
 "##;
 
+/// The default budget with a wall clock no loaded machine reaches: these
+/// programs compare tens of thousands of strings (a few seconds alone),
+/// and a test here is about answers and memory, not time.
+fn roomy() -> Budget {
+    let mut roomy = budget();
+    roomy.wall_clock = Duration::from_secs(120);
+    roomy
+}
+
 /// Node.js, which scripts/setup installs.
 fn node() -> PathBuf {
     let found = std::env::var_os("PATH").and_then(|paths| {
@@ -84,12 +94,8 @@ fn node() -> PathBuf {
     found.expect("Node.js is not on PATH: run scripts/setup")
 }
 
-/// What ICU (Node.js) answers for the corpus, with the pairs.
-fn icu_answers() -> (Vec<(String, String)>, Vec<String>) {
-    let script = format!(
-        "{CORPUS}\nconst compare = (a, b, o) => a.localeCompare(b, \"en\", o);\n{ANSWERS}\n\
-         process.stdout.write(JSON.stringify({{ pairs, lines }}));"
-    );
+/// What Node.js writes as JSON when it runs `script`.
+fn node_json(script: &str) -> Value {
     let out = std::process::Command::new(node())
         .arg("-e")
         .arg(script)
@@ -100,7 +106,16 @@ fn icu_answers() -> (Vec<(String, String)>, Vec<String>) {
         "node failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let got: Value = serde_json::from_slice(&out.stdout).expect("node's JSON");
+    serde_json::from_slice(&out.stdout).expect("node's JSON")
+}
+
+/// What ICU (Node.js) answers for the corpus, with the pairs.
+fn icu_answers() -> (Vec<(String, String)>, Vec<String>) {
+    let script = format!(
+        "{CORPUS}\nconst compare = (a, b, o) => a.localeCompare(b, \"en\", o);\n{ANSWERS}\n\
+         process.stdout.write(JSON.stringify({{ pairs, lines }}));"
+    );
+    let got = node_json(&script);
     let pairs = got["pairs"]
         .as_array()
         .unwrap()
@@ -128,7 +143,7 @@ async fn locale_compare_answers_as_icu_does_for_english_under_every_option() {
         "{CORPUS}\nconst compare = (a, b, o) => a.localeCompare(b, undefined, o);\n{ANSWERS}\n\
          return {{ lines, en: pairs.map(([a, b]) => a.localeCompare(b, \"en-US\") < 0 ? \"<\" : a.localeCompare(b, \"en-US\") > 0 ? \">\" : \"=\") }};"
     );
-    let outcome = run(&program).await;
+    let outcome = run_with(&program, roomy()).await;
     let answers = value(&outcome);
     let lines = answers["lines"].as_array().expect("the guest's answers");
     let en = answers["en"]
@@ -214,7 +229,7 @@ async fn what_it_cannot_order_exactly_throws_and_says_why() {
           shown: String(String.prototype.localeCompare),
         };
     "#;
-    let outcome = run(program).await;
+    let outcome = run_with(program, roomy()).await;
     let got = value(&outcome);
     let says = |key: &str, needles: &[&str]| {
         let text = got[key].as_str().unwrap();
@@ -292,7 +307,7 @@ async fn a_program_that_replaces_builtins_first_still_gets_icus_order() {
         const names = ["zoë", "Zoe", "émile", "Emile", "Œuvre", "oeuvre", "item10", "item9", "Ærø", "aero"];
         return [names.slice().sort((a, b) => a.localeCompare(b)), names.slice().sort((a, b) => a.localeCompare(b, "en", { numeric: true, sensitivity: "base" }))];
     "#;
-    let outcome = run(program).await;
+    let outcome = run_with(program, roomy()).await;
     let want = icu_sorted(
         &[
             "zoë", "Zoe", "émile", "Emile", "Œuvre", "oeuvre", "item10", "item9", "Ærø", "aero",
@@ -330,7 +345,7 @@ async fn what_a_program_sets_around_it_does_not_change_its_answers() {
           badRegion: outcome(() => "a".localeCompare("b", "en-12")),
         };
     "#;
-    let outcome = run(program).await;
+    let outcome = run_with(program, roomy()).await;
     let got = value(&outcome);
     assert_eq!(got["before"], -1);
     assert_eq!(got["accessors"], "-1 1 -1 -1");
@@ -368,7 +383,7 @@ async fn long_strings_are_compared_in_bounded_memory() {
         const a = "x".repeat(300000) + "a", b = "x".repeat(300000) + "b";
         return [a.localeCompare(b), b.localeCompare(a), a.localeCompare(b, "en", { sensitivity: "base" })];
     "#;
-    let mut small = budget();
+    let mut small = roomy();
     small.max_memory = 16 << 20;
     let outcome = run_with(program, small).await;
     assert_eq!(value(&outcome), json!([-1, 1, -1]), "{:?}", outcome.result);
@@ -388,7 +403,7 @@ async fn a_large_sort_fits_a_small_budget() {
         for (let i = 1; i < sorted.length; i++) if (sorted[i - 1].slice(1) > sorted[i].slice(1)) ordered = false;
         return { ordered, n: sorted.length };
     "#;
-    let mut small = budget();
+    let mut small = roomy();
     small.max_memory = 16 << 20;
     let outcome = run_with(program, small).await;
     assert_eq!(
@@ -410,15 +425,5 @@ fn icu_sorted(names: &[&str], options: &[&str]) -> Value {
         "const names = {names}; process.stdout.write(JSON.stringify([{}]));",
         sorts.join(", ")
     );
-    let out = std::process::Command::new(node())
-        .arg("-e")
-        .arg(script)
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    node_json(&script)
 }
