@@ -763,13 +763,7 @@ impl Deadline {
         ]
         .into_iter()
         .filter_map(|(after, set_by)| after.map(|after| Deadline { after, set_by }))
-        .reduce(|shortest, next| {
-            if next.after < shortest.after {
-                next
-            } else {
-                shortest
-            }
-        })
+        .min_by_key(|deadline| deadline.after)
     }
 }
 

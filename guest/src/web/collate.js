@@ -244,9 +244,11 @@
     return { K, M, X, W, V, PKEY, SKEY, NUMW, TK, CK, known, TBL, CONT, VARTOP, NUMCE, SYMFB, LETFB, FAST, VAR, DIGIT };
   }
 
-  // ---- the CEs of a string, one at a time (iterators 0 and 1, no allocation) ----
-  const str = ["", ""], pos = new Int32ArrayCtor(2), xi = new Int32ArrayCtor(2), xn = new Int32ArrayCtor(2),
-    pend = new Int32ArrayCtor(2), nd = new Int32ArrayCtor(2), av = new Int32ArrayCtor(2);
+  // ---- the CEs of a string, one at a time (no allocation) ----
+  // The string (`start`), where in it, an expansion being read out of X
+  // (xi up to xn), a CE that comes next (pend), digits of a run left
+  // (nd), and whether the last CE that counted was variable (av).
+  let str = "", pos = 0, xi = 0, xn = 0, pend = 0, nd = 0, av = 0;
   let numeric = false, shifted = false;
 
   function hasMark(s) { // a combining mark (U+0300-036F), which NFD may reorder
@@ -297,12 +299,12 @@
       "Greek or Cyrillic letter: compose it with its letter first (s.normalize(\"NFC\"))" : "") +
       ". For code-unit order compare with < and >: (a, b) => (a < b ? -1 : a > b ? 1 : 0).");
   }
-  function nextCE(s) { // the next CE of iterator s: 0 for an ignorable, -1 at the end
-    let v = pend[s], i = pos[s], c, d, j, e;
-    const t = str[s];
-    if (v) { pend[s] = 0; return v; }
-    if (xi[s] < xn[s]) return T.X[xi[s]++];
-    if (nd[s]) { nd[s]--; pos[s] = i + 1; return T.K[48 + digit(charCodeAt(t, i))]; }
+  function nextCE() { // the next CE: 0 for an ignorable, -1 at the end
+    let v = pend, i = pos, c, d, j, e;
+    const t = str;
+    if (v) { pend = 0; return v; }
+    if (xi < xn) return T.X[xi++];
+    if (nd) { nd--; pos = i + 1; return T.K[48 + digit(charCodeAt(t, i))]; }
     if (i >= t.length) return -1;
     c = charCodeAt(t, i++);
     if (c >= 0xD800 && c < 0xDC00) {
@@ -314,37 +316,37 @@
       for (j = i - 1; digit(charCodeAt(t, j)) === 0 && digit(charCodeAt(t, j + 1)) >= 0; j++);
       for (e = j; digit(charCodeAt(t, e)) >= 0; e++);
       if (e - (i - 1) > 254) throw tooManyDigits();
-      pos[s] = j; nd[s] = e - j;
+      pos = j; nd = e - j;
       return T.NUMCE + ((e - j) << 16);
     } else if (i < t.length) { // contractions: и + breve = й, l + middle dot = ŀ
       d = charCodeAt(t, i);
       if (d === 0x306 && (c === 0x438 || c === 0x418)) { c++; i++; }
       else if ((d === 0xB7 || d === 0x387) && (c === 0x6C || c === 0x4C)) { c = c === 0x6C ? 0x140 : 0x13F; i++; }
     }
-    pos[s] = i;
+    pos = i;
     v = c < T.TBL ? T.K[c] : mapGet(T.M, c);
     if (v === undefined || v === -1) { // implicit weights: two CEs, in code point order
       const symbol = c >= 0x2190 && c < 0x2C00 || c >= 0x3000 && c < 0x3040;
-      pend[s] = (T.CONT + (c & 0xFFF) + 1) << 16;
+      pend = (T.CONT + (c & 0xFFF) + 1) << 16;
       return (((symbol ? T.SYMFB : T.LETFB) + (c >> 12)) << 16) | 0x101;
     }
     if (v >= 0) return v;
-    v = -v; xi[s] = (v >> 4) + 1; xn[s] = (v >> 4) + (v & 15);
+    v = -v; xi = (v >> 4) + 1; xn = (v >> 4) + (v & 15);
     return T.X[v >> 4];
   }
-  function nextLive(s) { // the next CE that counts (ignorePunctuation drops variable CEs and the marks after them)
+  function nextLive() { // the next CE that counts (ignorePunctuation drops variable CEs and the marks after them)
     for (;;) {
-      const ce = nextCE(s), p = ce >>> 16;
+      const ce = nextCE(), p = ce >>> 16;
       if (ce <= 0) { if (ce < 0) return -1; continue; }
       if (shifted) {
-        if (p === 0) { if (av[s]) continue; }
-        else if (p <= T.VARTOP) { av[s] = 1; continue; }
-        else av[s] = 0;
+        if (p === 0) { if (av) continue; }
+        else if (p <= T.VARTOP) { av = 1; continue; }
+        else av = 0;
       }
       return ce;
     }
   }
-  function start(s, text) { str[s] = text; pos[s] = xi[s] = xn[s] = pend[s] = nd[s] = av[s] = 0; }
+  function start(text) { str = text; pos = xi = xn = pend = nd = av = 0; }
   function tooManyDigits() {
     return new TypeErrorCtor("String.prototype.localeCompare: with numeric, a run of more than 254 digits is not " +
       "ordered here (ICU splits it into pieces of 254). Compare such numbers as BigInt or by length, then as text.");
@@ -429,8 +431,8 @@
     }
     if (i < n) { // the general way, with the CE iterator
       if (hasMark(a)) { checkMarks(a); a = normalize(a, "NFD"); } // combining marks in canonical order
-      start(0, a); np = ns = 0;
-      while ((ce = nextLive(0)) > 0) {
+      start(a); np = ns = 0;
+      while ((ce = nextLive()) > 0) {
         if (np + 8 > pRoom) growP(np);
         if (ns + 8 > sRoom) growS(ns);
         if (ce >>> 16 > CONT) P[np++] = 0x100 + (ce >>> 16) - CONT;
@@ -449,10 +451,10 @@
   // through `table` (caseFirst's weights), a unit per weight that counts.
   function tieKey(a, level, table) {
     if (hasMark(a)) a = normalize(a, "NFD"); // keyOf has checked its marks
-    start(0, a);
+    start(a);
     let n = 0, x;
     for (;;) {
-      do x = nextLive(0); while (x > 0 && !(level === 3 ? x & 0xFF : x >>> 16));
+      do x = nextLive(); while (x > 0 && !(level === 3 ? x & 0xFF : x >>> 16));
       if (x < 0) break;
       if (n + 8 > pRoom) growP(n);
       P[n++] = table[x & 0xFF];
@@ -485,7 +487,7 @@
     if (ka !== kb) return ka < kb ? -1 : 1;
     if (sensitivity === 1 || sensitivity === 2) return 0;
     const level = sensitivity === 3 ? 3 : 4, which = level === 3 ? caseFirst : 3 + (caseFirst === 1 ? 1 : 0);
-    const table = level === 3 ? T.TK[caseFirst] : T.CK[caseFirst === 1 ? 1 : 0];
+    const table = which < 3 ? T.TK[which] : T.CK[which - 3];
     const tie = ties[which * 4 + options] || (ties[which * 4 + options] = create(null));
     let ta = tie[a], tb = tie[b];
     if (ta === undefined) ta = kept(tie, a, tieKey(a, level, table));
@@ -561,11 +563,12 @@
       }
     }
     if (tags.length === 0) return;
-    for (let i = 0; i < tags.length; i++)
-      if (subtags(tags[i]) === null) throw new RangeErrorCtor(`Incorrect locale information provided: ${stringify(tags[i])}`);
-    // The first locale decides, as ICU's lookup would if it had them all:
-    // a language, a script (Latn) and a region at most.
-    const tag = tags[0], parts = subtags(tag);
+    let parts = null;
+    for (let i = tags.length - 1; i >= 0; i--)
+      if ((parts = subtags(tags[i])) === null) throw new RangeErrorCtor(`Incorrect locale information provided: ${stringify(tags[i])}`);
+    // The first locale (whose subtags `parts` are) decides, as ICU's lookup
+    // would if it had them all: a language, a script (Latn) and a region at most.
+    const tag = tags[0];
     let at = 1;
     if (at < parts.length && parts[at] === "latn") at++;
     const region = at < parts.length && (parts[at].length === 2 || parts[at].length === 3 && isDigits(parts[at])) ? parts[at++] : "";
