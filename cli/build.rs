@@ -12,16 +12,21 @@
 //!   64 KiB windows around each page a process touches, so a run touching a
 //!   few thousand functions spread over 28 MiB of text held 8 MiB of it;
 //!   laid out together, 2.1 MiB (RSS of the whole run 16.9 -> 10.8 MiB).
-//!   Only lld reads an ordering file, and only lld is the linker Rust uses
-//!   by default on x86-64 Linux, so the file is passed only there, and not
-//!   when another linker is configured. A name the build does not have (a
-//!   function inlined away, a changed one) is skipped without a warning: the
-//!   order is a layout hint, never a correctness matter.
+//!   The names become section patterns without their build-dependent hashes
+//!   (`hot_text.rs`), in a linker script that places their sections first.
+//!   The script is passed only to lld, the linker Rust uses by default on
+//!   x86-64 Linux, and not when another linker is configured. A name the
+//!   build does not have (a function inlined away, a changed one) matches
+//!   nothing: the order is a layout hint, never a correctness matter.
+
+mod hot_text;
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-changed=hot_text.rs");
     println!("cargo::rerun-if-changed=symbol-order.txt");
     println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
+    println!("cargo::rerun-if-env-changed=WASMWIRE_LINK_MAP");
     let var = |name| std::env::var(name).unwrap_or_default();
     if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" {
         return;
@@ -32,10 +37,19 @@ fn main() {
         && !var("CARGO_ENCODED_RUSTFLAGS").contains("link");
     let order = std::path::Path::new(&var("CARGO_MANIFEST_DIR")).join("symbol-order.txt");
     if default_linker && order.is_file() {
-        println!(
-            "cargo::rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
-            order.display()
-        );
-        println!("cargo::rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+        let Ok(names) = std::fs::read_to_string(&order) else {
+            return;
+        };
+        let script = std::path::Path::new(&var("OUT_DIR")).join("hot-text.ld");
+        if std::fs::write(&script, hot_text::linker_script(&names)).is_ok() {
+            println!("cargo::rustc-link-arg-bins=-Wl,-T,{}", script.display());
+        }
+        // scripts/order-symbols reads which section holds each function.
+        if let Some(map) = std::env::var_os("WASMWIRE_LINK_MAP") {
+            println!(
+                "cargo::rustc-link-arg-bins=-Wl,-Map={}",
+                std::path::Path::new(&map).display()
+            );
+        }
     }
 }
