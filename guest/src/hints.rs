@@ -500,7 +500,6 @@ pub(crate) fn missing_global(name: &str) -> Option<&'static str> {
         "document" | "localStorage" | "sessionStorage" | "navigator" => {
             "there is no browser page: no DOM and no storage"
         }
-        "Intl" => "there is no Intl (no locale data): format numbers and dates by hand",
         // How other hosts hand a model its tools.
         "tools" | "functions" | "default_api" | "api" => {
             "each tool is a global async function: call it by its name, as host.NAME, or \

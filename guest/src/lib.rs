@@ -30,8 +30,11 @@
 //! * the web APIs of a Worker that need no network or filesystem (`web`):
 //!   URL, URLSearchParams, TextEncoder, TextDecoder, structuredClone,
 //!   crypto (with `subtle.digest`), Event, CustomEvent, EventTarget,
-//!   AbortController, AbortSignal, `performance`; no `Intl`, and the locale
-//!   methods throw instead of answering as if there were a locale.
+//!   AbortController, AbortSignal, `performance`; numbers formatted as
+//!   en-US and strings compared in English order, exactly as ICU does
+//!   (`Intl.NumberFormat`, `toLocaleString`, `Intl.Collator`,
+//!   `localeCompare`), and the other locale methods throw instead of
+//!   answering as if there were a locale.
 //!
 //! One module per concern: `bindings` (`host` and the global functions),
 //! `tool_error`, `console` and `timers` (made before the snapshot; they find
@@ -69,7 +72,8 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 /// The text of one of the set-up scripts (`src/*.js`), as `build.rs`
-/// embeds it: without comment-only lines and indentation.
+/// embeds it: without comment-only lines and indentation, and ended by a
+/// NUL.
 macro_rules! script {
     ($path:literal) => {
         include_str!(concat!(env!("OUT_DIR"), "/", $path))

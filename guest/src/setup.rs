@@ -10,7 +10,7 @@
 //! stacks), read back and run: its functions print as `[native code]`, as
 //! the built-ins they stand beside do.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 
 use rquickjs::{Ctx, FromJs, Value, qjs};
 
@@ -21,21 +21,68 @@ pub(crate) fn run<'js, V: FromJs<'js>>(
     file: &str,
     source: &str,
 ) -> rquickjs::Result<V> {
-    // QuickJS reads its input up to a NUL.
-    let text = CString::new(source)?;
+    load(ctx, &compile(ctx, file, source, Lines::Keep)?)
+}
+
+/// Whether a script's bytecode keeps where each of its instructions came
+/// from (its functions' lines and columns, and their variables' names).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Lines {
+    /// For scripts whose frames a stack shows (the console, the timers,
+    /// the classes whose callbacks call back into a program).
+    Keep,
+    /// For a library a program only calls, whose frames say nothing to its
+    /// author, and whose many small functions each carry that table:
+    /// `numberformat.js`'s took 128 KiB of the memory every execution
+    /// starts with.
+    Strip,
+}
+
+impl Lines {
+    fn flag(self) -> u32 {
+        match self {
+            Lines::Keep => 0,
+            Lines::Strip => qjs::JS_WRITE_OBJ_STRIP_DEBUG,
+        }
+    }
+}
+
+/// The bytecode of the script `source` (strict mode, file name `file`),
+/// without its source text.
+///
+/// Compiling takes far more memory for a while than the bytecode keeps (the
+/// parser's tables for the whole script), and the snapshot's linear memory
+/// never shrinks: so a caller with several scripts compiles them all before
+/// it runs any, each compile's peak then falls in memory the next reuses,
+/// rather than above the objects the scripts made.
+pub(crate) fn compile(
+    ctx: &Ctx<'_>,
+    file: &str,
+    source: &str,
+    lines: Lines,
+) -> rquickjs::Result<Vec<u8>> {
+    // QuickJS reads its input up to a NUL: the embedded scripts end with
+    // one (`script!`), and are read where they lie.
+    let copy;
+    let text = match CStr::from_bytes_with_nul(source.as_bytes()) {
+        Ok(text) => text,
+        Err(_) => {
+            copy = CString::new(source)?;
+            copy.as_c_str()
+        }
+    };
     let file = CString::new(file)?;
     let flags =
         qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_COMPILE_ONLY | qjs::JS_EVAL_FLAG_STRICT;
     let raw = ctx.as_raw().as_ptr();
-    // SAFETY: `raw` is this context's; each value made here is freed once
-    // or handed on once (`JS_EvalFunction` takes its argument, and the
-    // result goes to `Value::from_raw`), and the written buffer is freed
-    // with the context's allocator after it is read.
-    let value = unsafe {
+    // SAFETY: `raw` is this context's; the compiled value is freed once, and
+    // the written buffer is copied and then freed with the context's
+    // allocator.
+    unsafe {
         let compiled = qjs::JS_Eval(
             raw,
             text.as_ptr(),
-            text.as_bytes().len() as _,
+            text.count_bytes() as _,
             file.as_ptr(),
             flags as i32,
         );
@@ -47,14 +94,31 @@ pub(crate) fn run<'js, V: FromJs<'js>>(
             raw,
             &mut length,
             compiled,
-            (qjs::JS_WRITE_OBJ_BYTECODE | qjs::JS_WRITE_OBJ_STRIP_SOURCE) as i32,
+            (qjs::JS_WRITE_OBJ_BYTECODE | qjs::JS_WRITE_OBJ_STRIP_SOURCE | lines.flag()) as i32,
         );
         qjs::JS_FreeValue(raw, compiled);
         if written.is_null() {
             return Err(rquickjs::Error::Exception);
         }
-        let function = qjs::JS_ReadObject(raw, written, length, qjs::JS_READ_OBJ_BYTECODE as i32);
+        let bytes =
+            std::slice::from_raw_parts(written, usize::try_from(length).unwrap_or(0)).to_vec();
         qjs::js_free(raw, written.cast());
+        Ok(bytes)
+    }
+}
+
+/// Runs bytecode from [`compile`] and converts what it evaluates to.
+pub(crate) fn load<'js, V: FromJs<'js>>(ctx: &Ctx<'js>, bytecode: &[u8]) -> rquickjs::Result<V> {
+    let raw = ctx.as_raw().as_ptr();
+    // SAFETY: `raw` is this context's; `JS_EvalFunction` takes the function
+    // read, and its result goes to `Value::from_raw`, once.
+    let value = unsafe {
+        let function = qjs::JS_ReadObject(
+            raw,
+            bytecode.as_ptr(),
+            bytecode.len() as _,
+            qjs::JS_READ_OBJ_BYTECODE as i32,
+        );
         if qjs::JS_IsException(function) {
             return Err(rquickjs::Error::Exception);
         }

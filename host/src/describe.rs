@@ -84,9 +84,10 @@ impl Tools {
              `CustomEvent`, `EventTarget`, `DOMException`, `atob`, `btoa`, `queueMicrotask`, \
              `performance`. `TextDecoder` is UTF-8 only. `console` is Node's (`log`, `table`, \
              `time`, ...); its output is shown to the operator, not returned.\n\
-             - There is no `Intl` and no locale data: `toLocaleString`, `toLocaleDateString` and \
-             `toLocaleTimeString` throw. Format numbers and dates yourself (`toFixed`, \
-             `toISOString`). `localeCompare` sorts as in English (with `sensitivity`, `numeric`, \
+             - Numbers format as en-US (`toLocaleString`, `Intl.NumberFormat` with decimal, \
+             percent and currency styles); other locales and compact or unit formats throw. \
+             There are no dates in a locale: `toLocaleDateString`, `toLocaleTimeString` and \
+             `Intl.DateTimeFormat` throw; use `toISOString`. `localeCompare` sorts as in English (with `sensitivity`, `numeric`, \
              `caseFirst`, `ignorePunctuation`) for Latin, Greek, Cyrillic and Hangul text, digits and \
              punctuation; it throws for other scripts, emoji and locales whose order differs.\n\
              - Recursion deeper than about 9,000 calls (4,500 async) ends the run, uncatchably: \

@@ -518,7 +518,6 @@ fn not_a_global_name(name: &str) -> Option<String> {
 const WEB_GLOBALS_TO_COME: &[&str] = &[
     "Blob",
     "Headers",
-    "Intl",
     "Request",
     "Response",
     "fetch",
@@ -774,7 +773,7 @@ mod tests {
             ("setTimeout", "already a global"),
             ("toString", "already a global"),
             ("fetch", "kept for the web platform's `fetch`"),
-            ("Intl", "kept for the web platform's `Intl`"),
+            ("Intl", "already a global"),
         ] {
             let tool = || {
                 Tool::new(name, |_c| async {

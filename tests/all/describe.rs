@@ -676,7 +676,7 @@ fn the_prompt_has_the_rules_the_limits_and_the_declarations() {
         "`URL`, `URLSearchParams`, `TextEncoder`, `TextDecoder`, `structuredClone`",
         "`crypto.randomUUID`",
         "`AbortController`",
-        "There is no `Intl`",
+        "Numbers format as en-US",
         "`localeCompare` sorts as in English",
         "wall clock: 10s",
         "memory: 64 MiB",

@@ -137,6 +137,7 @@ const WASMWIRE_GLOBALS: &[&str] = &[
     "CustomEvent",
     "Event",
     "EventTarget",
+    "Intl",
     "TextDecoder",
     "TextEncoder",
     "URL",

@@ -10,6 +10,7 @@ mod describe;
 mod hostile;
 mod isolation;
 mod memory_sweep;
+mod numberformat;
 mod pacing;
 mod positions;
 mod probe;

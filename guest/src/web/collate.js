@@ -36,7 +36,7 @@
   // reach: every list this file writes by index is one.
   const list = () => setPrototypeOf([], null);
   const stringify = JSON.stringify;
-  const TypeErrorCtor = TypeError, RangeErrorCtor = RangeError;
+  const TypeErrorCtor = TypeError, RangeErrorCtor = RangeError, StringCtor = String;
 
   // Languages whose order ICU gives as English's for every string of the
   // characters below and every option (compared pair by pair against ICU);
@@ -496,8 +496,12 @@
   }
 
   // ---- the locale and the options, as Intl.Collator reads them ----
-  function toText(value) { // ToString: a Symbol throws, as it does for the built-in
-    return typeof value === "string" ? value : `${value}`;
+  // ToString: a Symbol throws, as it does for the built-in. Not a template
+  // literal: QuickJS compiles one to a call of String.prototype.concat,
+  // which a program can replace.
+  function toText(value) {
+    if (typeof value === "symbol") throw new TypeErrorCtor("Cannot convert a Symbol value to a string");
+    return typeof value === "string" ? value : StringCtor(value);
   }
   function isAlpha(part) {
     for (let k = 0; k < part.length; k++) {

@@ -33,17 +33,32 @@ pub(crate) use natives::class_id;
 
 use rquickjs::{Ctx, Function, Object, Persistent};
 
+use crate::setup::Lines;
+
 /// The surfaces, in the order they are set up: later files use what
 /// earlier ones put in `shared`.
-const SURFACES: &[(&str, &str)] = &[
-    ("<wasmwire:performance>", script!("web/performance.js")),
-    ("<wasmwire:events>", script!("web/events.js")),
-    ("<wasmwire:url>", script!("web/url.js")),
-    ("<wasmwire:text>", script!("web/text.js")),
-    ("<wasmwire:crypto>", script!("web/crypto.js")),
-    ("<wasmwire:clone>", script!("web/clone.js")),
-    ("<wasmwire:intl>", script!("web/intl.js")),
-    ("<wasmwire:collate>", script!("web/collate.js")),
+const SURFACES: &[(&str, &str, Lines)] = &[
+    (
+        "<wasmwire:performance>",
+        script!("web/performance.js"),
+        Lines::Strip,
+    ),
+    ("<wasmwire:events>", script!("web/events.js"), Lines::Strip),
+    ("<wasmwire:url>", script!("web/url.js"), Lines::Strip),
+    ("<wasmwire:text>", script!("web/text.js"), Lines::Strip),
+    ("<wasmwire:crypto>", script!("web/crypto.js"), Lines::Strip),
+    ("<wasmwire:clone>", script!("web/clone.js"), Lines::Strip),
+    ("<wasmwire:intl>", script!("web/intl.js"), Lines::Strip),
+    (
+        "<wasmwire:collate>",
+        script!("web/collate.js"),
+        Lines::Strip,
+    ),
+    (
+        "<wasmwire:numberformat>",
+        script!("web/numberformat.js"),
+        Lines::Strip,
+    ),
 ];
 
 /// What the evaluator keeps of the web surface between set-up and a run.
@@ -58,8 +73,13 @@ impl Web {
     pub(crate) fn install(ctx: &Ctx<'_>) -> rquickjs::Result<Self> {
         let native = natives::object(ctx)?;
         let shared = Object::new(ctx.clone())?;
-        for (file, source) in SURFACES {
-            let surface: Function = crate::setup::run(ctx, file, source)?;
+        // All compiled first: see `setup::compile`.
+        let compiled = SURFACES
+            .iter()
+            .map(|&(file, source, lines)| crate::setup::compile(ctx, file, source, lines))
+            .collect::<rquickjs::Result<Vec<_>>>()?;
+        for bytecode in compiled {
+            let surface: Function = crate::setup::load(ctx, &bytecode)?;
             surface.call::<_, ()>((native.clone(), shared.clone()))?;
         }
         Ok(Web {

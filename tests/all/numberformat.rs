@@ -1,0 +1,386 @@
+//! Numbers formatted in the real wasm guest, against ICU: the same values,
+//! locales and options are formatted by the guest and by Node.js (full
+//! ICU, installed by scripts/setup), with `toLocaleString`,
+//! `Intl.NumberFormat`'s `format`, `formatToParts` and `resolvedOptions`,
+//! and each answer must be ICU's, or the same kind of error, or a refusal
+//! that says the sandbox cannot (a locale whose numbers read otherwise,
+//! compact notation, units). What the guest refuses is counted, so that a
+//! guest refusing everything fails.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wasmwire::{Budget, FailureKind};
+use wasmwire_tests::{assert_failed, budget, run, run_with, value};
+
+/// Makes `cases`: `[locales, options, value, how]`, the same in both
+/// engines (a seeded generator; no `Intl` until `answer` runs).
+const CORPUS: &str = r##"
+let seed = 20261205;
+const rnd = () => { seed = (seed + 0x6D2B79F5) | 0; let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t; return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
+const ri = (a, b) => a + Math.floor(rnd() * (b - a + 1));
+const pick = (list) => list[Math.floor(rnd() * list.length)];
+// Not "": V8 answers it with a RangeError, but with a format once its
+// cache holds one (seen in the fuzz that wrote the formatter).
+const LOCALES = [undefined, undefined, undefined, "en", "en-US", "EN-us", ["en-US", "fr"], [], "en-GB", "en-AU",
+  "en-CA", "en-PH", "en-IN", "en-ZA", "de-DE", "fr", "ja-JP", "en-US-u-nu-arab", "en_US", "x-foo", 5];
+// Powers of ten parsed, never computed: V8's `**` can be an ulp off.
+const ten = (k) => Number("1e" + k);
+const CURRENCIES = ["USD", "USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "INR", "CNY", "KRW", "BRL", "MXN", "BHD",
+  "usd", "XYZ", "US"];
+function double() {
+  const r = rnd();
+  if (r < 0.05) return pick([0, -0, NaN, Infinity, -Infinity, 1e21, -1e21, 1.7976931348623157e308, 5e-324, 9007199254740994, 1152921504606846976, 1e-7]);
+  if (r < 0.25) { const s = (ri(0, ten(ri(1, 6))) + 0.5) / ten(ri(0, 8)); return rnd() < 0.5 ? -s : s; }
+  if (r < 0.35) return pick([1, 9.5, 9.95, 9.995, 0.95, 99.95, 999.9995, 1.005, 2.675, 1.45, 0.125, 2.5]) * ten(ri(-8, 22)) * (rnd() < 0.3 ? -1 : 1);
+  if (r < 0.55) return ri(-1e6, 1e6) * (rnd() < 0.5 ? 1 : ri(1, 1e9));
+  if (r < 0.75) return (rnd() - 0.5) * ten(ri(-8, 25));
+  if (r < 0.9) return Math.round(rnd() * 1e6) / ten(ri(0, 8)) * (rnd() < 0.3 ? -1 : 1);
+  const bits = new DataView(new ArrayBuffer(8));
+  bits.setUint32(0, Math.floor(rnd() * 2 ** 32)); bits.setUint32(4, Math.floor(rnd() * 2 ** 32));
+  return bits.getFloat64(0);
+}
+function number() {
+  if (rnd() < 0.9) return double();
+  let digits = "";
+  for (let i = ri(1, 30); i > 0; i--) digits += ri(0, 9);
+  return BigInt(digits) * (rnd() < 0.3 ? -1n : 1n);
+}
+function options() {
+  if (rnd() < 0.1) return undefined;
+  const o = {};
+  const style = pick(["decimal", "percent", "currency", "currency", undefined, undefined, "unit", "bogus"]);
+  if (style !== undefined) o.style = style;
+  if (style === "currency") o.currency = pick(CURRENCIES);
+  if (style === "unit") o.unit = "meter";
+  if (o.currency && rnd() < 0.5) o.currencyDisplay = pick(["symbol", "narrowSymbol", "code", "name"]);
+  if (o.currency && rnd() < 0.3) o.currencySign = pick(["standard", "accounting"]);
+  for (let i = ri(0, 4); i > 0; i--) {
+    switch (ri(0, 12)) {
+      case 0: o.minimumIntegerDigits = rnd() < 0.95 ? ri(1, 21) : pick([0, 22]); break;
+      case 1: case 2: o.minimumFractionDigits = rnd() < 0.95 ? ri(0, 20) : pick([21, -1, "2"]); break;
+      case 3: case 4: o.maximumFractionDigits = rnd() < 0.95 ? ri(0, 20) : pick([21, -1, "2"]); break;
+      case 5: o.minimumSignificantDigits = ri(1, 21); break;
+      case 6: o.maximumSignificantDigits = rnd() < 0.95 ? ri(1, 21) : 22; break;
+      case 7: o.roundingPriority = pick(["auto", "morePrecision", "lessPrecision"]); break;
+      case 8: o.roundingMode = pick(["ceil", "floor", "expand", "trunc", "halfCeil", "halfFloor", "halfExpand", "halfTrunc", "halfEven", "x"]); break;
+      case 9: o.trailingZeroDisplay = pick(["auto", "stripIfInteger"]); break;
+      case 10: o.useGrouping = pick([true, false, "always", "auto", "min2", "x"]); break;
+      case 11: o.signDisplay = pick(["auto", "always", "never", "exceptZero", "negative", "x"]); break;
+      case 12: o.notation = pick(["standard", "standard", "compact", "scientific"]); break;
+    }
+  }
+  return o;
+}
+const cases = [];
+for (let i = 0; i < 12000; i++) {
+  const v = number();
+  cases.push([pick(LOCALES), options(), v, typeof v === "bigint" ? pick(["format", "parts", "toLocaleString"]) : pick(["format", "parts", "resolved", "toLocaleString"])]);
+}
+"##;
+
+/// `answers`: for each case, `=` and the answer, `!` and the error's name,
+/// or `*` and the message of a refusal (a TypeError that names this
+/// sandbox).
+const ANSWERS: &str = r##"
+const answer = ([locales, options, v, how]) => {
+  try {
+    if (how === "toLocaleString") return "=" + v.toLocaleString(locales, options);
+    const nf = new Intl.NumberFormat(locales, options);
+    if (how === "format") return "=" + nf.format(v);
+    if (how === "parts") return "=" + JSON.stringify(nf.formatToParts(v));
+    return "=" + JSON.stringify(nf.resolvedOptions());
+  } catch (e) {
+    return e instanceof TypeError && /sandbox/.test(e.message) ? "*" + e.message : "!" + e.name;
+  }
+};
+const answers = cases.map(answer);
+"##;
+
+/// Room for 12,000 formats, on a loaded machine.
+fn roomy() -> Budget {
+    let mut roomy = budget();
+    roomy.wall_clock = Duration::from_secs(120);
+    roomy
+}
+
+/// Node.js, which scripts/setup installs.
+fn node() -> PathBuf {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("node"))
+            .find(|node| node.is_file())
+    });
+    found.expect("Node.js is not on PATH: run scripts/setup")
+}
+
+/// What Node.js writes as JSON when it runs `script`.
+fn node_json(script: &str) -> Value {
+    let out = std::process::Command::new(node())
+        .arg("-e")
+        .arg(script)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "node failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("node's JSON")
+}
+
+fn strings(list: &Value) -> Vec<String> {
+    let list = list.as_array().expect("a list");
+    list.iter()
+        .map(|s| s.as_str().expect("a string").to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn numbers_format_as_icu_does_for_en_us_or_the_sandbox_says_it_cannot() {
+    // The cases as each engine made them, shown before any formatting.
+    let shown = "const shown = cases.map(([l, o, v, h]) => JSON.stringify([l, o, typeof v === \"bigint\" ? \
+                 v + \"n\" : Object.is(v, -0) ? \"-0\" : String(v), h]));";
+    let icu = node_json(&format!(
+        "{CORPUS}\n{shown}\n{ANSWERS}\nprocess.stdout.write(JSON.stringify({{ answers, shown }}));"
+    ));
+    let outcome = run_with(
+        &format!("{CORPUS}\n{shown}\n{ANSWERS}\nreturn {{ answers, shown }};"),
+        roomy(),
+    )
+    .await;
+    let guest = value(&outcome);
+    let got = strings(&guest["answers"]);
+    let (want, shown) = (strings(&icu["answers"]), strings(&icu["shown"]));
+    assert_eq!(
+        strings(&guest["shown"]),
+        shown,
+        "the engines made other cases"
+    );
+    assert_eq!(got.len(), want.len(), "{:?}", outcome.result);
+    let (mut same, mut wrong) = (0, Vec::new());
+    let (mut in_scope, mut refused_in_scope) = (0, Vec::new());
+    for ((got, want), shown) in got.iter().zip(&want).zip(&shown) {
+        let promised = promised(shown);
+        in_scope += usize::from(promised);
+        if got == want {
+            same += 1;
+        } else if got.starts_with('*') && !want.starts_with("!RangeError") {
+            if promised {
+                refused_in_scope.push(format!("{shown}: {got}"));
+            }
+        } else {
+            wrong.push(format!("{shown}: {got} where ICU says {want}"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} answers differ from ICU's, among them:\n{}",
+        wrong.len(),
+        want.len(),
+        wrong[..wrong.len().min(20)].join("\n")
+    );
+    // What the guest says it formats (en-US, the three styles, standard
+    // notation), it formats: of those, only the few values where ICU is
+    // itself inconsistent are refused.
+    assert!(
+        refused_in_scope.len() * 200 < in_scope && in_scope > want.len() / 4,
+        "refused {} of {in_scope} cases it should format, among them:\n{}",
+        refused_in_scope.len(),
+        refused_in_scope[..refused_in_scope.len().min(20)].join("\n")
+    );
+    assert!(same > want.len() / 2, "only {same} the same");
+}
+
+/// Whether a case (as `shown`) is one the guest says it formats: a locale
+/// whose numbers read as en-US's in every style, the decimal, percent or
+/// currency style with a currency ICU knows, and standard notation.
+fn promised(shown: &str) -> bool {
+    let case: Value = serde_json::from_str(shown).expect("a case");
+    let english = [
+        json!(null),
+        json!("en"),
+        json!("en-US"),
+        json!("EN-us"),
+        json!(["en-US", "fr"]),
+        json!([]),
+        json!("en-PH"),
+    ];
+    let options = &case[1];
+    english.contains(&case[0])
+        && !["unit", "bogus"].contains(&options["style"].as_str().unwrap_or(""))
+        && !["XYZ", "US"].contains(&options["currency"].as_str().unwrap_or(""))
+        && ["standard", ""].contains(&options["notation"].as_str().unwrap_or(""))
+}
+
+#[tokio::test]
+async fn what_programs_write_formats_as_in_node() {
+    let program = r#"
+        const total = 1234567.891, price = 19.5, share = 0.4567;
+        return [
+          total.toLocaleString(),
+          total.toLocaleString("en-US", { minimumFractionDigits: 2 }),
+          price.toLocaleString("en-US", { style: "currency", currency: "USD" }),
+          new Intl.NumberFormat("en-US", { style: "currency", currency: "EUR" }).format(-price),
+          new Intl.NumberFormat("en", { style: "percent", maximumFractionDigits: 1 }).format(share),
+          new Intl.NumberFormat("en-US").format(12345678901234567890n),
+          (1.005).toFixed(2) + " " + (1.005).toLocaleString(undefined, { maximumFractionDigits: 2 }),
+          [1234.5, null, 7n, "x"].toLocaleString(),
+          (-0).toLocaleString(),
+          (5e-324).toLocaleString(undefined, { maximumSignificantDigits: 3 }),
+          ["b", "a", "B", "ä"].sort(new Intl.Collator(undefined, { sensitivity: "base" }).compare).join(""),
+          new Intl.Collator("en", { numeric: true }).compare("item10", "item9"),
+          JSON.stringify(new Intl.Collator().resolvedOptions()),
+          ["de", "de-AT", "en-GB", "id-ID", "pt-BR"].map((l) => new Intl.Collator(l).resolvedOptions().locale).join(),
+          new Intl.Collator("de", { sensitivity: "accent" }).compare("Äpfel", "äpfel"),
+          Object.prototype.toString.call(Intl),
+          // Strings: a hexadecimal one is exact at any size; a zero's exponent says nothing.
+          new Intl.NumberFormat("en").format("0x" + "f".repeat(256)),
+          new Intl.NumberFormat("en", { minimumSignificantDigits: 1 }).format("0e-100000000"),
+          new Intl.NumberFormat("en").format("  -12345678901234567890.123456789e-3 "),
+          new Intl.Collator("en-Latn-US").resolvedOptions().locale,
+        ];
+    "#;
+    let outcome = run(program).await;
+    let got = value(&outcome);
+    let want = node_json(&format!(
+        "process.stdout.write(JSON.stringify((() => {{ {program} }})()));"
+    ));
+    assert_eq!(got, want, "{:?}", outcome.result);
+    // And a few, spelled out, so that the test reads without Node.
+    assert_eq!(got[0], "1,234,567.891");
+    assert_eq!(got[2], "$19.50");
+    assert_eq!(got[6], "1.00 1.01");
+}
+
+#[tokio::test]
+async fn what_cannot_be_exact_throws_and_says_what_to_do() {
+    let program = r#"
+        const refusal = (f) => { try { return "answered " + JSON.stringify(f()); } catch (e) { return e.name + ": " + e.message; } };
+        return {
+          german: refusal(() => (1234.5).toLocaleString("de-DE")),
+          compact: refusal(() => new Intl.NumberFormat("en", { notation: "compact" }).format(1234)),
+          unit: refusal(() => (5).toLocaleString("en", { style: "unit", unit: "meter" })),
+          dates: refusal(() => new Intl.DateTimeFormat("en-US").format(new Date(0))),
+          zone: refusal(() => Intl.DateTimeFormat().resolvedOptions().timeZone),
+          plural: refusal(() => new Intl.PluralRules("en").select(1)),
+          badDigits: refusal(() => (1).toLocaleString("en", { maximumFractionDigits: 101 })),
+          badTag: refusal(() => (1).toLocaleString("en_US")),
+          date: refusal(() => new Date(0).toLocaleDateString()),
+          upperTr: refusal(() => "i".toLocaleUpperCase("tr")),
+        };
+    "#;
+    let outcome = run(program).await;
+    let got = value(&outcome);
+    let says = |key: &str, start: &str, words: &[&str]| {
+        let text = got[key].as_str().unwrap();
+        assert!(text.starts_with(start), "{key}: {text}");
+        for word in words {
+            assert!(text.contains(word), "{key}: {word:?} not in {text}");
+        }
+    };
+    says("german", "TypeError: ", &["de-DE", "en-US"]);
+    says("compact", "TypeError: ", &["compact"]);
+    says("unit", "TypeError: ", &["unit"]);
+    says("dates", "TypeError: ", &["DateTimeFormat", "toISOString"]);
+    says("zone", "TypeError: ", &["DateTimeFormat", "UTC"]);
+    says("plural", "TypeError: ", &["PluralRules"]);
+    says("badDigits", "RangeError: ", &[]);
+    says("badTag", "RangeError: ", &[]);
+    says(
+        "date",
+        "TypeError: ",
+        &["toLocaleDateString", "toISOString"],
+    );
+    says("upperTr", "TypeError: ", &["toUpperCase"]);
+    // What compares, Intl.Collator says it supports.
+    let outcome = run(
+        "return Intl.Collator.supportedLocalesOf(['de-at', 'fr', 'fr-CA', 'en-GB', 'sv', 'de-u-co-phonebk']);",
+    )
+    .await;
+    assert_eq!(value(&outcome), json!(["de-AT", "fr", "en-GB"]));
+    // Uncaught, a refusal ends the run as the program's own error would.
+    let outcome = run("return (12.5).toLocaleString('de-DE');").await;
+    assert_failed(&outcome, FailureKind::Invalid, "de-DE");
+}
+
+/// A program that replaces the built-ins the formatter uses, or reads its
+/// options through getters, changes nothing the formatter answers, and
+/// sees its getters read in the order V8 reads them. Among them
+/// `String.prototype.concat`: QuickJS compiles a template literal to a call
+/// of it, and a replaced one made every answer (`"1x,000,..."` for 5).
+#[tokio::test]
+async fn replaced_built_ins_and_getters_do_not_change_an_answer() {
+    let reads = r#"
+        const reads = [];
+        const options = new Proxy({ style: "currency", currency: "USD", maximumFractionDigits: 1, useGrouping: "min2" }, {
+          get(target, key, receiver) { reads.push(String(key)); return Reflect.get(target, key, receiver); },
+        });
+        const answer = new Intl.NumberFormat("en-US", options).format(12345.67);
+    "#;
+    let want = node_json(&format!(
+        "{reads}\nprocess.stdout.write(JSON.stringify({{ reads, answer }}));"
+    ));
+    let program = format!(
+        r#"
+        {reads}
+        const all = () => [(1234.5678).toLocaleString(), (0.125).toLocaleString("en", {{ style: "percent", minimumFractionDigits: 1 }}),
+          (-98765.4321).toLocaleString("en-US", {{ style: "currency", currency: "JPY", currencySign: "accounting" }}),
+          [1, 2.5].toLocaleString(), (12n ** 20n).toLocaleString(), new Intl.NumberFormat("en", {{ maximumSignificantDigits: 2 }}).formatToParts(-1234)];
+        const show = (list) => {{ let s = ""; for (let i = 0; i < 5; i++) s += list[i] + "|"; return s + JSON.stringify(list[5]); }};
+        const readsText = reads.join();
+        const before = show(all());
+        Object.defineProperty(Object.prototype, "0", {{ set() {{ throw new Error("index set"); }}, configurable: true }});
+        Object.defineProperty(Object.prototype, "type", {{ get() {{ throw new Error("type read"); }}, set() {{ throw new Error("type set"); }}, configurable: true }});
+        for (const [owner, names] of [[Array.prototype, ["push", "join", "slice", "map", "indexOf", "includes", "splice", "concat"]],
+            [String.prototype, ["slice", "padStart", "repeat", "split", "indexOf", "charCodeAt", "replace", "toUpperCase", "toLowerCase", "trim", "concat"]],
+            [Number.prototype, ["toString", "toFixed", "toPrecision", "toExponential"]], [BigInt.prototype, ["toString"]],
+            [Math, ["floor", "abs", "max", "min", "pow", "round", "trunc"]], [Object, ["defineProperty", "create", "keys", "setPrototypeOf"]],
+            [WeakMap.prototype, ["get", "set", "has"]], [globalThis, ["BigInt", "Number", "String"]]]) {{
+          for (const name of names) owner[name] = () => {{ throw new Error("replaced " + name); }};
+        }}
+        let after;
+        try {{ after = all(); }} catch (e) {{ after = ["" + e]; }}
+        delete Object.prototype["0"];
+        delete Object.prototype.type;
+        return {{ before, after: show(after), reads: readsText, answer }};
+    "#
+    );
+    let outcome = run(&program).await;
+    let got = value(&outcome);
+    assert_eq!(got["before"], got["after"], "{:?}", outcome.result);
+    assert!(
+        got["before"]
+            .as_str()
+            .unwrap()
+            .starts_with("1,234.568|12.5%|(¥98,765)|1,2.5|3,833,759,992,447,475,122,176|"),
+        "{}",
+        got["before"]
+    );
+    assert_eq!(got["answer"], want["answer"]);
+    assert_eq!(got["reads"], json!(strings(&want["reads"]).join(",")));
+}
+
+/// A format is cheap and holds nothing: a program that formats in a loop
+/// fits a small budget, and the formatter's tables are made once a run.
+#[tokio::test]
+async fn many_formats_fit_a_small_budget() {
+    let program = r#"
+        let out = 0;
+        for (let i = 0; i < 20000; i++) {
+          out += (i * 1.37).toLocaleString("en-US", { style: "currency", currency: i % 2 ? "USD" : "EUR" }).length;
+          out += new Intl.NumberFormat(undefined, { maximumSignificantDigits: 1 + (i % 21) }).format(i / 7).length;
+        }
+        return out;
+    "#;
+    let mut small: Budget = roomy();
+    small.max_memory = 8 << 20;
+    let outcome = run_with(program, small).await;
+    let got = value(&outcome);
+    let want = node_json(&format!(
+        "process.stdout.write(JSON.stringify((() => {{ {program} }})()));"
+    ));
+    assert_eq!(got, want, "{:?}", outcome.result);
+}
