@@ -228,6 +228,7 @@ async fn what_programs_write_formats_as_in_node() {
           new Intl.NumberFormat("en-US").format(12345678901234567890n),
           (1.005).toFixed(2) + " " + (1.005).toLocaleString(undefined, { maximumFractionDigits: 2 }),
           [1234.5, null, 7n, "x"].toLocaleString(),
+          [12345678, -0, 2 ** 53 - 1, -1000, 999].toLocaleString(),
           (-0).toLocaleString(),
           (5e-324).toLocaleString(undefined, { maximumSignificantDigits: 3 }),
           ["b", "a", "B", "ä"].sort(new Intl.Collator(undefined, { sensitivity: "base" }).compare).join(""),

@@ -890,6 +890,15 @@
   method(G, "Intl", Intl);
 
   // ---------- toLocaleString ----------
+  // An integer's digits with en's group separator, as the default formatter groups them (from four digits).
+  const grouped = (digits) => {
+    if (digits.length < 4) return digits;
+    let first = digits.length % 3;
+    if (first === 0) first = 3;
+    let out = slice(digits, 0, first);
+    for (let i = first; i < digits.length; i += 3) out += "," + slice(digits, i, i + 3);
+    return out;
+  };
   // toLocaleString() with neither locales nor options (as an array's does for each element) reads no option:
   // its formatter is made once a run.
   let plainFormatter = null;
@@ -901,7 +910,12 @@
   method(Number.prototype, "toLocaleString", {
     toLocaleString() {
       const x = numValueOf(this);
-      const nf = formatterOf(arguments.length > 0 ? arguments[0] : undefined, arguments.length > 1 ? arguments[1] : undefined);
+      const locales = arguments.length > 0 ? arguments[0] : undefined, options = arguments.length > 1 ? arguments[1] : undefined;
+      // The commonest call, a whole number with neither locales nor options, needs no rounding: its digits, grouped.
+      if (locales === undefined && options === undefined && x % 1 === 0 && x < 9007199254740992 && x > -9007199254740992 &&
+          (x !== 0 || 1 / x > 0))
+        return x < 0 ? "-" + grouped(toStr(-x)) : grouped(toStr(x));
+      const nf = formatterOf(locales, options);
       const v = fromNumber(x);
       checkIncrement(nf, v, x);
       return formatToString(nf, v);

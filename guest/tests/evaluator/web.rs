@@ -17,7 +17,7 @@ fn every_web_surface_answers_natively() {
       a.self = a;
       const b = structuredClone(a);
       let refused; try { structuredClone(() => 1); } catch (e) { refused = [e.name, e instanceof DOMException]; }
-      let intl; try { (1).toLocaleString(); } catch (e) { intl = e.message; }
+      let intl; try { intl = [(1234.5).toLocaleString(), new Date(0).toLocaleDateString()]; } catch (e) { intl = e.message; }
       c.abort();
       return [u.href, u.origin, [...enc], dec, b.self === b, b.m.get(1).y, b.d.getTime(), String(b.r), refused,
         crypto.randomUUID().length, crypto.getRandomValues(new Uint8Array(4)).length, c.signal.aborted,
@@ -29,9 +29,9 @@ fn every_web_surface_answers_natively() {
         concat!(
             r#"["https://user:pw@example.com:8080/b?x=1&y=2&z=3+4#h","https://example.com:8080","#,
             r#"[104,226,130,172],"h€�",true,2,5,"/a/gi",["DataCloneError",true],36,4,true,"#,
-            r#""AbortError","undefined","Number.prototype.toLocaleString is not available: this "#,
-            r#"sandbox has no Intl (no locale data). Format numbers yourself: toFixed(n), "#,
-            r#"toString(), or insert thousands separators by hand."]"#
+            r#""AbortError","object","Date.prototype.toLocaleDateString is not available: this "#,
+            r#"sandbox has no locale or time-zone data for it. Use toISOString().slice(0, 10), "#,
+            r#"or getFullYear()/getMonth()/getDate() and format by hand."]"#
         )
     );
 }
