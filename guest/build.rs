@@ -31,7 +31,7 @@ fn main() {
 /// the console shows none of those frames). The text is data of the
 /// component, part of the linear memory every execution starts with and
 /// that `max_memory` counts, and is run once, at set-up: 117 KB became 85
-/// KB. Each ends with a NUL. None of these files has a string or template literal that spans
+/// KB. None of these files has a string or template literal that spans
 /// lines (every evaluator test runs every script, so a line changed inside
 /// one would fail them all).
 fn embed_scripts() {
@@ -70,11 +70,7 @@ fn embed_scripts() {
         let to = out.join(&script);
         std::fs::create_dir_all(to.parent().expect("a file's folder"))
             .unwrap_or_else(|e| panic!("making {}: {e}", to.display()));
-        // Ended by a NUL, as QuickJS reads its input: `setup::compile` hands
-        // QuickJS the text where it lies, rather than a copy made for that
-        // at the moment the compile's own tables are largest.
-        std::fs::write(&to, kept + "\0")
-            .unwrap_or_else(|e| panic!("writing {}: {e}", to.display()));
+        std::fs::write(&to, kept).unwrap_or_else(|e| panic!("writing {}: {e}", to.display()));
     }
 }
 

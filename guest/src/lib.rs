@@ -72,8 +72,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 /// The text of one of the set-up scripts (`src/*.js`), as `build.rs`
-/// embeds it: without comment-only lines and indentation, and ended by a
-/// NUL.
+/// embeds it: without comment-only lines and indentation.
 macro_rules! script {
     ($path:literal) => {
         include_str!(concat!(env!("OUT_DIR"), "/", $path))

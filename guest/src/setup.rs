@@ -10,7 +10,7 @@
 //! stacks), read back and run: its functions print as `[native code]`, as
 //! the built-ins they stand beside do.
 
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 
 use rquickjs::{Ctx, FromJs, Value, qjs};
 
@@ -28,13 +28,13 @@ pub(crate) fn run<'js, V: FromJs<'js>>(
 /// from (its functions' lines and columns, and their variables' names).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Lines {
-    /// For scripts whose frames a stack shows (the console, the timers,
-    /// the classes whose callbacks call back into a program).
+    /// For the scripts [`run`] runs: the console, the stack's capture and
+    /// the prelude, whose positions the guest reads back.
     Keep,
-    /// For a library a program only calls, whose frames say nothing to its
-    /// author, and whose many small functions each carry that table:
-    /// `numberformat.js`'s took 128 KiB of the memory every execution
-    /// starts with.
+    /// For the web surface's files: a program's stack never needs their
+    /// frames (a program's error names its own line), and their many small
+    /// functions each carry the table: `numberformat.js`'s alone took 128
+    /// KiB of the memory every execution starts with.
     Strip,
 }
 
@@ -61,16 +61,8 @@ pub(crate) fn compile(
     source: &str,
     lines: Lines,
 ) -> rquickjs::Result<Vec<u8>> {
-    // QuickJS reads its input up to a NUL: the embedded scripts end with
-    // one (`script!`), and are read where they lie.
-    let copy;
-    let text = match CStr::from_bytes_with_nul(source.as_bytes()) {
-        Ok(text) => text,
-        Err(_) => {
-            copy = CString::new(source)?;
-            copy.as_c_str()
-        }
-    };
+    // QuickJS reads its input up to a NUL.
+    let text = CString::new(source)?;
     let file = CString::new(file)?;
     let flags =
         qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_COMPILE_ONLY | qjs::JS_EVAL_FLAG_STRICT;
@@ -82,7 +74,7 @@ pub(crate) fn compile(
         let compiled = qjs::JS_Eval(
             raw,
             text.as_ptr(),
-            text.count_bytes() as _,
+            text.as_bytes().len() as _,
             file.as_ptr(),
             flags as i32,
         );

@@ -5,12 +5,9 @@
 //! must be ICU's. What the guest has no tables for, and locales whose
 //! order differs from English's, must throw instead of answering.
 
-use std::path::PathBuf;
-use std::time::Duration;
-
 use serde_json::{Value, json};
-use wasmwire::{Budget, FailureKind};
-use wasmwire_tests::{assert_failed, budget, run, run_with, value};
+use wasmwire::FailureKind;
+use wasmwire_tests::{assert_failed, node_json, roomy, run, run_with, value};
 
 /// Makes `pairs` (strings that differ as sorted data does: by case,
 /// accents, punctuation, digits, script, ligatures) and `OPTIONS`, the
@@ -74,40 +71,6 @@ const ANSWERS: &str = r##"
 const sign = (n) => (n < 0 ? "<" : n > 0 ? ">" : "=");
 const lines = pairs.map(([a, b]) => OPTIONS.map((o) => sign(compare(a, b, o))).join(""));
 "##;
-
-/// The default budget with a wall clock no loaded machine reaches: these
-/// programs compare tens of thousands of strings (a few seconds alone),
-/// and a test here is about answers and memory, not time.
-fn roomy() -> Budget {
-    let mut roomy = budget();
-    roomy.wall_clock = Duration::from_secs(120);
-    roomy
-}
-
-/// Node.js, which scripts/setup installs.
-fn node() -> PathBuf {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join("node"))
-            .find(|node| node.is_file())
-    });
-    found.expect("Node.js is not on PATH: run scripts/setup")
-}
-
-/// What Node.js writes as JSON when it runs `script`.
-fn node_json(script: &str) -> Value {
-    let out = std::process::Command::new(node())
-        .arg("-e")
-        .arg(script)
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "node failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("node's JSON")
-}
 
 /// What ICU (Node.js) answers for the corpus, with the pairs.
 fn icu_answers() -> (Vec<(String, String)>, Vec<String>) {

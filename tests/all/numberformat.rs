@@ -7,12 +7,9 @@
 //! compact notation, units). What the guest refuses is counted, so that a
 //! guest refusing everything fails.
 
-use std::path::PathBuf;
-use std::time::Duration;
-
 use serde_json::{Value, json};
 use wasmwire::{Budget, FailureKind};
-use wasmwire_tests::{assert_failed, budget, run, run_with, value};
+use wasmwire_tests::{assert_failed, node_json, roomy, run, run_with, value};
 
 /// Makes `cases`: `[locales, options, value, how]`, the same in both
 /// engines (a seeded generator; no `Intl` until `answer` runs).
@@ -98,38 +95,6 @@ const answer = ([locales, options, v, how]) => {
 };
 const answers = cases.map(answer);
 "##;
-
-/// Room for 12,000 formats, on a loaded machine.
-fn roomy() -> Budget {
-    let mut roomy = budget();
-    roomy.wall_clock = Duration::from_secs(120);
-    roomy
-}
-
-/// Node.js, which scripts/setup installs.
-fn node() -> PathBuf {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join("node"))
-            .find(|node| node.is_file())
-    });
-    found.expect("Node.js is not on PATH: run scripts/setup")
-}
-
-/// What Node.js writes as JSON when it runs `script`.
-fn node_json(script: &str) -> Value {
-    let out = std::process::Command::new(node())
-        .arg("-e")
-        .arg(script)
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "node failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("node's JSON")
-}
 
 fn strings(list: &Value) -> Vec<String> {
     let list = list.as_array().expect("a list");

@@ -47,6 +47,40 @@ pub fn budget() -> Budget {
     }
 }
 
+/// The default budget with a wall clock no loaded machine reaches, for
+/// programs that do seconds of work on purpose (tens of thousands of
+/// comparisons or formats), where a test is about answers and memory, not
+/// time.
+pub fn roomy() -> Budget {
+    Budget {
+        wall_clock: Duration::from_secs(120),
+        ..budget()
+    }
+}
+
+/// What Node.js (installed by scripts/setup, with full ICU: the oracle of
+/// the locale tests) writes as JSON when it runs `script`.
+pub fn node_json(script: &str) -> serde_json::Value {
+    let node = std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join("node"))
+                .find(|node| node.is_file())
+        })
+        .expect("Node.js is not on PATH: run scripts/setup");
+    let out = std::process::Command::new(node)
+        .arg("-e")
+        .arg(script)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "node failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("node's JSON")
+}
+
 /// The args as the value: as they are when they are JSON, else as a string.
 pub fn echoed(args: String) -> JsonText {
     match JsonText::new(args.clone()) {

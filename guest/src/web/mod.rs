@@ -37,28 +37,16 @@ use crate::setup::Lines;
 
 /// The surfaces, in the order they are set up: later files use what
 /// earlier ones put in `shared`.
-const SURFACES: &[(&str, &str, Lines)] = &[
-    (
-        "<wasmwire:performance>",
-        script!("web/performance.js"),
-        Lines::Strip,
-    ),
-    ("<wasmwire:events>", script!("web/events.js"), Lines::Strip),
-    ("<wasmwire:url>", script!("web/url.js"), Lines::Strip),
-    ("<wasmwire:text>", script!("web/text.js"), Lines::Strip),
-    ("<wasmwire:crypto>", script!("web/crypto.js"), Lines::Strip),
-    ("<wasmwire:clone>", script!("web/clone.js"), Lines::Strip),
-    ("<wasmwire:intl>", script!("web/intl.js"), Lines::Strip),
-    (
-        "<wasmwire:collate>",
-        script!("web/collate.js"),
-        Lines::Strip,
-    ),
-    (
-        "<wasmwire:numberformat>",
-        script!("web/numberformat.js"),
-        Lines::Strip,
-    ),
+const SURFACES: &[(&str, &str)] = &[
+    ("<wasmwire:performance>", script!("web/performance.js")),
+    ("<wasmwire:events>", script!("web/events.js")),
+    ("<wasmwire:url>", script!("web/url.js")),
+    ("<wasmwire:text>", script!("web/text.js")),
+    ("<wasmwire:crypto>", script!("web/crypto.js")),
+    ("<wasmwire:clone>", script!("web/clone.js")),
+    ("<wasmwire:intl>", script!("web/intl.js")),
+    ("<wasmwire:collate>", script!("web/collate.js")),
+    ("<wasmwire:numberformat>", script!("web/numberformat.js")),
 ];
 
 /// What the evaluator keeps of the web surface between set-up and a run.
@@ -73,10 +61,11 @@ impl Web {
     pub(crate) fn install(ctx: &Ctx<'_>) -> rquickjs::Result<Self> {
         let native = natives::object(ctx)?;
         let shared = Object::new(ctx.clone())?;
-        // All compiled first: see `setup::compile`.
+        // All compiled first (see `setup::compile`), without line tables
+        // (`Lines::Strip`).
         let compiled = SURFACES
             .iter()
-            .map(|&(file, source, lines)| crate::setup::compile(ctx, file, source, lines))
+            .map(|&(file, source)| crate::setup::compile(ctx, file, source, Lines::Strip))
             .collect::<rquickjs::Result<Vec<_>>>()?;
         for bytecode in compiled {
             let surface: Function = crate::setup::load(ctx, &bytecode)?;
