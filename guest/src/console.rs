@@ -40,7 +40,7 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, web: &crate::web::Web) -> rquickjs::R
     native.set("promiseState", Function::new(ctx.clone(), promise_state)?)?;
     native.set("promiseResult", Function::new(ctx.clone(), promise_result)?)?;
     native.set("proxyTarget", Function::new(ctx.clone(), proxy_target)?)?;
-    let make: Function = crate::setup::run(ctx, "<wasmwire:console>", script!("console.js"))?;
+    let make: Function = script!("console.js").run(ctx, "<wasmwire:console>")?;
     // `shared.errorFields`: the walk, for the Result's message (`outcome`).
     let console: Object = make.call((native, web.shared(ctx)?))?;
     ctx.globals()

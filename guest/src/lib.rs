@@ -71,11 +71,17 @@
 // Tests may unwrap: a panic there is a failed test, not a crashed child.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
-/// The text of one of the set-up scripts (`src/*.js`), as `build.rs`
-/// embeds it: without comment-only lines and indentation.
+/// One of the set-up scripts (`src/*.js`), as `build.rs` embeds it:
+/// without comment-only lines and indentation, deflated (a
+/// [`setup::Script`]).
 macro_rules! script {
     ($path:literal) => {
-        include_str!(concat!(env!("OUT_DIR"), "/", $path))
+        crate::setup::Script::deflated(include_bytes!(concat!(
+            env!("OUT_DIR"),
+            "/",
+            $path,
+            ".deflate"
+        )))
     };
 }
 

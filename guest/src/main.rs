@@ -44,14 +44,24 @@ thread_local! {
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 const HEADROOM: usize = 1 << 20;
 
+/// The size of each piece [`HEADROOM`] is taken in.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+const HEADROOM_PIECE: usize = 16 << 10;
+
 /// Builds the evaluator now, for the next `main` to take.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 fn prepare() {
     // A set-up failure is left for `main` to meet again and report.
     let evaluator = Evaluator::new().ok();
     PREPARED.with(|prepared| *prepared.borrow_mut() = evaluator);
-    // The allocator keeps what it got from `memory.grow` once freed.
-    drop(std::hint::black_box(Vec::<u8>::with_capacity(HEADROOM)));
+    // The allocator keeps what it got from `memory.grow` once freed. Taken
+    // in pieces, so that the holes set-up left (a script's text and
+    // compilation, freed) count towards it, rather than all of it added
+    // above the top of the heap.
+    let pieces: Vec<Vec<u8>> = (0..HEADROOM / HEADROOM_PIECE)
+        .map(|_| Vec::with_capacity(HEADROOM_PIECE))
+        .collect();
+    drop(std::hint::black_box(pieces));
 }
 
 fn main() {

@@ -9,10 +9,62 @@
 //! written as bytecode without its source (its line numbers are kept, for
 //! stacks), read back and run: its functions print as `[native code]`, as
 //! the built-ins they stand beside do.
+//!
+//! The scripts' own text is embedded deflated ([`Script`]): it is data of
+//! the component, and the component's data is linear memory that every
+//! execution starts with, although the text is read only here, once.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 
 use rquickjs::{Ctx, FromJs, Value, qjs};
+
+/// A set-up script as `build.rs` embeds it: its text's length in bytes (4
+/// bytes, little-endian), then the text deflated. Inflated only for the
+/// moment it is compiled, into heap that the objects made after it reuse,
+/// rather than kept in the component's data.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Script(&'static [u8]);
+
+impl Script {
+    pub(crate) const fn deflated(bytes: &'static [u8]) -> Self {
+        Script(bytes)
+    }
+
+    /// The script's text, with the NUL QuickJS reads up to: one allocation
+    /// of its exact size.
+    pub(crate) fn text(self) -> rquickjs::Result<CString> {
+        let corrupt = |why: &str| {
+            rquickjs::Error::new_from_js_message("embedded script", "text", why.to_owned())
+        };
+        let (length, deflated) = self
+            .0
+            .split_first_chunk::<4>()
+            .ok_or_else(|| corrupt("no length"))?;
+        let length =
+            usize::try_from(u32::from_le_bytes(*length)).map_err(|_| corrupt("too long"))?;
+        let mut text = vec![0; length + 1];
+        let inflated = miniz_oxide::inflate::decompress_slice_iter_to_slice(
+            &mut text[..length],
+            std::iter::once(deflated),
+            false,
+            true,
+        )
+        .map_err(|status| corrupt(&format!("not inflated: {status:?}")))?;
+        if inflated != length {
+            return Err(corrupt("shorter than its length"));
+        }
+        CString::from_vec_with_nul(text).map_err(|_| corrupt("a NUL in the text"))
+    }
+
+    /// Runs the script as [`run`] does, named `file`.
+    pub(crate) fn run<'js, V: FromJs<'js>>(
+        self,
+        ctx: &Ctx<'js>,
+        file: &str,
+    ) -> rquickjs::Result<V> {
+        load(ctx, &compile(ctx, file, &self.text()?, Lines::Keep)?)
+    }
+}
 
 /// Runs the script `source` in strict mode, as if by `eval` with the file
 /// name `file`, and converts what it evaluates to.
@@ -21,7 +73,10 @@ pub(crate) fn run<'js, V: FromJs<'js>>(
     file: &str,
     source: &str,
 ) -> rquickjs::Result<V> {
-    load(ctx, &compile(ctx, file, source, Lines::Keep)?)
+    load(
+        ctx,
+        &compile(ctx, file, &CString::new(source)?, Lines::Keep)?,
+    )
 }
 
 /// Whether a script's bytecode keeps where each of its instructions came
@@ -58,11 +113,9 @@ impl Lines {
 pub(crate) fn compile(
     ctx: &Ctx<'_>,
     file: &str,
-    source: &str,
+    source: &CStr,
     lines: Lines,
 ) -> rquickjs::Result<Vec<u8>> {
-    // QuickJS reads its input up to a NUL.
-    let text = CString::new(source)?;
     let file = CString::new(file)?;
     let flags =
         qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_COMPILE_ONLY | qjs::JS_EVAL_FLAG_STRICT;
@@ -73,8 +126,8 @@ pub(crate) fn compile(
     unsafe {
         let compiled = qjs::JS_Eval(
             raw,
-            text.as_ptr(),
-            text.as_bytes().len() as _,
+            source.as_ptr(),
+            source.count_bytes() as _,
             file.as_ptr(),
             flags as i32,
         );
@@ -121,4 +174,58 @@ pub(crate) fn load<'js, V: FromJs<'js>>(ctx: &Ctx<'js>, bytecode: &[u8]) -> rqui
         Value::from_raw(ctx.clone(), value)
     };
     V::from_js(ctx, value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Script;
+
+    /// Each embedded script inflates to its file, line for line: the same
+    /// lines, without their indentation, and comment-only lines empty.
+    #[test]
+    fn an_embedded_script_inflates_to_its_file_line_for_line() {
+        for (path, script) in [
+            ("console.js", script!("console.js")),
+            ("stack.js", script!("stack.js")),
+            ("web/numberformat.js", script!("web/numberformat.js")),
+            ("web/url.js", script!("web/url.js")),
+        ] {
+            let file = std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("src")
+                    .join(path),
+            )
+            .unwrap();
+            let text = script.text().unwrap().into_string().unwrap();
+            let (file_lines, text_lines): (Vec<_>, Vec<_>) =
+                (file.lines().collect(), text.lines().collect());
+            assert_eq!(file_lines.len(), text_lines.len(), "{path}");
+            for (i, (f, t)) in file_lines.iter().zip(&text_lines).enumerate() {
+                let f = f.trim_start_matches([' ', '\t']);
+                let expected = if f.starts_with("//") { "" } else { f };
+                assert_eq!(*t, expected, "{path}:{}", i + 1);
+            }
+        }
+    }
+
+    /// Bytes that are not a deflated script are an error, not a panic.
+    #[test]
+    fn a_corrupt_script_is_an_error() {
+        let good = script!("web/intl.js");
+        assert!(good.text().is_ok());
+        let bad: &[&'static [u8]] = &[
+            b"",
+            b"\x01\x00",
+            b"\x05\x00\x00\x00not deflate",
+            // A length longer than the text deflated after it.
+            b"\xff\xff\x00\x00\x03\x00",
+            // A length shorter than the text: "ab" deflated, said to be 1.
+            b"\x01\x00\x00\x00\x4b\x4c\x02\x00",
+            // Deflated "ab\0c": a NUL inside the text.
+            b"\x04\x00\x00\x00\x4b\x4c\x62\x48\x06\x00",
+        ];
+        for bytes in bad {
+            assert!(Script::deflated(bytes).text().is_err(), "{bytes:?}");
+        }
+    }
 }

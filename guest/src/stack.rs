@@ -12,7 +12,7 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, web: &crate::web::Web) -> rquickjs::R
     let native = Object::new(ctx.clone())?;
     native.set("mapPlace", Function::new(ctx.clone(), map_place)?)?;
     native.set("classId", Function::new(ctx.clone(), crate::web::class_id)?)?;
-    let make: Function = crate::setup::run(ctx, "<wasmwire:stack>", script!("stack.js"))?;
+    let make: Function = script!("stack.js").run(ctx, "<wasmwire:stack>")?;
     make.call((native, web.shared(ctx)?))
 }
 

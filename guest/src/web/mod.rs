@@ -33,11 +33,11 @@ pub(crate) use natives::class_id;
 
 use rquickjs::{Ctx, Function, Object, Persistent};
 
-use crate::setup::Lines;
+use crate::setup::{Lines, Script};
 
 /// The surfaces, in the order they are set up: later files use what
 /// earlier ones put in `shared`.
-const SURFACES: &[(&str, &str)] = &[
+const SURFACES: &[(&str, Script)] = &[
     ("<wasmwire:performance>", script!("web/performance.js")),
     ("<wasmwire:events>", script!("web/events.js")),
     ("<wasmwire:url>", script!("web/url.js")),
@@ -65,7 +65,7 @@ impl Web {
         // (`Lines::Strip`).
         let compiled = SURFACES
             .iter()
-            .map(|&(file, source)| crate::setup::compile(ctx, file, source, Lines::Strip))
+            .map(|&(file, script)| crate::setup::compile(ctx, file, &script.text()?, Lines::Strip))
             .collect::<rquickjs::Result<Vec<_>>>()?;
         for bytecode in compiled {
             let surface: Function = crate::setup::load(ctx, &bytecode)?;
