@@ -473,9 +473,12 @@ fn stringify_args<'js>(
                 .and_then(|e| e.message())
                 .unwrap_or_default();
             if type_error {
+                let hint = crate::hints::no_json(&message)
+                    .map(|h| format!(" ({h})"))
+                    .unwrap_or_default();
                 Err(Exception::throw_type(
                     ctx,
-                    &format!("{tool}: the args have no JSON form: {message}"),
+                    &format!("{tool}: the args have no JSON form: {message}{hint}"),
                 ))
             } else {
                 Err(ctx.throw(thrown))

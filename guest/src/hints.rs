@@ -491,8 +491,10 @@ pub(crate) fn missing_global(name: &str) -> Option<&'static str> {
             "there is no process: no environment, arguments or exit; the program's answer is what it returns"
         }
         "__dirname" | "__filename" => "there is no file system: reach files through the tools",
-        "fetch" | "XMLHttpRequest" | "WebSocket" | "EventSource" => {
-            "there is no network: reach the outside through the tools"
+        "fetch" | "XMLHttpRequest" | "WebSocket" | "EventSource" | "Headers" | "Request"
+        | "Response" => "there is no network: reach the outside through the tools",
+        "Blob" | "File" | "FormData" => {
+            "there is no Blob: build text with strings, and bytes with TextEncoder and Uint8Array"
         }
         "Buffer" => "there is no Buffer: use TextEncoder, TextDecoder, atob, btoa and Uint8Array",
         "setImmediate" => "use setTimeout(f, 0) or queueMicrotask(f)",
@@ -521,8 +523,32 @@ pub(crate) fn missing_method(callee: &str) -> Option<&'static str> {
         "crypto.randomBytes" => {
             "there is no Node crypto: use crypto.getRandomValues(new Uint8Array(n))"
         }
+        "performance.mark"
+        | "performance.measure"
+        | "performance.getEntries"
+        | "performance.getEntriesByName"
+        | "performance.getEntriesByType"
+        | "performance.clearMarks"
+        | "performance.clearMeasures" => {
+            "only performance.now() and performance.timeOrigin are here: time a step as the \
+             difference of two performance.now() readings"
+        }
         _ => return None,
     })
+}
+
+/// What to do about a value JSON cannot write, by QuickJS's words for why
+/// (`JSON.stringify`'s TypeError): a BigInt, or a value that holds itself.
+pub(crate) fn no_json(why: &str) -> Option<&'static str> {
+    if why.contains("BigInt") {
+        Some(
+            "JSON has no BigInt: convert it first, with String(n), or Number(n) when it is small enough",
+        )
+    } else if why.contains("circular reference") {
+        Some("the value holds itself: return a copy with only the fields you need")
+    } else {
+        None
+    }
 }
 
 /// What QuickJS's words for using null, undefined or a plain object as
@@ -716,5 +742,46 @@ mod tests {
             unbalanced("const o = {in: 4}; const h = o.in / 2; const z = (1, [2"),
             Some(Unbalanced::Unclosed('[', at(1, 54)))
         );
+    }
+
+    #[test]
+    fn what_a_model_reaches_for_is_named_with_what_to_use() {
+        for name in ["fetch", "Headers", "Request", "Response"] {
+            assert!(
+                missing_global(name).unwrap().contains("through the tools"),
+                "{name}"
+            );
+        }
+        for name in ["Blob", "File", "FormData"] {
+            assert!(
+                missing_global(name).unwrap().contains("TextEncoder"),
+                "{name}"
+            );
+        }
+        assert_eq!(missing_global("Map"), None);
+        for callee in [
+            "performance.mark",
+            "performance.measure",
+            "performance.getEntriesByName",
+        ] {
+            assert!(
+                missing_method(callee)
+                    .unwrap()
+                    .contains("performance.now()"),
+                "{callee}"
+            );
+        }
+        assert_eq!(missing_method("performance.now"), None);
+        assert!(
+            no_json("BigInt are forbidden in JSON.stringify")
+                .unwrap()
+                .contains("String(n)")
+        );
+        assert!(
+            no_json("TypeError: circular reference")
+                .unwrap()
+                .contains("holds itself")
+        );
+        assert_eq!(no_json("TypeError: boom"), None);
     }
 }

@@ -251,13 +251,16 @@ impl Evaluator {
         };
         // A run stopped from outside ends as the stop says: a program that
         // caught its calls' `cancelled` and returned was still cancelled,
-        // and one that caught running out of memory still ran out. What the
-        // program was judged to have run out of memory on (its error, and
-        // where it was thrown) says more than the refusal alone.
-        if let Some(reason) = stop.reason()
-            && !(matches!(reason, Reason::Memory { .. }) && ending.is_memory_limit())
-        {
-            ending = reason.ending();
+        // and one that caught running out of memory still ran out. Where
+        // the program was judged to have run out of memory (its error, and
+        // where it was thrown) is said first, then the refusal's figures:
+        // how much it asked for, and of how much.
+        if let Some(reason) = stop.reason() {
+            ending = if matches!(reason, Reason::Memory { .. }) && ending.is_memory_limit() {
+                ending.with_refusal(reason.ending())
+            } else {
+                reason.ending()
+            };
         }
         let result = ending.into_result(
             &start.result_id,
@@ -579,7 +582,7 @@ fn run_program<'js, T: Transport + ?Sized>(
         }
         Settled::Stopped => Ending::failed(
             FailureKind::Limit,
-            "stack limit: the program recursed too deeply",
+            format!("stack limit: {}", outcome::recursed("")),
         ),
         Settled::Protocol(why) => Ending::Protocol(why),
         Settled::Halted(reason) => reason.ending(),

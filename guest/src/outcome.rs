@@ -59,6 +59,21 @@ impl Ending {
         matches!(self, Ending::Failed(FailureKind::Limit, why) if why.starts_with("memory limit: "))
     }
 
+    /// A memory limit the program was judged to have met (its error and
+    /// its place), followed by the heap's `refusal` (its figures), which
+    /// the judged one alone leaves out: `memory limit: InternalError: out
+    /// of memory at line 1, column 23 (the program's heap could not grow by
+    /// ...)`.
+    pub(crate) fn with_refusal(self, refusal: Ending) -> Ending {
+        match (self, refusal) {
+            (Ending::Failed(kind, judged), Ending::Failed(_, refused)) => {
+                let figures = refused.strip_prefix("memory limit: ").unwrap_or(&refused);
+                Ending::Failed(kind, format!("{judged} ({figures})"))
+            }
+            (judged, _) => judged,
+        }
+    }
+
     /// The Result message for this ending.
     pub(crate) fn into_result(self, result_id: &str, calls: u64, bytes: u64) -> wire::Result {
         let mut result = match self {
@@ -166,10 +181,17 @@ impl<'js> Judge<'_, 'js> {
             }
             Ok(None) => Ending::failed(FailureKind::Invalid, no_json_form(value)),
             Err(e) => match self.error(ctx, e) {
-                Ending::Failed(FailureKind::Invalid, why) => Ending::failed(
-                    FailureKind::Invalid,
-                    format!("the program's return value cannot be serialised as JSON: {why}"),
-                ),
+                Ending::Failed(FailureKind::Invalid, why) => {
+                    let hint = hints::no_json(&why)
+                        .map(|h| format!(" ({h})"))
+                        .unwrap_or_default();
+                    Ending::failed(
+                        FailureKind::Invalid,
+                        format!(
+                            "the program's return value cannot be serialised as JSON: {why}{hint}"
+                        ),
+                    )
+                }
                 other => other,
             },
         }
@@ -228,7 +250,7 @@ impl<'js> Judge<'_, 'js> {
         // A DOMException is not one of QuickJS's errors, but is an Error.
         if reason.type_of() != Type::Exception && !self.intrinsics.inherits_from_error(reason) {
             if reason.is_null() && self.guard.tripped() {
-                return self.stack_limit("the program recursed too deeply");
+                return self.stack_limit(&recursed(""));
             }
             // QuickJS throws null when it cannot allocate even the error
             // for "out of memory"; its heap refused, which stopped the run,
@@ -375,10 +397,10 @@ impl<'js> Judge<'_, 'js> {
             .map(|at| format!(" at {}", self.sent.shown(at.position())))
             .unwrap_or_default();
         if headline == "InternalError: interrupted" && self.guard.tripped() {
-            return self.stack_limit(&format!("the program recursed too deeply{place}"));
+            return self.stack_limit(&recursed(&place));
         }
         match quickjs_limit(&headline) {
-            Some(Cap::Stack) => self.stack_limit(&format!("{headline}{place}")),
+            Some(Cap::Stack) => self.stack_limit(&format!("{headline}{place} ({LOOP_INSTEAD})")),
             Some(Cap::Memory) => Ending::failed(
                 FailureKind::Limit,
                 format!("memory limit: {headline}{place}"),
@@ -627,6 +649,16 @@ pub(crate) enum Cap {
     /// A fixed cap on one value's size, or on a count.
     Size,
 }
+
+/// Why a run the stack guard stopped ended, at `place` (` at line 3,
+/// column 9`, or empty): a program cannot catch it, and is told what to
+/// write instead.
+pub(crate) fn recursed(place: &str) -> String {
+    format!("the program recursed too deeply{place} (no try/catch stops this: {LOOP_INSTEAD})")
+}
+
+/// What a program that ran out of stack can write instead.
+const LOOP_INSTEAD: &str = "walk deep data with a loop and a stack of your own";
 
 /// The limit an error headline (`Name: message`) of QuickJS's reports, or
 /// `None` for any other error.

@@ -80,7 +80,8 @@ impl Reason {
                 FailureKind::Limit,
                 format!(
                     "memory limit: the program's heap could not grow by {requested} bytes: \
-                     {used} of the {limit} that max_memory leaves it were in use"
+                     {used} of the {limit} that max_memory leaves it were in use; keep less \
+                     in memory at once"
                 ),
             ),
             Reason::Memory {

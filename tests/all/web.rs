@@ -948,3 +948,38 @@ async fn a_logged_domexception_or_aggregate_error_says_what_it_is() {
         "TimeoutError: expected 3 items",
     );
 }
+
+/// Where QuickJS's text differs from V8's and V8's is as exact here (the
+/// guest's `engine.js`), a program reads V8's, as Node in UTC prints it: a
+/// date's string names its time zone, and `Promise.any`'s error when every
+/// promise rejected has its message (a probe's program returned `""`).
+/// And the names a model reaches for that are not here say what to use.
+#[tokio::test]
+async fn dates_name_their_zone_and_promise_any_its_error_as_in_node() {
+    let program = r#"
+        const d = new Date(Date.UTC(2024, 6, 1, 12, 30, 5));
+        const any = await Promise.any([Promise.reject(new Error("a")), Promise.reject(2)]).catch((e) =>
+          [e.name, e.message, e.errors.length, Object.prototype.hasOwnProperty.call(e, "message")]);
+        const first = await Promise.any([Promise.reject(1), Promise.resolve("won")]);
+        return [String(d), `${d}`, "at " + d, d.toString(), d.toTimeString(), d.toDateString(),
+          String(new Date(NaN)), new Date(NaN).toTimeString(), any, first,
+          new AggregateError([1]).message, Date.prototype.toString.name, Promise.any.length];
+    "#;
+    let outcome = run(program).await;
+    let want = wasmwire_tests::node_json(&format!(
+        "process.env.TZ = \"UTC\"; (async () => {{ {program} }})().then((v) => process.stdout.write(JSON.stringify(v)));"
+    ));
+    assert_eq!(value(&outcome), want, "{:?}", outcome.result);
+    assert_eq!(
+        value(&outcome)[0],
+        "Mon Jul 01 2024 12:30:05 GMT+0000 (Coordinated Universal Time)"
+    );
+    for (program, said) in [
+        ("return new Blob(['x']).size;", "TextEncoder"),
+        ("return new Response('x').status;", "through the tools"),
+        ("performance.mark('a'); return 1;", "performance.now()"),
+    ] {
+        let outcome = run(program).await;
+        assert_failed(&outcome, FailureKind::Invalid, said);
+    }
+}

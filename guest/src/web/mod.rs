@@ -44,6 +44,7 @@ const SURFACES: &[(&str, Script)] = &[
     ("<wasmwire:text>", script!("web/text.js")),
     ("<wasmwire:crypto>", script!("web/crypto.js")),
     ("<wasmwire:clone>", script!("web/clone.js")),
+    ("<wasmwire:engine>", script!("web/engine.js")),
     ("<wasmwire:intl>", script!("web/intl.js")),
     ("<wasmwire:collate>", script!("web/collate.js")),
     ("<wasmwire:numberformat>", script!("web/numberformat.js")),

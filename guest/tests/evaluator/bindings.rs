@@ -343,22 +343,25 @@ fn unicode_and_lone_surrogates_in_values_reach_the_program_intact() {
 }
 
 /// Args JSON has no text for (a BigInt, a cycle) fail the call with a
-/// TypeError that names the tool, with or without a signature; QuickJS's own
-/// words ("circular reference") named nothing.
+/// TypeError that names the tool, with or without a signature, and says
+/// what to do; QuickJS's own words ("circular reference") named nothing.
 #[test]
 fn args_with_no_json_form_are_a_type_error_naming_the_tool() {
-    for (program, said) in [
+    for (program, said, hint) in [
         (
             "try { await search({ n: 1n }) } catch (e) { return [e.name, e.message] }",
             "search: the args have no JSON form: ",
+            "String(n)",
         ),
         (
             "const a = {}; a.self = a;\ntry { await search(a) } catch (e) { return [e.name, e.message] }",
             "search: the args have no JSON form: ",
+            "holds itself",
         ),
         (
             "const a = {}; a.self = a;\ntry { await lookup(a, 2) } catch (e) { return [e.name, e.message] }",
             "lookup: the args have no JSON form: ",
+            "holds itself",
         ),
     ] {
         let run = crate::fake::run(
@@ -368,10 +371,9 @@ fn args_with_no_json_form_are_a_type_error_naming_the_tool() {
         );
         let value: serde_json::Value = serde_json::from_str(run.value()).unwrap();
         assert_eq!(value[0], "TypeError", "{program}: {value}");
-        assert!(
-            value[1].as_str().unwrap().starts_with(said),
-            "{program}: {value}"
-        );
+        let message = value[1].as_str().unwrap();
+        assert!(message.starts_with(said), "{program}: {value}");
+        assert!(message.contains(hint), "{program}: {value}");
         assert!(run.tools.tools_sent().is_empty(), "{program}");
     }
 }

@@ -65,6 +65,10 @@ fn deep_recursion_ends_as_limit() {
     assert_eq!(kind, FailureKind::Limit);
     assert!(error.starts_with("stack limit: "), "{error}");
     assert!(error.contains(" at line 1, column "), "{error}");
+    // The program is told what to write instead. (Natively QuickJS's own
+    // check, which a `catch` could have stopped, comes first; in the
+    // component the guest's guard, which says no `catch` stops it.)
+    assert!(error.contains("a loop and a stack of your own"), "{error}");
 }
 
 #[test]
@@ -168,6 +172,28 @@ fn a_regexp_out_of_memory_ends_as_limit() {
     assert_eq!(kind, FailureKind::Limit, "{error}");
     assert!(
         error.starts_with("memory limit: InternalError: out of memory in regexp execution"),
+        "{error}"
+    );
+}
+
+/// One allocation past the limit throws QuickJS's "out of memory" where the
+/// program asked for it, before any stop: the Result names that place and
+/// also gives the heap's figures (what was asked, of how much), which the
+/// error alone left out (a probe's program read only "memory limit:
+/// InternalError: out of memory").
+#[test]
+fn memory_running_out_at_one_allocation_says_where_and_how_much() {
+    let program = "return new Array(2e7).fill(0).length;";
+    let (kind, error) = with_memory(program, 16 * MIB).failure();
+    assert_eq!(kind, FailureKind::Limit, "{error}");
+    assert!(
+        error.starts_with("memory limit: InternalError: out of memory at line 1, column "),
+        "{error}"
+    );
+    assert!(
+        error.contains("(the program's heap could not grow by ")
+            && error
+                .contains("that max_memory leaves it were in use; keep less in memory at once)"),
         "{error}"
     );
 }

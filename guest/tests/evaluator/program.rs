@@ -496,6 +496,26 @@ fn a_return_value_with_no_json_form_says_why() {
     }
 }
 
+/// A value JSON.stringify throws for says what to do about it: a BigInt
+/// is converted first, a value that holds itself is copied.
+#[test]
+fn a_return_value_json_throws_for_says_what_to_do() {
+    for (program, said) in [
+        ("return { total: 12n };", "String(n)"),
+        ("const a = { id: 1 }; a.self = a; return a;", "holds itself"),
+    ] {
+        let (kind, error) = run_alone(program).failure();
+        assert_eq!(kind, FailureKind::Invalid, "{program}");
+        assert!(
+            error.starts_with(
+                "the program's return value cannot be serialised as JSON: TypeError: "
+            ),
+            "{program}: {error}"
+        );
+        assert!(error.contains(said), "{program}: {error}");
+    }
+}
+
 /// A cause chain that comes back on itself is told once.
 #[test]
 fn a_cyclic_cause_chain_is_told_once() {
