@@ -6,6 +6,7 @@
 mod budgets;
 mod children;
 mod collate;
+mod datetimeformat;
 mod describe;
 mod hostile;
 mod isolation;

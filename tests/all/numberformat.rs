@@ -229,12 +229,12 @@ async fn what_cannot_be_exact_throws_and_says_what_to_do() {
           german: refusal(() => (1234.5).toLocaleString("de-DE")),
           compact: refusal(() => new Intl.NumberFormat("en", { notation: "compact" }).format(1234)),
           unit: refusal(() => (5).toLocaleString("en", { style: "unit", unit: "meter" })),
-          dates: refusal(() => new Intl.DateTimeFormat("en-US").format(new Date(0))),
-          zone: refusal(() => Intl.DateTimeFormat().resolvedOptions().timeZone),
+          dates: refusal(() => new Intl.DateTimeFormat("de-DE").format(new Date(0))),
+          zone: refusal(() => new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo" }).format(0)),
           plural: refusal(() => new Intl.PluralRules("en").select(1)),
           badDigits: refusal(() => (1).toLocaleString("en", { maximumFractionDigits: 101 })),
           badTag: refusal(() => (1).toLocaleString("en_US")),
-          date: refusal(() => new Date(0).toLocaleDateString()),
+          date: refusal(() => new Date(0).toLocaleDateString("fr")),
           upperTr: refusal(() => "i".toLocaleUpperCase("tr")),
         };
     "#;
@@ -250,16 +250,20 @@ async fn what_cannot_be_exact_throws_and_says_what_to_do() {
     says("german", "TypeError: ", &["de-DE", "en-US"]);
     says("compact", "TypeError: ", &["compact"]);
     says("unit", "TypeError: ", &["unit"]);
-    says("dates", "TypeError: ", &["DateTimeFormat", "toISOString"]);
-    says("zone", "TypeError: ", &["DateTimeFormat", "UTC"]);
+    says(
+        "dates",
+        "TypeError: ",
+        &["DateTimeFormat", "de-DE", "toISOString"],
+    );
+    says(
+        "zone",
+        "TypeError: ",
+        &["DateTimeFormat", "Asia/Tokyo", "UTC"],
+    );
     says("plural", "TypeError: ", &["PluralRules"]);
     says("badDigits", "RangeError: ", &[]);
     says("badTag", "RangeError: ", &[]);
-    says(
-        "date",
-        "TypeError: ",
-        &["toLocaleDateString", "toISOString"],
-    );
+    says("date", "TypeError: ", &["\"fr\"", "en-US", "toISOString"]);
     says("upperTr", "TypeError: ", &["toUpperCase"]);
     // What compares, Intl.Collator says it supports.
     let outcome = run(

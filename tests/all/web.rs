@@ -751,12 +751,16 @@ async fn locale_methods_without_data_refuse_instead_of_answering_wrong() {
     "#;
     let outcome = run(program).await;
     let got = value(&outcome);
-    // Numbers answer as en-US (tests/all/numberformat.rs).
+    // Numbers answer as en-US (tests/all/numberformat.rs), dates as en-US
+    // in UTC (tests/all/datetimeformat.rs).
     assert_eq!(got["intl"], "object");
     assert_eq!(got["number"], "answered \"1,234,567.891\"");
     assert_eq!(got["array"], "answered \"1,2\"");
     assert_eq!(got["upper"], "answered \"STRASSE\"");
-    for key in ["date", "time", "dateTime", "typed", "upperTr"] {
+    assert_eq!(got["date"], "answered \"1/1/1970\"");
+    assert_eq!(got["time"], "answered \"12:00:00 AM\"");
+    assert_eq!(got["dateTime"], "answered \"1/1/1970, 12:00:00 AM\"");
+    for key in ["typed", "upperTr"] {
         let text = got[key].as_str().unwrap();
         assert!(
             text.starts_with("TypeError: ") && text.contains("no locale or time-zone data"),
@@ -790,7 +794,8 @@ async fn an_uncaught_locale_refusal_ends_the_program_with_a_clear_error() {
     assert_failed(
         &outcome,
         FailureKind::Invalid,
-        "toLocaleDateString is not available",
+        "locale \"de-DE\" is not available: this sandbox has no locale data and formats dates \
+         as en-US only",
     );
 }
 

@@ -1,14 +1,14 @@
 // Locale formatting is exact or absent, never silently wrong. The guest has
 // no locale data (ICU would more than double its size): numbers are
 // formatted as en-US, exactly as ICU does (numberformat.js, which also
-// makes `Intl`), strings compare in English order (collate.js), and every
-// other method whose answer depends on a locale throws a TypeError that
-// says so and names what to use instead, with or without arguments:
-// QuickJS's own versions answer as if there were no locale (dates in
-// their toString form), which a reader would take for a locale's and be
-// misled. toLocaleUpperCase/toLocaleLowerCase keep their
-// locale-independent Unicode mapping without an argument and throw with
-// one.
+// makes `Intl`), dates as en-US in UTC, the sandbox's only time zone
+// (datetimeformat.js), strings compare in English order (collate.js), and
+// every other method whose answer depends on a locale throws a TypeError
+// that says so and names what to use instead, with or without arguments:
+// QuickJS's own versions answer as if there were no locale, which a reader
+// would take for a locale's and be misled. toLocaleUpperCase/
+// toLocaleLowerCase keep their locale-independent Unicode mapping without
+// an argument and throw with one.
 (function (native, shared) {
   "use strict";
   const { defineProperty, getPrototypeOf } = Object;
@@ -22,12 +22,6 @@
     const f = { [name.split(".").pop()]() { throw new TypeError(message); } }[name.split(".").pop()];
     defineProperty(owner, name.split(".").pop(), { value: f, writable: true, enumerable: false, configurable: true });
   }
-  refuse(Date.prototype, "Date.prototype.toLocaleString",
-    "Use toISOString(), toUTCString(), or getFullYear()/getMonth()/... and format by hand.");
-  refuse(Date.prototype, "Date.prototype.toLocaleDateString",
-    "Use toISOString().slice(0, 10), or getFullYear()/getMonth()/getDate() and format by hand.");
-  refuse(Date.prototype, "Date.prototype.toLocaleTimeString",
-    "Use toISOString().slice(11, 19), or getHours()/getMinutes()/getSeconds() and format by hand.");
   refuse(getPrototypeOf(Uint8Array.prototype), "TypedArray.prototype.toLocaleString", "Use join().");
 
   for (const [name, plain] of [["toLocaleUpperCase", toUpperCase], ["toLocaleLowerCase", toLowerCase]]) {

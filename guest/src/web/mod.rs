@@ -48,6 +48,10 @@ const SURFACES: &[(&str, Script)] = &[
     ("<wasmwire:intl>", script!("web/intl.js")),
     ("<wasmwire:collate>", script!("web/collate.js")),
     ("<wasmwire:numberformat>", script!("web/numberformat.js")),
+    (
+        "<wasmwire:datetimeformat>",
+        script!("web/datetimeformat.js"),
+    ),
 ];
 
 /// What the evaluator keeps of the web surface between set-up and a run.

@@ -196,6 +196,8 @@
     return unsupported("Intl: locale " + quoted(req[0].raw) + " is not available: this sandbox has no locale data and formats numbers " +
       "and compares strings as en-US only (use undefined, \"en\" or \"en-US\")");
   };
+  // For datetimeformat.js: the same locale-list checks and errors.
+  shared.canonicalizeLocaleList = canonicalizeLocaleList;
   const canonicalTag = (p) => {            // only for supported tags
     const info = supportedInfo(p);
     return info === null ? null : info.canon;
