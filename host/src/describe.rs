@@ -86,8 +86,9 @@ impl Tools {
              `time`, ...); its output is shown to the operator, not returned.\n\
              - Numbers format as en-US (`toLocaleString`, `Intl.NumberFormat` with decimal, \
              percent and currency styles); other locales and compact or unit formats throw. \
-             There are no dates in a locale: `toLocaleDateString`, `toLocaleTimeString` and \
-             `Intl.DateTimeFormat` throw; use `toISOString`. `localeCompare` sorts as in English (with `sensitivity`, `numeric`, \
+             Dates format as en-US, and the time zone is UTC (`toLocaleDateString`, \
+             `toLocaleTimeString`, `toLocaleString`, `Intl.DateTimeFormat` with every option); \
+             other locales and time zones throw. `localeCompare` sorts as in English (with `sensitivity`, `numeric`, \
              `caseFirst`, `ignorePunctuation`) for Latin, Greek, Cyrillic and Hangul text, digits and \
              punctuation; it throws for other scripts, emoji and locales whose order differs.\n\
              - Recursion deeper than about 9,000 calls (4,500 async) ends the run, uncatchably: \

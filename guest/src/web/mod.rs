@@ -13,9 +13,14 @@
 //! * `performance.now()` from this execution's time origin and
 //!   `performance.timeOrigin` as that origin's time since the epoch
 //!   (QuickJS's counted from a reading in the snapshot);
-//! * locale formatting absent rather than wrong: `Intl` is undefined, and
-//!   every `toLocale*String` throws a `TypeError` that says so (see
+//! * locale formatting exact or absent, never wrong: numbers as en-US
+//!   (`numberformat.js`, which makes `Intl`), dates as en-US in UTC
+//!   (`datetimeformat.js`), each exactly as ICU formats them, and every
+//!   other `toLocale*String` or locale a `TypeError` that says so (see
 //!   `intl.js`);
+//! * where QuickJS's text differs from V8's and V8's is as exact here, V8's
+//!   (`engine.js`): a date's string names its zone, `Promise.any`'s error
+//!   has its message;
 //! * `localeCompare` in English's order (ICU's root collation), with its
 //!   options, exact for the characters it has tables for and a
 //!   `TypeError` for the rest (see `collate.js`).

@@ -7,8 +7,9 @@
 // otherwise, the unit style, compact/scientific notation, and a few
 // roundingIncrement cases where ICU is itself inexact throw a TypeError
 // that says so; bad arguments throw the RangeError or TypeError V8 throws.
-// Intl's other constructors (DateTimeFormat, PluralRules, ...) throw a
-// TypeError that names what to use instead.
+// Intl's other constructors (PluralRules, ...) throw a TypeError that names
+// what to use instead; DateTimeFormat's stub here keeps its place among
+// Intl's properties, and datetimeformat.js replaces it.
 //
 // How: a double's digits are its shortest round-trip decimal digits (what
 // ICU rounds, so 1.005 to two places is "1.01"), a BigInt's or a numeric
