@@ -22,8 +22,8 @@ const ri = (a, b) => a + Math.floor(rnd() * (b - a + 1));
 const pick = (list) => list[Math.floor(rnd() * list.length)];
 const LOCALES = [undefined, undefined, undefined, undefined, "en", "en-US", "EN-us", ["en-US", "fr"], [], "en-GB",
   "en-AU", "en-CA", "en-IN", "de-DE", "fr", "ja-JP", "en-US-u-hc-h23", "en-US-u-ca-buddhist", "en_US", 5];
-const ZONES = [undefined, undefined, undefined, "UTC", "utc", "Etc/UTC", "GMT", "America/New_York", "Asia/Tokyo",
-  "Mars/Base"];
+const ZONES = [undefined, undefined, undefined, undefined, undefined, undefined, "UTC", "utc", "Etc/UTC", "GMT", "America/New_York", "Asia/Tokyo",
+  "Mars/Base", "UTC+1", "GMT-5", "GMT+0", "Etc/GMT+5"];
 const DAY = 864e5;
 function time() {
   const r = rnd();
@@ -281,8 +281,10 @@ async fn what_cannot_be_exact_throws_and_says_what_to_do() {
 /// options through getters, changes nothing the formatter answers, and sees
 /// its getters read in the order, and as often, as V8 reads them. (Not
 /// `Date.prototype.valueOf`: `format(date)` converts its argument to a
-/// number, which calls it, in V8 as here; a first version of the file also
-/// looked `Object.setPrototypeOf` up at each call.)
+/// number, which calls it, in V8 as here.) A first version of the file
+/// looked `Object.setPrototypeOf` and `String.fromCharCode` up at each
+/// call: a program that replaced the latter had a made-up zone taken for
+/// UTC.
 #[tokio::test]
 async fn replaced_built_ins_and_getters_do_not_change_an_answer() {
     let reads = r#"
@@ -315,7 +317,7 @@ async fn replaced_built_ins_and_getters_do_not_change_an_answer() {
             [String.prototype, ["slice", "padStart", "repeat", "split", "indexOf", "charCodeAt", "replace", "toUpperCase", "toLowerCase", "trim", "concat"]],
             [Number.prototype, ["toString", "toFixed"]], [Date.prototype, ["getTime", "getUTCFullYear", "getUTCHours", "getFullYear", "getHours"]],
             [Math, ["floor", "abs", "max", "min", "round", "trunc"]], [Object, ["defineProperty", "create", "keys", "setPrototypeOf"]],
-            [WeakMap.prototype, ["get", "set", "has"]], [globalThis, ["Number", "String"]]]) {{
+            [WeakMap.prototype, ["get", "set", "has"]], [String, ["fromCharCode"]], [globalThis, ["Number", "String"]]]) {{
           for (const name of names) owner[name] = () => {{ throw new Error("replaced " + name); }};
         }}
         let after;
@@ -362,4 +364,70 @@ async fn many_formats_fit_a_small_budget() {
         "{IN_UTC} process.stdout.write(JSON.stringify((() => {{ {program} }})()));"
     ));
     assert_eq!(got, want, "{:?}", outcome.result);
+}
+
+/// What a program hands the formatter costs it no more than the text
+/// itself: a distinct calendar or numbering system is not kept (a first
+/// version cached every one for good: 200 calendars of 100 KB held 370
+/// MB; these 80 would hold some 80 MB against the 32 MiB given), a locale of thousands of variants or a time zone of megabytes is
+/// refused at once, with V8's RangeError (they took 13 s and 5 s, and
+/// ended in the sandbox's TypeError). And the errors of a style beside a
+/// field name the field V8 names.
+#[tokio::test]
+async fn what_a_program_hands_the_formatter_is_not_kept_nor_worked_on_for_long() {
+    let program = r#"
+        const name = (f) => { try { f(); return "answered"; } catch (e) { return e.name; } };
+        const big = "abc-".repeat(25000) + "abc";
+        const kept = [];
+        for (let i = 0; i < 40; i++) {
+          kept.push(name(() => new Intl.DateTimeFormat("en", { calendar: big + "-x" + (1000 + i) })));
+          kept.push(name(() => new Intl.DateTimeFormat("en", { numberingSystem: big + "-y" + (1000 + i) })));
+        }
+        const variants = [];
+        for (let i = 0; i < 16000; i++) variants.push("a" + String(i).padStart(4, "0"));
+        return {
+          kept: [...new Set(kept)],
+          variants: name(() => new Intl.DateTimeFormat("en-" + variants.join("-"))),
+          thirty: name(() => new Intl.DateTimeFormat("en-" + variants.slice(0, 31).join("-"))),
+          zone: name(() => new Intl.DateTimeFormat("en", { timeZone: "A".repeat(4 << 20) })),
+          offsets: ["UTC+1", "GMT-5", "utc0", "GMT+0", "Etc/GMT+5"].map((timeZone) =>
+            name(() => new Intl.DateTimeFormat("en", { timeZone }))),
+          style: (() => { try { new Intl.DateTimeFormat("en", { dateStyle: "full", fractionalSecondDigits: 2, timeZoneName: "short" }); }
+            catch (e) { return e.message; } })(),
+        };
+    "#;
+    let mut small: Budget = roomy();
+    small.max_memory = 32 << 20;
+    let outcome = run_with(program, small).await;
+    let got = value(&outcome);
+    let want = node_json(&format!(
+        "{IN_UTC} process.stdout.write(JSON.stringify((() => {{ {program} }})()));"
+    ));
+    // Each refused, as a calendar the sandbox does not have (V8 throws a
+    // RangeError for one this long), and none of them kept.
+    assert_eq!(got["kept"], json!(["TypeError"]), "{:?}", outcome.result);
+    for key in ["variants", "thirty", "zone", "style"] {
+        assert_eq!(got[key], want[key], "{key}");
+    }
+    // Etc/GMT+5 is a real zone the sandbox has no data for.
+    assert_eq!(
+        got["offsets"],
+        json!([
+            "RangeError",
+            "RangeError",
+            "RangeError",
+            "answered",
+            "TypeError"
+        ])
+    );
+    assert_eq!(
+        want["offsets"],
+        json!([
+            "RangeError",
+            "RangeError",
+            "RangeError",
+            "answered",
+            "answered"
+        ])
+    );
 }

@@ -48,6 +48,7 @@
   const canonicalizeLocaleList = shared.canonicalizeLocaleList;
 
   const setProto = Object.setPrototypeOf;
+  const fromCC = String.fromCharCode;
   const list = () => setProto([], null);
   const push = (a, v) => { a[a.length] = v; };
   const method = (o, name, f) => defProp(o, name, { __proto__: null, value: f, writable: true, enumerable: false, configurable: true });
@@ -120,7 +121,7 @@
   // Names ICU resolves to UTC (measured: case-insensitive).
   // From GREENWICH on, ICU names the zone "GMT"/"Greenwich Mean Time" rather than "UTC"/"Coordinated Universal Time".
   const UTC_NAMES = "UTC ETC/UTC GMT ETC/GMT ETC/UNIVERSAL UNIVERSAL ZULU ETC/ZULU UCT ETC/UCT GMT0 GMT+0 GMT-0 GREENWICH ETC/GREENWICH ETC/GMT0 ETC/GMT+0 ETC/GMT-0";
-  const upperA = (s) => { let r = ""; for (let i = 0; i < s.length; i++) { const c = charCode(s, i); r += (c >= 97 && c <= 122) ? StringCtor.fromCharCode(c - 32) : s[i]; } return r; };
+  const upperA = (s) => { let r = ""; for (let i = 0; i < s.length; i++) { const c = charCode(s, i); r += (c >= 97 && c <= 122) ? fromCC(c - 32) : s[i]; } return r; };
   // Shape of an IANA name (Area/Location..., letters, digits, _ + -); a name of that shape that is not UTC is refused
   // (there is no zone data to tell a real zone from a made-up one), any other is V8's RangeError.
   const zoneShaped = (s) => {
@@ -145,8 +146,9 @@
     if (i < 0) throw new RangeErr("Value " + (value.length > 40 ? slice(value, 0, 40) + "..." : value) + " out of range for Intl.DateTimeFormat options property " + prop);
     return i + 1;                                   // 0: undefined
   };
+  // Of the program's text: `split`, not `splitOn`, whose cache would keep every value for good.
   const isTypeSequence = (s) => {
-    const parts = splitOn(s, "-");
+    const parts = split(s, "-");
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i];
       if (p.length < 3 || p.length > 8) return false;
@@ -199,10 +201,16 @@
     let tz = options.timeZone, gmt = false;
     if (tz !== undefined) {
       tz = toStr(tz);
-      const zi = indexIn(upperA(tz), UTC_NAMES);
+      // No zone's name is near this long (the longest has 32 characters): refused before any work on it.
+      if (tz.length > 64) throw new RangeErr("Invalid time zone specified: " + slice(tz, 0, 64) + "...");
+      const upper = upperA(tz);
+      const zi = indexIn(upper, UTC_NAMES);
       gmt = zi >= 13;
       if (zi < 0) {
-        let bad = !zoneShaped(tz);
+        // UTC or GMT and an offset ("UTC+1", "GMT-5", "UTC0") is no zone to V8 (only GMT+0, GMT-0 and GMT0 are).
+        const offset = tz.length > 3 && (slice(upper, 0, 3) === "UTC" || slice(upper, 0, 3) === "GMT") &&
+          (tz[3] === "+" || tz[3] === "-" || (tz[3] >= "0" && tz[3] <= "9"));
+        let bad = offset || !zoneShaped(tz);
         // Etc/GMT+N exists for N 1..12, Etc/GMT-N for 1..14
         if (!bad && slice(upperA(tz), 0, 7) === "ETC/GMT" && tz.length > 7) {
           const sign = tz[7], n = slice(tz, 8);
@@ -243,12 +251,15 @@
     if (f.ds || f.ts) {
       const vals = list(); push(vals, f.w); push(vals, f.e); push(vals, f.y); push(vals, f.mo); push(vals, f.d); push(vals, f.dp); push(vals, f.h);
       push(vals, f.mi); push(vals, f.s); push(vals, f.fsd); push(vals, f.tzn);
-      for (let i = 0; i < vals.length; i++)
+      // In V8's order: fractionalSecondDigits (9) is checked last.
+      for (let k = 0; k < vals.length; k++) {
+        const i = k < 9 ? k : k === 9 ? 10 : 9;
         if (vals[i]) {
           // a refused zone may be a made-up one, for which V8 would have thrown a RangeError before this TypeError
           if (problem !== null) throw problem;
           throw new TypeErr("Can't set option " + splitOn(FIELD_NAMES, " ")[i] + " when " + (f.ds ? "dateStyle" : "timeStyle") + " is used");
         }
+      }
       const dp = f.ds ? pat(DSTYLE[f.ds - 1]) : "", tp = f.ts ? pat(TSTYLE[hc * 4 + f.ts - 1]) : "";
       p = dp === "" ? tp : tp === "" ? dp : dp + (f.ds <= 2 ? "' at '" : ", ") + tp;
       // the widths the style patterns show: full "Thursday, January 5", long "January 5", medium "Jan 5"; zone long/short

@@ -106,7 +106,8 @@
       const v = st[i];
       if ((v.length >= 5 && v.length <= 8) || (v.length === 4 && isDigit(charCode(v, 0)))) {
         const lv = lowerA(v);
-        if (inList(lv, variants)) return null;
+        // V8 takes at most 30 (and each is checked against the others).
+        if (variants.length === 30 || inList(lv, variants)) return null;
         push(variants, lv); i++;
       } else break;
     }
