@@ -400,7 +400,12 @@ impl<'js> Judge<'_, 'js> {
             return self.stack_limit(&recursed(&place));
         }
         match quickjs_limit(&headline) {
-            Some(Cap::Stack) => self.stack_limit(&format!("{headline}{place} ({LOOP_INSTEAD})")),
+            // A JavaScript recursion (not the regexp compiler's, nor one
+            // function's operands): what to write instead.
+            Some(Cap::Stack) if headline == "RangeError: Maximum call stack size exceeded" => {
+                self.stack_limit(&format!("{headline}{place} ({LOOP_INSTEAD})"))
+            }
+            Some(Cap::Stack) => self.stack_limit(&format!("{headline}{place}")),
             Some(Cap::Memory) => Ending::failed(
                 FailureKind::Limit,
                 format!("memory limit: {headline}{place}"),

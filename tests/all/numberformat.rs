@@ -9,6 +9,7 @@
 
 use serde_json::{Value, json};
 use wasmwire::{Budget, FailureKind};
+use wasmwire_tests::icu::{compare_with_icu, strings};
 use wasmwire_tests::{assert_failed, node_json, roomy, run, run_with, value};
 
 /// Makes `cases`: `[locales, options, value, how]`, the same in both
@@ -96,67 +97,20 @@ const answer = ([locales, options, v, how]) => {
 const answers = cases.map(answer);
 "##;
 
-fn strings(list: &Value) -> Vec<String> {
-    let list = list.as_array().expect("a list");
-    list.iter()
-        .map(|s| s.as_str().expect("a string").to_owned())
-        .collect()
-}
-
 #[tokio::test]
 async fn numbers_format_as_icu_does_for_en_us_or_the_sandbox_says_it_cannot() {
     // The cases as each engine made them, shown before any formatting.
     let shown = "const shown = cases.map(([l, o, v, h]) => JSON.stringify([l, o, typeof v === \"bigint\" ? \
                  v + \"n\" : Object.is(v, -0) ? \"-0\" : String(v), h]));";
-    let icu = node_json(&format!(
-        "{CORPUS}\n{shown}\n{ANSWERS}\nprocess.stdout.write(JSON.stringify({{ answers, shown }}));"
-    ));
-    let outcome = run_with(
-        &format!("{CORPUS}\n{shown}\n{ANSWERS}\nreturn {{ answers, shown }};"),
-        roomy(),
-    )
-    .await;
-    let guest = value(&outcome);
-    let got = strings(&guest["answers"]);
-    let (want, shown) = (strings(&icu["answers"]), strings(&icu["shown"]));
-    assert_eq!(
-        strings(&guest["shown"]),
-        shown,
-        "the engines made other cases"
-    );
-    assert_eq!(got.len(), want.len(), "{:?}", outcome.result);
-    let (mut same, mut wrong) = (0, Vec::new());
-    let (mut in_scope, mut refused_in_scope) = (0, Vec::new());
-    for ((got, want), shown) in got.iter().zip(&want).zip(&shown) {
-        let promised = promised(shown);
-        in_scope += usize::from(promised);
-        if got == want {
-            same += 1;
-        } else if got.starts_with('*') && !want.starts_with("!RangeError") {
-            if promised {
-                refused_in_scope.push(format!("{shown}: {got}"));
-            }
-        } else {
-            wrong.push(format!("{shown}: {got} where ICU says {want}"));
-        }
-    }
+    let compared = compare_with_icu(&format!("{CORPUS}\n{shown}"), ANSWERS, "", promised).await;
+    compared.assert_holds();
+    // A refusal is no answer for what ICU refuses as out of range.
     assert!(
-        wrong.is_empty(),
-        "{} of {} answers differ from ICU's, among them:\n{}",
-        wrong.len(),
-        want.len(),
-        wrong[..wrong.len().min(20)].join("\n")
+        compared.refused_for_range_errors.is_empty(),
+        "refused where ICU throws a RangeError:\n{}",
+        compared.refused_for_range_errors[..compared.refused_for_range_errors.len().min(20)]
+            .join("\n")
     );
-    // What the guest says it formats (en-US, the three styles, standard
-    // notation), it formats: of those, only the few values where ICU is
-    // itself inconsistent are refused.
-    assert!(
-        refused_in_scope.len() * 200 < in_scope && in_scope > want.len() / 4,
-        "refused {} of {in_scope} cases it should format, among them:\n{}",
-        refused_in_scope.len(),
-        refused_in_scope[..refused_in_scope.len().min(20)].join("\n")
-    );
-    assert!(same > want.len() / 2, "only {same} the same");
 }
 
 /// Whether a case (as `shown`) is one the guest says it formats: a locale

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)] // Tests unwrap: a panic is a failure, with its message.
 
 pub mod hostile;
+pub mod icu;
 pub mod probe;
 
 use std::sync::OnceLock;
