@@ -10,7 +10,9 @@
 
 use serde_json::{Value, json};
 use wasmwire::{Budget, FailureKind};
-use wasmwire_tests::icu::{compare_with_icu, strings};
+use wasmwire_tests::icu::{
+    REPLACE_BUILT_INS, UNTRAP, compare_with_icu, fits_a_small_budget, strings,
+};
 use wasmwire_tests::{assert_failed, node_json, roomy, run, run_with, value};
 
 /// Makes `cases`: `[locales, options, time, how]`, the same in both
@@ -255,19 +257,10 @@ async fn replaced_built_ins_and_getters_do_not_change_an_answer() {
         const show = (list) => {{ let s = list[0]; for (let i = 1; i < list.length; i++) s += "|" + list[i]; return s; }};
         const before_ = show(all());
         const readsText = reads.slice(0, before).join(), againText = again.join();
-        Object.defineProperty(Object.prototype, "0", {{ set() {{ throw new Error("index set"); }}, configurable: true }});
-        Object.defineProperty(Object.prototype, "type", {{ get() {{ throw new Error("type read"); }}, set() {{ throw new Error("type set"); }}, configurable: true }});
-        for (const [owner, names] of [[Array.prototype, ["push", "join", "slice", "map", "indexOf", "includes", "splice", "concat"]],
-            [String.prototype, ["slice", "padStart", "repeat", "split", "indexOf", "charCodeAt", "replace", "toUpperCase", "toLowerCase", "trim", "concat"]],
-            [Number.prototype, ["toString", "toFixed"]], [Date.prototype, ["getTime", "getUTCFullYear", "getUTCHours", "getFullYear", "getHours"]],
-            [Math, ["floor", "abs", "max", "min", "round", "trunc"]], [Object, ["defineProperty", "create", "keys", "setPrototypeOf"]],
-            [WeakMap.prototype, ["get", "set", "has"]], [String, ["fromCharCode"]], [globalThis, ["Number", "String"]]]) {{
-          for (const name of names) owner[name] = () => {{ throw new Error("replaced " + name); }};
-        }}
+        {REPLACE_BUILT_INS}
         let after;
         try {{ after = show(all()); }} catch (e) {{ after = "" + e; }}
-        delete Object.prototype["0"];
-        delete Object.prototype.type;
+        {UNTRAP}
         return {{ before: before_, after, reads: readsText, again: againText, answer }};
     "#
     );
@@ -300,14 +293,7 @@ async fn many_formats_fit_a_small_budget() {
         }
         return out;
     "#;
-    let mut small: Budget = roomy();
-    small.max_memory = 8 << 20;
-    let outcome = run_with(program, small).await;
-    let got = value(&outcome);
-    let want = node_json(&format!(
-        "{IN_UTC} process.stdout.write(JSON.stringify((() => {{ {program} }})()));"
-    ));
-    assert_eq!(got, want, "{:?}", outcome.result);
+    fits_a_small_budget(program, IN_UTC).await;
 }
 
 /// What a program hands the formatter costs it no more than the text

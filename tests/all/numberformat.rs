@@ -8,9 +8,11 @@
 //! guest refusing everything fails.
 
 use serde_json::{Value, json};
-use wasmwire::{Budget, FailureKind};
-use wasmwire_tests::icu::{compare_with_icu, strings};
-use wasmwire_tests::{assert_failed, node_json, roomy, run, run_with, value};
+use wasmwire::FailureKind;
+use wasmwire_tests::icu::{
+    REPLACE_BUILT_INS, UNTRAP, compare_with_icu, fits_a_small_budget, strings,
+};
+use wasmwire_tests::{assert_failed, node_json, run, value};
 
 /// Makes `cases`: `[locales, options, value, how]`, the same in both
 /// engines (a seeded generator; no `Intl` until `answer` runs).
@@ -256,19 +258,10 @@ async fn replaced_built_ins_and_getters_do_not_change_an_answer() {
         const show = (list) => {{ let s = ""; for (let i = 0; i < 5; i++) s += list[i] + "|"; return s + JSON.stringify(list[5]); }};
         const readsText = reads.join();
         const before = show(all());
-        Object.defineProperty(Object.prototype, "0", {{ set() {{ throw new Error("index set"); }}, configurable: true }});
-        Object.defineProperty(Object.prototype, "type", {{ get() {{ throw new Error("type read"); }}, set() {{ throw new Error("type set"); }}, configurable: true }});
-        for (const [owner, names] of [[Array.prototype, ["push", "join", "slice", "map", "indexOf", "includes", "splice", "concat"]],
-            [String.prototype, ["slice", "padStart", "repeat", "split", "indexOf", "charCodeAt", "replace", "toUpperCase", "toLowerCase", "trim", "concat"]],
-            [Number.prototype, ["toString", "toFixed", "toPrecision", "toExponential"]], [BigInt.prototype, ["toString"]],
-            [Math, ["floor", "abs", "max", "min", "pow", "round", "trunc"]], [Object, ["defineProperty", "create", "keys", "setPrototypeOf"]],
-            [WeakMap.prototype, ["get", "set", "has"]], [globalThis, ["BigInt", "Number", "String"]]]) {{
-          for (const name of names) owner[name] = () => {{ throw new Error("replaced " + name); }};
-        }}
+        {REPLACE_BUILT_INS}
         let after;
         try {{ after = all(); }} catch (e) {{ after = ["" + e]; }}
-        delete Object.prototype["0"];
-        delete Object.prototype.type;
+        {UNTRAP}
         return {{ before, after: show(after), reads: readsText, answer }};
     "#
     );
@@ -299,12 +292,5 @@ async fn many_formats_fit_a_small_budget() {
         }
         return out;
     "#;
-    let mut small: Budget = roomy();
-    small.max_memory = 8 << 20;
-    let outcome = run_with(program, small).await;
-    let got = value(&outcome);
-    let want = node_json(&format!(
-        "process.stdout.write(JSON.stringify((() => {{ {program} }})()));"
-    ));
-    assert_eq!(got, want, "{:?}", outcome.result);
+    fits_a_small_budget(program, "").await;
 }

@@ -8,6 +8,45 @@ use serde_json::Value;
 
 use crate::{node_json, roomy, run_with, value};
 
+/// JavaScript that replaces the built-ins a formatter might use (each to
+/// throw `replaced NAME`) and sets traps on `Object.prototype` for an
+/// index written and a `type` read or written (each throws), as a hostile
+/// program would; [`UNTRAP`] takes the traps away. A formatter must
+/// capture what it uses before any program runs, and set its own objects'
+/// properties by definition, not assignment.
+pub const REPLACE_BUILT_INS: &str = r#"
+        Object.defineProperty(Object.prototype, "0", { set() { throw new Error("index set"); }, configurable: true });
+        Object.defineProperty(Object.prototype, "type", { get() { throw new Error("type read"); }, set() { throw new Error("type set"); }, configurable: true });
+        for (const [owner, names] of [[Array.prototype, ["push", "join", "slice", "map", "indexOf", "includes", "splice", "concat"]],
+            [String.prototype, ["slice", "padStart", "repeat", "split", "indexOf", "charCodeAt", "replace", "toUpperCase", "toLowerCase", "trim", "concat"]],
+            [Number.prototype, ["toString", "toFixed", "toPrecision", "toExponential"]], [BigInt.prototype, ["toString"]],
+            [Date.prototype, ["getTime", "getUTCFullYear", "getUTCHours", "getFullYear", "getHours"]],
+            [Math, ["floor", "abs", "max", "min", "pow", "round", "trunc"]], [Object, ["defineProperty", "create", "keys", "setPrototypeOf"]],
+            [WeakMap.prototype, ["get", "set", "has"]], [String, ["fromCharCode"]], [globalThis, ["BigInt", "Number", "String"]]]) {
+          for (const name of names) owner[name] = () => { throw new Error("replaced " + name); };
+        }
+"#;
+
+/// Takes [`REPLACE_BUILT_INS`]'s traps away (its replaced functions stay).
+pub const UNTRAP: &str = r#"
+        delete Object.prototype["0"];
+        delete Object.prototype.type;
+"#;
+
+/// Runs `program` in the guest under an 8 MiB budget and in Node (after
+/// `node_first`), and checks that both answer the same: what a program
+/// formats in a loop holds nothing.
+pub async fn fits_a_small_budget(program: &str, node_first: &str) {
+    let mut small = roomy();
+    small.max_memory = 8 << 20;
+    let outcome = run_with(program, small).await;
+    let got = value(&outcome);
+    let want = node_json(&format!(
+        "{node_first} process.stdout.write(JSON.stringify((() => {{ {program} }})()));"
+    ));
+    assert_eq!(got, want, "{:?}", outcome.result);
+}
+
 /// The strings of a JSON array.
 pub fn strings(list: &Value) -> Vec<String> {
     let list = list.as_array().expect("a list");
