@@ -1,5 +1,6 @@
-//! Tests of `c/format.c`, the vsnprintf QuickJS's stack traces use in the
-//! component: whatever the format, it must write what libc's would.
+//! Tests of `c/format.c`, the vsnprintf QuickJS's stack traces and errors
+//! use in the component: whatever the format, it must write what libc's
+//! would, with V8's words in place of QuickJS's for the errors it lists.
 
 #[cfg(test)]
 mod tests {
@@ -7,6 +8,12 @@ mod tests {
 
     unsafe extern "C" {
         fn wasmwire_snprintf(buf: *mut c_char, size: usize, fmt: *const c_char, ...) -> c_int;
+        fn wasmwire_quickjs_snprintf(
+            buf: *mut c_char,
+            size: usize,
+            fmt: *const c_char,
+            ...
+        ) -> c_int;
         fn snprintf(buf: *mut c_char, size: usize, fmt: *const c_char, ...) -> c_int;
     }
 
@@ -58,6 +65,108 @@ mod tests {
             );
             same!(size, c"%.3s %ld %u", c"abcdef".as_ptr(), -7i64, 7_u32);
             same!(size, c"%g %c", 1.5f64, b'z' as c_int);
+        }
+    }
+
+    /// A `snprintf`-shaped function of C's.
+    type Snprintf = unsafe extern "C" fn(*mut c_char, usize, *const c_char, ...) -> c_int;
+
+    /// What `print(buf, 256, fmt, name)` writes, as a string.
+    fn text(print: Snprintf, fmt: &CStr, name: Option<&CStr>) -> String {
+        let mut buf = [0 as c_char; 256];
+        let arg = name.map_or(std::ptr::null(), CStr::as_ptr);
+        // SAFETY: the buffer has 256 bytes; every format given takes at most
+        // one string, and one that takes none ignores it.
+        let len = unsafe { print(buf.as_mut_ptr(), buf.len(), fmt.as_ptr(), arg) };
+        // SAFETY: the call wrote a NUL within the buffer.
+        let text = unsafe { CStr::from_ptr(buf.as_ptr()) };
+        assert_eq!(len as usize, text.count_bytes(), "{fmt:?}");
+        text.to_str().unwrap().to_owned()
+    }
+
+    #[test]
+    fn quickjs_errors_read_in_v8s_words() {
+        let x = Some(c"x");
+        let iterator = Some(c"Symbol.iterator");
+        for (fmt, name, v8) in [
+            (
+                c"cannot read property '%s' of undefined",
+                x,
+                "Cannot read properties of undefined (reading 'x')",
+            ),
+            (
+                c"cannot read property '%s' of null",
+                x,
+                "Cannot read properties of null (reading 'x')",
+            ),
+            (
+                c"cannot set property '%s' of undefined",
+                x,
+                "Cannot set properties of undefined (setting 'x')",
+            ),
+            (
+                c"cannot set property '%s' of null",
+                x,
+                "Cannot set properties of null (setting 'x')",
+            ),
+            (
+                c"cannot read property '%s' of undefined",
+                iterator,
+                "undefined is not iterable",
+            ),
+            (
+                c"cannot read property '%s' of null",
+                iterator,
+                "null is not iterable",
+            ),
+            (
+                c"%s is not initialized",
+                x,
+                "Cannot access 'x' before initialization",
+            ),
+            (
+                c"cannot convert symbol to string",
+                None,
+                "Cannot convert a Symbol value to a string",
+            ),
+            (
+                c"BigInt are forbidden in JSON.stringify",
+                None,
+                "Do not know how to serialize a BigInt",
+            ),
+            (
+                c"circular reference",
+                None,
+                "Converting circular structure to JSON",
+            ),
+            (c"Date value is NaN", None, "Invalid time value"),
+            (c"invalid array length", None, "Invalid array length"),
+            (c"expecting %%", None, "URI malformed"),
+            (c"malformed UTF-8", None, "URI malformed"),
+        ] {
+            assert_eq!(text(wasmwire_quickjs_snprintf, fmt, name), v8, "{fmt:?}");
+            // The formatter alone keeps QuickJS's words.
+            assert_eq!(
+                text(wasmwire_snprintf, fmt, name),
+                text(snprintf, fmt, name),
+                "{fmt:?}"
+            );
+        }
+        // Any other format, one that only starts as one of those does
+        // included, is QuickJS's.
+        for fmt in [
+            c"%s is not a function",
+            c"cannot read property",
+            c"    at %s",
+            c"invalid array length!",
+            c"c",
+            c"",
+        ] {
+            assert_eq!(
+                text(wasmwire_quickjs_snprintf, fmt, x),
+                text(snprintf, fmt, x),
+                "{fmt:?}"
+            );
         }
     }
 }

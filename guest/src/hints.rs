@@ -537,14 +537,15 @@ pub(crate) fn missing_method(callee: &str) -> Option<&'static str> {
     })
 }
 
-/// What to do about a value JSON cannot write, by QuickJS's words for why
-/// (`JSON.stringify`'s TypeError): a BigInt, or a value that holds itself.
+/// What to do about a value JSON cannot write, by the words for why
+/// (`JSON.stringify`'s TypeError, in V8's words or a native build's
+/// QuickJS's): a BigInt, or a value that holds itself.
 pub(crate) fn no_json(why: &str) -> Option<&'static str> {
     if why.contains("BigInt") {
         Some(
             "JSON has no BigInt: convert it first, with String(n), or Number(n) when it is small enough",
         )
-    } else if why.contains("circular reference") {
+    } else if why.contains("circular structure") || why.contains("circular reference") {
         Some("the value holds itself: return a copy with only the fields you need")
     } else {
         None
@@ -562,7 +563,11 @@ pub(crate) fn not_an_object(headline: &str) -> Option<&'static str> {
             "a destructuring such as `const { a } = value`, or `Object.keys(value)`, \
              of a value that is null or undefined"
         }
-        "cannot read property 'Symbol.iterator' of null"
+        // V8's words, which the component's QuickJS uses (c/format.c), and
+        // QuickJS's own, which a native build keeps.
+        "null is not iterable"
+        | "undefined is not iterable"
+        | "cannot read property 'Symbol.iterator' of null"
         | "cannot read property 'Symbol.iterator' of undefined" => {
             "a `for...of`, a spread `...value` or an array destructuring \
              `const [a] = value` of a value that is null or undefined"
@@ -772,16 +777,18 @@ mod tests {
             );
         }
         assert_eq!(missing_method("performance.now"), None);
-        assert!(
-            no_json("BigInt are forbidden in JSON.stringify")
-                .unwrap()
-                .contains("String(n)")
-        );
-        assert!(
-            no_json("TypeError: circular reference")
-                .unwrap()
-                .contains("holds itself")
-        );
+        for why in [
+            "Do not know how to serialize a BigInt",
+            "BigInt are forbidden in JSON.stringify",
+        ] {
+            assert!(no_json(why).unwrap().contains("String(n)"), "{why}");
+        }
+        for why in [
+            "TypeError: Converting circular structure to JSON",
+            "TypeError: circular reference",
+        ] {
+            assert!(no_json(why).unwrap().contains("holds itself"), "{why}");
+        }
         assert_eq!(no_json("TypeError: boom"), None);
     }
 }

@@ -669,7 +669,7 @@ const LOOP_INSTEAD: &str = "walk deep data with a loop and a stack of your own";
 /// `None` for any other error.
 ///
 /// Every message here is one QuickJS throws only for its own limit. Left
-/// out on purpose: "invalid array length" (also a negative or fractional
+/// out on purpose: "Invalid array length" (also a negative or fractional
 /// length), "invalid max array buffer length", ".size is not a legal size"
 /// (bad arguments, whatever their size).
 pub(crate) fn quickjs_limit(headline: &str) -> Option<Cap> {
@@ -752,7 +752,7 @@ mod tests {
                 "RangeError: too many arguments in function call (only 65535 allowed)",
                 Some(Cap::Size),
             ),
-            ("RangeError: invalid array length", None),
+            ("RangeError: Invalid array length", None),
             ("RangeError: too many", None),
             ("Error: out of memory", None),
             ("TypeError: x is not a function", None),

@@ -320,7 +320,7 @@ async fn a_missing_global_a_model_reaches_for_says_what_to_use_instead() {
         ),
         (
             "for (const row of undefined) {}",
-            "TypeError: cannot read property 'Symbol.iterator' of undefined (a `for...of`, a spread `...value` or an array destructuring `const [a] = value` of a value that is null or undefined) at line 1, column 19",
+            "TypeError: undefined is not iterable (a `for...of`, a spread `...value` or an array destructuring `const [a] = value` of a value that is null or undefined) at line 1, column 19",
         ),
         (
             "for (const [k, v] of { a: 1 }) {}",

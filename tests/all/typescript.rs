@@ -227,7 +227,9 @@ async fn a_program_ending_in_a_try_whose_branches_end_in_expressions_answers_the
     let outcome = run("try { null.x } catch (e) { e.stack }").await;
     assert_eq!(
         value(&outcome),
-        json!("TypeError: cannot read property 'x' of null\n    at <anonymous> (<program>:1:7)")
+        json!(
+            "TypeError: Cannot read properties of null (reading 'x')\n    at <anonymous> (<program>:1:7)"
+        )
     );
     let outcome = run("if (1 > 2) { 'a', 'b' } else { 'c', 'd' }").await;
     assert_eq!(value(&outcome), json!(null));

@@ -988,3 +988,72 @@ async fn dates_name_their_zone_and_promise_any_its_error_as_in_node() {
         assert_failed(&outcome, FailureKind::Invalid, said);
     }
 }
+
+/// The errors programs meet most read in V8's words, as in Node: a
+/// program's `e.message`, and an uncaught error's headline. QuickJS has its
+/// own ("cannot read property 'x' of undefined"); the component's QuickJS
+/// formats its messages through guest/c/format.c, which puts V8's in their
+/// place (a probe's programs returned `e.message`, and models know V8's).
+#[tokio::test]
+async fn common_errors_read_in_v8s_words_as_in_node() {
+    let program = r#"
+        const cases = {
+          readUndefined: () => { let u; return u.x; },
+          readNull: () => { const o = null; return o.x; },
+          readIndex: () => { let u; return u[0]; },
+          setUndefined: () => { let u; u.x = 1; },
+          setNull: () => { const o = null; o.x = 1; },
+          deep: () => { const o = {}; o.a.b.c = 1; },
+          symbolString: () => `${Symbol("s")}`,
+          symbolNumber: () => +Symbol("s"),
+          bigintJson: () => JSON.stringify({ a: 1n }),
+          cycleJson: () => { const o = {}; o.o = o; return JSON.stringify(o); },
+          dateNaN: () => new Date(NaN).toISOString(),
+          uriHex: () => decodeURIComponent("%E4%"),
+          uriPercent: () => decodeURIComponent("%"),
+          uriSurrogate: () => encodeURIComponent("\uD800"),
+          uriUtf8: () => decodeURI("%C0%80"),
+          arrayLength: () => new Array(-1),
+          setLength: () => { const a = []; a.length = -1; },
+          beforeInit: () => { x; let x = 1; },
+          spreadUndefined: () => [...undefined],
+          forOfNull: () => { for (const x of null); },
+          destructure: () => { const [a] = undefined; },
+          keysOfUndefined: () => Object.keys(undefined),
+        };
+        const out = {};
+        for (const [name, f] of Object.entries(cases)) {
+          try { f(); out[name] = "no error"; }
+          catch (e) { out[name] = String(e).split("\n")[0]; }
+        }
+        return out;
+    "#;
+    let outcome = run(program).await;
+    let want = wasmwire_tests::node_json(&format!(
+        "process.stdout.write(JSON.stringify((() => {{ {program} }})()));"
+    ));
+    assert_eq!(value(&outcome), want, "{:?}", outcome.result);
+    assert_eq!(
+        value(&outcome)["readUndefined"],
+        "TypeError: Cannot read properties of undefined (reading 'x')"
+    );
+    // Uncaught, the headline is V8's too, with the place; and the hint for
+    // a spread of undefined still follows V8's words.
+    for (program, said) in [
+        (
+            "const o = null;\nreturn o.name;",
+            "TypeError: Cannot read properties of null (reading 'name') at line 2, column ",
+        ),
+        (
+            "return [...undefined];",
+            "TypeError: undefined is not iterable (a `for...of`, a spread",
+        ),
+        (
+            "return JSON.stringify({ n: 1n });",
+            "TypeError: Do not know how to serialize a BigInt",
+        ),
+    ] {
+        let outcome = run(program).await;
+        assert_failed(&outcome, FailureKind::Invalid, said);
+    }
+}
