@@ -122,7 +122,9 @@ static const struct wording WORDINGS[] = {
 /* V8's format for QuickJS's `fmt`, or `fmt` itself. `ap` is only read. */
 static const char *v8_wording(const char *fmt, va_list ap)
 {
-    /* Most calls are a stack's frames (" (%s", ...): one byte tells. */
+    /* Most calls are a stack's frames (" (%s", ...): one byte tells. These
+     * are the first bytes of WORDINGS' formats; keep them in step (a test
+     * of each entry's words in c_format.rs fails otherwise). */
     switch (fmt[0]) {
     case 'c': case '%': case 'B': case 'D': case 'i': case 'e': case 'm':
         break;

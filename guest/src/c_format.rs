@@ -84,6 +84,7 @@ mod tests {
         text.to_str().unwrap().to_owned()
     }
 
+    /// Every entry of format.c's table, and the Symbol.iterator reads.
     #[test]
     fn quickjs_errors_read_in_v8s_words() {
         let x = Some(c"x");
@@ -141,8 +142,16 @@ mod tests {
             ),
             (c"Date value is NaN", None, "Invalid time value"),
             (c"invalid array length", None, "Invalid array length"),
+            (
+                c"cannot convert symbol to number",
+                None,
+                "Cannot convert a Symbol value to a number",
+            ),
             (c"expecting %%", None, "URI malformed"),
+            (c"expecting hex digit", None, "URI malformed"),
             (c"malformed UTF-8", None, "URI malformed"),
+            (c"invalid character", None, "URI malformed"),
+            (c"expecting surrogate pair", None, "URI malformed"),
         ] {
             assert_eq!(text(wasmwire_quickjs_snprintf, fmt, name), v8, "{fmt:?}");
             // The formatter alone keeps QuickJS's words.
