@@ -452,8 +452,8 @@ fn warn_lossy_args<'js>(session: &Session<'js>, tool: &str, text: &str, value: &
 
 /// `JSON.stringify(args)`, its TypeError (a BigInt, a cycle) said of the
 /// call: "search: the args have no JSON form: Converting circular structure
-/// to JSON" where the engine's own words named no tool. Anything else (out of memory) is
-/// thrown on as it is.
+/// to JSON" where the engine's own words named no tool. Anything else (out
+/// of memory) is thrown on as it is.
 fn stringify_args<'js>(
     ctx: &Ctx<'js>,
     tool: &str,
