@@ -970,13 +970,9 @@ async fn dates_name_their_zone_and_promise_any_its_error_as_in_node() {
           String(new Date(NaN)), new Date(NaN).toTimeString(), any, first,
           new AggregateError([1]).message, Date.prototype.toString.name, Promise.any.length];
     "#;
-    let outcome = run(program).await;
-    let want = wasmwire_tests::node_json(&format!(
-        "process.env.TZ = \"UTC\"; (async () => {{ {program} }})().then((v) => process.stdout.write(JSON.stringify(v)));"
-    ));
-    assert_eq!(value(&outcome), want, "{:?}", outcome.result);
+    let answer = wasmwire_tests::same_as_node(program).await;
     assert_eq!(
-        value(&outcome)[0],
+        answer[0],
         "Mon Jul 01 2024 12:30:05 GMT+0000 (Coordinated Universal Time)"
     );
     for (program, said) in [
@@ -1028,13 +1024,9 @@ async fn common_errors_read_in_v8s_words_as_in_node() {
         }
         return out;
     "#;
-    let outcome = run(program).await;
-    let want = wasmwire_tests::node_json(&format!(
-        "process.stdout.write(JSON.stringify((() => {{ {program} }})()));"
-    ));
-    assert_eq!(value(&outcome), want, "{:?}", outcome.result);
+    let answer = wasmwire_tests::same_as_node(program).await;
     assert_eq!(
-        value(&outcome)["readUndefined"],
+        answer["readUndefined"],
         "TypeError: Cannot read properties of undefined (reading 'x')"
     );
     // Uncaught, the headline is V8's too, with the place; and the hint for

@@ -82,6 +82,17 @@ pub fn node_json(script: &str) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("node's JSON")
 }
 
+/// Runs `program` in the sandbox and in Node (in UTC, as the body of an
+/// async function), checks that both give the same value, and returns it.
+pub async fn same_as_node(program: &str) -> serde_json::Value {
+    let outcome = run(program).await;
+    let want = node_json(&format!(
+        "process.env.TZ = \"UTC\"; (async () => {{ {program} }})().then((v) => process.stdout.write(JSON.stringify(v)));"
+    ));
+    assert_eq!(value(&outcome), want, "{:?}", outcome.result);
+    want
+}
+
 /// The args as the value: as they are when they are JSON, else as a string.
 pub fn echoed(args: String) -> JsonText {
     match JsonText::new(args.clone()) {
