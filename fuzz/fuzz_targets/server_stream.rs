@@ -218,7 +218,7 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(answered, sent, "a clean close must answer every request once");
                 assert_eq!(tally.bytes(), value_bytes, "counted bytes that were not sent");
             }
-            Ok(Ending::Cancelled) => {}
+            Ok(Ending::Cancelled | Ending::Drained) => {}
             Err(ProtocolError::DuplicateId(id)) => {
                 assert!(
                     sent.get(id.as_str()).copied().unwrap_or(0) >= 2,

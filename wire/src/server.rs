@@ -271,6 +271,10 @@ pub enum Ending {
     Closed,
     /// The cancel token fired; handlers were dropped and the connection closed.
     Cancelled,
+    /// The drain token fired ([`Server::drain_on`]) and the child's side
+    /// ended: every Request it wrote was read, and the handlers still
+    /// running were dropped.
+    Drained,
 }
 
 /// Answers waiting to be written past this many bytes make the server stop
@@ -286,6 +290,7 @@ pub struct Server {
     handler: Arc<dyn Handler>,
     tally: Arc<Tally>,
     holdings: Holdings,
+    drain: CancellationToken,
 }
 
 impl std::fmt::Debug for Server {
@@ -306,7 +311,20 @@ impl Server {
             handler,
             tally: Arc::default(),
             holdings: Holdings::new(options.max_held),
+            drain: CancellationToken::new(),
         }
+    }
+
+    /// Once `drain` fires, the server reads on to the end of the child's
+    /// side, accepting what it finds as ever, and then stops as on a
+    /// cancel, without waiting for the handlers still running. For a child
+    /// whose Result came on another channel: the Requests it wrote before
+    /// the Result may still be in the call channel, and a cancel there
+    /// lost them (a call made and not awaited went uncounted).
+    #[must_use]
+    pub fn drain_on(mut self, drain: CancellationToken) -> Self {
+        self.drain = drain;
+        self
     }
 
     /// The counts, readable while and after the server runs.
@@ -362,7 +380,7 @@ impl Server {
             outbox,
         };
         let ending = {
-            let running = conn.run();
+            let running = conn.run(&self.drain);
             tokio::pin!(running);
             loop {
                 tokio::select! {
@@ -488,11 +506,21 @@ struct Outgoing {
 }
 
 impl<R: AsyncRead + Unpin + Send> Connection<R> {
-    async fn run(&mut self) -> Result<Ending, ProtocolError> {
+    async fn run(&mut self, drain: &CancellationToken) -> Result<Ending, ProtocolError> {
         let mut reading = true;
+        let mut draining = false;
         loop {
-            let backlog = self.outbox.unwritten.load(Ordering::Acquire) > MAX_UNWRITTEN_BYTES;
+            if draining && !reading {
+                return Ok(Ending::Drained);
+            }
+            // A child that has ended reads no answers: the backlog's pause
+            // would only stop the drain.
+            let backlog =
+                !draining && self.outbox.unwritten.load(Ordering::Acquire) > MAX_UNWRITTEN_BYTES;
             tokio::select! {
+                () = drain.cancelled(), if !draining && (reading || !self.calls.is_empty()) => {
+                    draining = true;
+                }
                 Some((id, ended)) = self.calls.next(), if !self.calls.is_empty() => {
                     let response = match ended {
                         Ok(Ok(response)) => response,

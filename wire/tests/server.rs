@@ -971,3 +971,54 @@ async fn a_violation_ends_the_connection_without_writing_what_is_queued() {
     assert_eq!(tally.bytes(), 0, "and its answer never written");
     drop(to_server);
 }
+
+#[tokio::test]
+async fn a_drain_reads_what_the_child_wrote_and_does_not_wait_for_handlers() {
+    // The Result comes on the start channel, so the parent learns the
+    // program ended while the Requests the child wrote just before it may
+    // still sit in the call channel. Cut by a cancel there, they were lost:
+    // a call made and not awaited went uncounted. A drain reads them first.
+    let requests: Vec<u8> = [("1", "hang"), ("2", "t"), ("3", "t")]
+        .into_iter()
+        .flat_map(|(id, tool)| encode(&Request::new(id, tool, "")).unwrap())
+        .collect();
+    for drain in [true, false] {
+        let hang = Hang::default();
+        let (mut child_out, server_in) = tokio::io::duplex(1 << 20);
+        let (server_out, _child_in) = tokio::io::duplex(1 << 20);
+        child_out.write_all(&requests).await.unwrap();
+        let draining = CancellationToken::new();
+        let server = Server::new(options(), Arc::new(hang.handler())).drain_on(draining.clone());
+        let tally = server.tally();
+        let cancel = CancellationToken::new();
+        // Fired before the server's first poll: the worst case, a Result
+        // read in the same turn as the child wrote its last Requests.
+        if drain {
+            draining.cancel();
+        } else {
+            cancel.cancel();
+        }
+        let served = tokio::spawn(server.serve(server_in, server_out, cancel));
+        if drain {
+            // It reads on to the end of the child's side, which the
+            // child's exit makes.
+            while hang.started() < 3 {
+                tokio::task::yield_now().await;
+            }
+            assert!(
+                !served.is_finished(),
+                "it stopped before the child's side ended"
+            );
+            drop(child_out);
+            assert_eq!(served.await.unwrap().unwrap(), Ending::Drained);
+            assert_eq!(tally.calls(), 3);
+            // Nothing waited for the handlers: each was dropped.
+            assert_eq!(hang.dropped(), 3);
+            let unfinished = tally.unfinished().unwrap();
+            assert_eq!(unfinished.len(), 3);
+        } else {
+            assert_eq!(served.await.unwrap().unwrap(), Ending::Cancelled);
+            assert_eq!(tally.calls(), 0, "a cancel reads nothing more");
+        }
+    }
+}
