@@ -8,7 +8,9 @@
 //!   1 + (b >> 3) ms.
 //! - byte 1: max_calls = b % 8 (0 = unlimited); max_bytes = 3 * (b >> 3).
 //! - byte 2: the reader hands out at most 1 + b % 64 bytes per read.
-//! - byte 3: bit 7 set: cancel after (b & 0x7f) ms; else cancel after an hour.
+//! - byte 3: bit 7 set: cancel after (b & 0x7f) ms; else bit 6 set: drain
+//!   (`Server::drain_on`, as a host does when the Result comes) after
+//!   (b & 0x3f) ms and cancel after an hour; else cancel after an hour.
 //!
 //! The handler answers by tool name: `sleep` sleeps 10 ms per byte of args,
 //! `hang` never returns, `err` fails with a plain error, `fail` with a
@@ -20,8 +22,10 @@
 //! Response frame, each failed one carrying a kind, each answering an id the
 //! child sent; the tally keeps to the quotas; a stream with a framing or
 //! decoding error or an empty id ends in a protocol error; a protocol error
-//! is one the stream really contains; and a clean close answers every
-//! request exactly once with the tally equal to the bytes sent.
+//! is one the stream really contains; a clean close answers every
+//! request exactly once with the tally equal to the bytes sent; and a drain
+//! reads the whole stream: it ends `Drained` only on a well-formed one, and
+//! a broken one is still reported.
 #![no_main]
 
 use std::collections::HashMap;
@@ -118,6 +122,7 @@ fuzz_target!(|data: &[u8]| {
     } else {
         Duration::from_secs(3600)
     };
+    let drain_after = (b3 & 0xc0 == 0x40).then(|| Duration::from_millis(u64::from(b3 & 0x3f)));
     let want = expected(stream);
 
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -126,8 +131,15 @@ fuzz_target!(|data: &[u8]| {
         .build()
         .expect("a runtime");
     rt.block_on(async {
-        let server = Server::new(options, Arc::new(handle));
+        let drain = CancellationToken::new();
+        let server = Server::new(options, Arc::new(handle)).drain_on(drain.clone());
         let tally = server.tally();
+        let drainer = drain_after.map(|after| {
+            tokio::spawn(async move {
+                tokio::time::sleep(after).await;
+                drain.cancel();
+            })
+        });
         let (ours, theirs) = tokio::io::duplex(64 * 1024);
         let collector = tokio::spawn(async move {
             let mut out = Vec::new();
@@ -147,6 +159,9 @@ fuzz_target!(|data: &[u8]| {
             .await
             .expect("Server::serve did not return within two hours of virtual time, though cancelled after one");
         canceller.abort();
+        if let Some(drainer) = drainer {
+            drainer.abort();
+        }
         let written = tokio::time::timeout(Duration::from_secs(60), collector)
             .await
             .expect("the server's writer was not closed after serve returned")
@@ -218,7 +233,11 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(answered, sent, "a clean close must answer every request once");
                 assert_eq!(tally.bytes(), value_bytes, "counted bytes that were not sent");
             }
-            Ok(Ending::Cancelled | Ending::Drained) => {}
+            Ok(Ending::Drained) => {
+                assert!(drain_after.is_some(), "drained with no drain");
+                assert!(!want.broken, "a broken stream ended as a drain");
+            }
+            Ok(Ending::Cancelled) => {}
             Err(ProtocolError::DuplicateId(id)) => {
                 assert!(
                     sent.get(id.as_str()).copied().unwrap_or(0) >= 2,
