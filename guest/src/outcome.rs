@@ -68,6 +68,11 @@ impl Ending {
         match (self, refusal) {
             (Ending::Failed(kind, judged), Ending::Failed(_, refused)) => {
                 let figures = refused.strip_prefix("memory limit: ").unwrap_or(&refused);
+                // A program that caught its refusal was ended by the stop,
+                // whose words are the refusal's own: told once, not twice.
+                if judged.contains(figures) {
+                    return Ending::Failed(kind, judged);
+                }
                 Ending::Failed(kind, format!("{judged} ({figures})"))
             }
             (judged, _) => judged,
@@ -731,6 +736,33 @@ pub(crate) fn quickjs_limit(headline: &str) -> Option<Cap> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refusal_is_told_once() {
+        let refusal = || {
+            Ending::failed(
+                FailureKind::Limit,
+                "memory limit: the program's heap could not grow by 8 bytes: 9 of the 10 that \
+                 max_memory leaves it were in use; keep less in memory at once",
+            )
+        };
+        let judged = Ending::failed(
+            FailureKind::Limit,
+            "memory limit: InternalError: out of memory at line 1, column 2",
+        );
+        assert_eq!(
+            judged.with_refusal(refusal()),
+            Ending::failed(
+                FailureKind::Limit,
+                "memory limit: InternalError: out of memory at line 1, column 2 (the program's \
+                 heap could not grow by 8 bytes: 9 of the 10 that max_memory leaves it were in \
+                 use; keep less in memory at once)",
+            )
+        );
+        // A program that caught the refusal ends in the stop's own words,
+        // which are the refusal's: they were said twice.
+        assert_eq!(refusal().with_refusal(refusal()), refusal());
+    }
 
     #[test]
     fn quickjs_limits_are_told_from_other_errors_by_headline() {

@@ -8,7 +8,8 @@ use wasmwire::{
     Budget, CancellationToken, Execution, FailureKind, Outcome, Sandbox, SandboxOptions,
 };
 use wasmwire_tests::{
-    assert_failed, assert_still_healthy, budget, run, run_on, run_with, sandbox, tools, value,
+    assert_failed, assert_still_healthy, budget, roomy, run, run_on, run_with, sandbox, tools,
+    value,
 };
 
 fn with(f: impl FnOnce(&mut Budget)) -> Budget {
@@ -842,4 +843,26 @@ async fn a_run_that_waits_out_its_wall_clock_for_a_pool_slot_says_it_never_start
         .await
         .unwrap();
     assert_eq!(after.value(), Ok(&json!(2)));
+}
+
+/// A program that catches running out of memory is stopped all the same,
+/// in the stop's words, which are the heap's refusal: the Result told its
+/// figures twice ("... keep less in memory at once (the program's heap
+/// could not grow by 760 bytes: ... keep less in memory at once)").
+#[tokio::test]
+async fn a_caught_refusal_is_told_once() {
+    let outcome = run_with(
+        "const kept = [];\n\
+         try { for (;;) kept.push(new Array(1000).fill(1)); } catch (e) { return String(e); }",
+        roomy(),
+    )
+    .await;
+    assert_failed(&outcome, FailureKind::Limit, "could not grow by");
+    assert_eq!(
+        outcome.result.error.matches("could not grow by").count(),
+        1,
+        "{}",
+        outcome.result.error
+    );
+    assert_still_healthy(sandbox()).await;
 }
