@@ -693,13 +693,11 @@ impl Sandbox {
             (End::Result(_), Some(over)) if over.voids_result() => End::Child(over),
             (end, _) => end,
         };
-        if !serving_done {
-            if tokio::time::timeout(WIND_DOWN, &mut serving).await.is_err() {
-                // A child's side still open (a process's descendant holds
-                // it): stop where the drain got to.
-                stop_serving.cancel();
-                let _ = tokio::time::timeout(WIND_DOWN, &mut serving).await;
-            }
+        // A child's side still open after the wind-down (a process's
+        // descendant holds it): stop where the drain got to.
+        if !serving_done && tokio::time::timeout(WIND_DOWN, &mut serving).await.is_err() {
+            stop_serving.cancel();
+            let _ = tokio::time::timeout(WIND_DOWN, &mut serving).await;
         }
         stop_serving.cancel();
 
