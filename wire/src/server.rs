@@ -509,6 +509,10 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
     async fn run(&mut self, drain: &CancellationToken) -> Result<Ending, ProtocolError> {
         let mut reading = true;
         let mut draining = false;
+        // Made once: a fresh one each turn joined and left the token's
+        // waiters (a lock each way) for every frame and answer.
+        let drained = drain.cancelled();
+        tokio::pin!(drained);
         loop {
             if draining && !reading {
                 return Ok(Ending::Drained);
@@ -518,7 +522,7 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
             let backlog =
                 !draining && self.outbox.unwritten.load(Ordering::Acquire) > MAX_UNWRITTEN_BYTES;
             tokio::select! {
-                () = drain.cancelled(), if !draining && (reading || !self.calls.is_empty()) => {
+                () = &mut drained, if !draining && (reading || !self.calls.is_empty()) => {
                     draining = true;
                 }
                 Some((id, ended)) = self.calls.next(), if !self.calls.is_empty() => {
