@@ -256,11 +256,7 @@ impl Evaluator {
         // where it was thrown) is said first, then the refusal's figures:
         // how much it asked for, and of how much.
         if let Some(reason) = stop.reason() {
-            ending = if matches!(reason, Reason::Memory { .. }) && ending.is_memory_limit() {
-                ending.with_refusal(reason.ending())
-            } else {
-                reason.ending()
-            };
+            ending = ending.stopped_for(&reason);
         }
         let result = ending.into_result(
             &start.result_id,

@@ -35,6 +35,7 @@ use crate::intrinsics::Intrinsics;
 use crate::limits::StackGuard;
 use crate::program::{self, Place, Sent};
 use crate::session::Session;
+use crate::stop::Reason;
 use crate::tool_error;
 
 /// How one run ended.
@@ -59,23 +60,25 @@ impl Ending {
         matches!(self, Ending::Failed(FailureKind::Limit, why) if why.starts_with("memory limit: "))
     }
 
-    /// A memory limit the program was judged to have met (its error and
-    /// its place), followed by the heap's `refusal` (its figures), which
-    /// the judged one alone leaves out: `memory limit: InternalError: out
-    /// of memory at line 1, column 23 (the program's heap could not grow by
-    /// ...)`.
-    pub(crate) fn with_refusal(self, refusal: Ending) -> Ending {
-        match (self, refusal) {
-            (Ending::Failed(kind, judged), Ending::Failed(_, refused)) => {
+    /// The ending of a run its stop ended for `reason`: the stop's words,
+    /// unless the program was judged to have run out of memory (its error
+    /// and its place), which then gets the refusal's figures that it alone
+    /// leaves out: `memory limit: InternalError: out of memory at line 1,
+    /// column 23 (the program's heap could not grow by ...)`. An ending
+    /// that is the stop's own already (the stop ended a program that caught
+    /// its refusal) is left as it is: the figures were told twice.
+    pub(crate) fn stopped_for(self, reason: &Reason) -> Ending {
+        let stopped = reason.ending();
+        if self == stopped {
+            return stopped;
+        }
+        let judged_memory = matches!(reason, Reason::Memory { .. }) && self.is_memory_limit();
+        match (self, stopped) {
+            (Ending::Failed(kind, judged), Ending::Failed(_, refused)) if judged_memory => {
                 let figures = refused.strip_prefix("memory limit: ").unwrap_or(&refused);
-                // A program that caught its refusal was ended by the stop,
-                // whose words are the refusal's own: told once, not twice.
-                if judged.contains(figures) {
-                    return Ending::Failed(kind, judged);
-                }
                 Ending::Failed(kind, format!("{judged} ({figures})"))
             }
-            (judged, _) => judged,
+            (_, stopped) => stopped,
         }
     }
 
@@ -738,30 +741,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_refusal_is_told_once() {
-        let refusal = || {
-            Ending::failed(
-                FailureKind::Limit,
-                "memory limit: the program's heap could not grow by 8 bytes: 9 of the 10 that \
-                 max_memory leaves it were in use; keep less in memory at once",
-            )
+    fn a_stopped_run_ends_in_the_stops_words_and_a_refusal_is_told_once() {
+        let refusal = Reason::Memory {
+            requested: 8,
+            used: 9,
+            limit: Some(10),
         };
+        let figures = "the program's heap could not grow by 8 bytes: 9 of the 10 that \
+                       max_memory leaves it were in use; keep less in memory at once";
+        // Judged to have run out of memory: its error and place, then the
+        // refusal's figures.
         let judged = Ending::failed(
             FailureKind::Limit,
             "memory limit: InternalError: out of memory at line 1, column 2",
         );
         assert_eq!(
-            judged.with_refusal(refusal()),
+            judged.clone().stopped_for(&refusal),
             Ending::failed(
                 FailureKind::Limit,
-                "memory limit: InternalError: out of memory at line 1, column 2 (the program's \
-                 heap could not grow by 8 bytes: 9 of the 10 that max_memory leaves it were in \
-                 use; keep less in memory at once)",
+                format!(
+                    "memory limit: InternalError: out of memory at line 1, column 2 ({figures})"
+                ),
             )
         );
-        // A program that caught the refusal ends in the stop's own words,
-        // which are the refusal's: they were said twice.
-        assert_eq!(refusal().with_refusal(refusal()), refusal());
+        // A program that caught the refusal was ended by the stop: its
+        // words are the refusal's, told once (they were told twice).
+        let stopped = refusal.ending();
+        assert_eq!(stopped.clone().stopped_for(&refusal), stopped);
+        // Anything else ends in the stop's words.
+        let ok = Ending::Finished("1".to_owned());
+        assert_eq!(ok.stopped_for(&refusal), refusal.ending());
+        let wall_clock = Reason::WallClock(std::time::Duration::from_secs(1));
+        assert_eq!(judged.stopped_for(&wall_clock), wall_clock.ending());
     }
 
     #[test]
