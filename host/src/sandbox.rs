@@ -699,7 +699,6 @@ impl Sandbox {
             stop_serving.cancel();
             let _ = tokio::time::timeout(WIND_DOWN, &mut serving).await;
         }
-        stop_serving.cancel();
 
         let (calls, bytes) = (tally.calls(), tally.bytes());
         let (mut result, child_counts) = match end {
