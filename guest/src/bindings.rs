@@ -303,6 +303,9 @@ fn call<'js>(
 ) -> rquickjs::Result<Value<'js>> {
     let args = match args {
         Ok(args) => args,
+        // No memory for the args: thrown where the call is, as QuickJS's
+        // own error for a full heap is (the run is stopped).
+        Err(e) if session.heap().refused_own() => return Err(e),
         Err(e) => return rejected(ctx, tool_error::caught(ctx, e)),
     };
     let Some(intrinsics) = session.intrinsics() else {
@@ -332,10 +335,29 @@ fn call<'js>(
         key,
         signal: watched,
     };
-    if session.with_calls(|calls| calls.queue(call)).is_none() {
-        return Err(ended(ctx));
+    // What the guest holds for the call (its args, and room in the tables
+    // of calls for it) counts towards the program's memory; past the limit
+    // the run stops here, as when QuickJS's heap is full.
+    let heap = session.heap();
+    let held = call.args.len();
+    let queued = session.with_calls(|calls| {
+        let fits = heap.admit_held(held) && heap.reserve(|| calls.reserve_one());
+        if fits {
+            calls.queue(call);
+        }
+        fits
+    });
+    match queued {
+        None => Err(ended(ctx)),
+        Some(false) => Err(out_of_memory(ctx)),
+        Some(true) => Ok(promise.into_value()),
     }
-    Ok(promise.into_value())
+}
+
+/// QuickJS's own error for a heap that is full, thrown where the program
+/// is once the guest's memory for it ran out; the run is stopped already.
+pub(crate) fn out_of_memory(ctx: &Ctx<'_>) -> rquickjs::Error {
+    Exception::throw_internal(ctx, "out of memory")
 }
 
 /// What a call's signal runs when it aborts: the call numbered `key`, if
@@ -413,7 +435,7 @@ fn args_from_parameters<'js>(
     // An object always has JSON text.
     let object = object.into_value();
     let text = stringify_args(ctx, tool, object.clone())?
-        .map_or(Ok(String::new()), |json| json_text(&json))?;
+        .map_or(Ok(String::new()), |json| json_text(ctx, session, &json))?;
     warn_lossy_args(session, tool, &text, &object);
     Ok(text)
 }
@@ -492,8 +514,36 @@ fn stringify_args<'js>(
 /// surrogate comes out escaped, as `\ud800`), so it skips the repair
 /// [`Intrinsics::string`](crate::intrinsics::Intrinsics::string) makes,
 /// a JavaScript call per tool call.
-fn json_text(json: &rquickjs::String<'_>) -> rquickjs::Result<String> {
-    json.to_string()
+fn json_text<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    json: &rquickjs::String<'js>,
+) -> rquickjs::Result<String> {
+    match held_text(ctx, session, json)? {
+        Some(text) => Ok(text),
+        // JSON.stringify escapes lone surrogates; as before, if not.
+        None => json.to_string(),
+    }
+}
+
+/// A call's args text, which the guest holds until the call is sent: its
+/// length is admitted under the program's memory limit before it is
+/// copied out of QuickJS (`Heap::admit_own`), so that args past the limit
+/// stop the run where the call is made rather than reach the memory cap
+/// in the copy. `None` for text that is not well-formed (a lone
+/// surrogate), which the caller converts as it does any.
+fn held_text<'js>(
+    ctx: &Ctx<'js>,
+    session: &Session<'js>,
+    s: &rquickjs::String<'js>,
+) -> rquickjs::Result<Option<String>> {
+    let text = rquickjs::CString::from_string(s.clone())?;
+    if !session.heap().admit_own(text.len()) {
+        return Err(out_of_memory(ctx));
+    }
+    // SAFETY: the live C string's own bytes, `len` of them.
+    let bytes = unsafe { std::slice::from_raw_parts(text.as_ptr().cast::<u8>(), text.len()) };
+    Ok(std::str::from_utf8(bytes).ok().map(str::to_owned))
 }
 
 /// Args for a binding without a signature, and for `host.call`.
@@ -507,6 +557,9 @@ fn args_from_value<'js>(
         return Ok(String::new());
     };
     if let Some(s) = value.as_string() {
+        if let Some(text) = held_text(ctx, session, s)? {
+            return Ok(text);
+        }
         let intrinsics = session.intrinsics().ok_or_else(|| ended(ctx))?;
         return Ok(intrinsics.string(s));
     }
@@ -516,7 +569,7 @@ fn args_from_value<'js>(
     }
     match stringify_args(ctx, tool, value.clone())? {
         Some(json) => {
-            let text = json_text(&json)?;
+            let text = json_text(ctx, session, &json)?;
             warn_lossy_args(session, tool, &text, value);
             Ok(text)
         }

@@ -5,7 +5,7 @@
 //! program yields. `Promise.all` over fifty calls therefore puts fifty
 //! Requests on the wire before the first Response is awaited.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, TryReserveError};
 
 use rquickjs::{Function, Object, Value};
 
@@ -14,7 +14,7 @@ use rquickjs::{Function, Object, Value};
 pub(crate) struct Call<'js> {
     /// The tool's name.
     pub(crate) tool: String,
-    /// The args text, as sent.
+    /// The args text, until the call is sent (its Request holds them then).
     pub(crate) args: String,
     /// The program's per-call deadline wish; 0 = none.
     pub(crate) deadline_ms: u64,
@@ -71,6 +71,14 @@ impl<'js> Calls<'js> {
     /// Queues a call made by the program.
     pub(crate) fn queue(&mut self, call: Call<'js>) {
         self.queued.push(call);
+    }
+
+    /// Makes room for one more call, queued and then in flight, so that
+    /// neither table grows later (see `Heap::reserve`): a table that
+    /// doubles holds its old and new storage at once.
+    pub(crate) fn reserve_one(&mut self) -> Result<(), TryReserveError> {
+        self.queued.try_reserve(1)?;
+        self.in_flight.try_reserve(self.queued.len() + 1)
     }
 
     /// A number for the next call made.

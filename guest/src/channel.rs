@@ -475,6 +475,10 @@ impl<L: Link> Transport for Channel<L> {
         self.write_out();
     }
 
+    fn reserve(&mut self, calls: usize) -> Result<(), std::collections::TryReserveError> {
+        self.calls.try_reserve(calls)
+    }
+
     fn waiting(&self) -> usize {
         self.calls.len().saturating_sub(self.calls.on_the_wire())
     }

@@ -263,6 +263,10 @@ fn settled_value<'js>(ctx: &Ctx<'js>, promise: &Promise<'js>, fulfilled: bool) -
     }
 }
 
+/// Args from which a call's Request is checked for room before it is
+/// framed: a smaller one fits the reserve the memory limit leaves.
+const FRAMED_APART: usize = 64 << 10;
+
 /// Sends every queued call. Returns how many failed to send (and were
 /// rejected).
 fn send_queued<'js, T: Transport + ?Sized>(
@@ -273,10 +277,40 @@ fn send_queued<'js, T: Transport + ?Sized>(
     let queued = session
         .with_calls(|calls| calls.take_queued())
         .unwrap_or_default();
+    if queued.is_empty() {
+        return 0;
+    }
+    let heap = session.heap();
+    // The transport's tables take the calls without growing (see
+    // `Heap::reserve`); with no memory for that the run is stopped, and
+    // none of them is sent.
+    if !heap.reserve(|| transport.reserve(queued.len())) {
+        let failed = queued.len();
+        for call in queued {
+            let why = "memory limit: no memory left to send the call";
+            tool_error::reject(ctx, session, call, FailureKind::Limit, why);
+        }
+        return failed;
+    }
     let mut failed = 0;
-    for call in queued {
+    for mut call in queued {
+        // A Request is framed beside its args, and as large: large args
+        // that leave no room for it fail their call, as a frame refused
+        // for want of memory does.
+        if call.args.len() >= FRAMED_APART && !heap.own_fits(call.args.len()) {
+            failed += 1;
+            let why = format!(
+                "memory limit: the call's args of {} bytes could not be sent: no memory left \
+                 for its Request beside them",
+                call.args.len()
+            );
+            tool_error::reject(ctx, session, call, FailureKind::Limit, &why);
+            continue;
+        }
         match transport.send(&call.tool, &call.args, call.deadline_ms) {
             Ok(id) => {
+                // The Request holds them now: the call's copy is not kept.
+                call.args = String::new();
                 session.with_calls(|calls| calls.sent(id, call));
             }
             Err(e) => {

@@ -52,6 +52,7 @@ use std::rc::Rc;
 
 use rquickjs::allocator::Allocator;
 
+use crate::own;
 use crate::stop::{Reason, Stop};
 
 /// Room the stop's exception is given past the limit: an error object and
@@ -87,6 +88,14 @@ struct State {
     runtime: Cell<*mut rquickjs::qjs::JSRuntime>,
     /// QuickJS's next collection as last seen (or set) here.
     collection: Cell<usize>,
+    /// Bytes of what the guest holds for the program that do not count
+    /// with the heap (see [`Heap::admit_own`]).
+    own_allowance: Cell<usize>,
+    /// Set once what the guest holds for the program did not fit.
+    refused_own: Cell<bool>,
+    /// What the guest's own allocations held when the limit was set
+    /// ([`own::live`]): what they hold beyond it is held for the program.
+    own_base: Cell<usize>,
     /// The run's stop, told of the first refusal.
     stop: Rc<RefCell<Stop>>,
 }
@@ -107,6 +116,9 @@ impl Heap {
                 tolerant: Cell::new(false),
                 runtime: Cell::new(std::ptr::null_mut()),
                 collection: Cell::new(0),
+                own_base: Cell::new(0),
+                own_allowance: Cell::new(0),
+                refused_own: Cell::new(false),
                 stop,
             }),
         }
@@ -127,6 +139,118 @@ impl Heap {
     /// Holds QuickJS to `limit` bytes from now on.
     pub(crate) fn set_limit(&self, limit: usize) {
         self.state.limit.set(limit);
+    }
+
+    /// Lets what the guest holds for the program take `allowance` bytes
+    /// before it counts with QuickJS's heap (see [`Heap::admit_own`]).
+    pub(crate) fn set_own_allowance(&self, allowance: usize) {
+        self.state.own_allowance.set(allowance);
+    }
+
+    /// Counts what the guest holds for the program from now on: what it
+    /// made for the run itself (the program's text, the run's state) is
+    /// not the program's doing.
+    pub(crate) fn own_from_now(&self) {
+        self.state.own_base.set(own::live());
+        self.state.refused_own.set(false);
+    }
+
+    /// Bytes the guest's own allocations hold beyond what they held when
+    /// [`own_from_now`](Heap::own_from_now) was called: what it holds for
+    /// the program outside QuickJS's heap (its calls' args and tables, its
+    /// timers).
+    pub(crate) fn own_held(&self) -> usize {
+        own::live().saturating_sub(self.state.own_base.get())
+    }
+
+    /// What QuickJS's heap and what the guest holds for the program may
+    /// hold together: the limit and the allowance. `None`: no limit.
+    fn own_limit(&self) -> Option<usize> {
+        let limit = self.state.limit.get();
+        (limit != 0).then(|| limit.saturating_add(self.state.own_allowance.get()))
+    }
+
+    /// What QuickJS's heap and what the guest holds for the program hold.
+    fn own_used(&self) -> usize {
+        self.state.used.get().saturating_add(self.own_held())
+    }
+
+    /// Whether QuickJS's heap and what the guest holds for the program
+    /// ([`own_held`](Heap::own_held)), with `more` bytes it is about to
+    /// hold, fit under the limit and the allowance. Called where a program
+    /// adds to what the guest holds (a call, a timer); if they do not fit,
+    /// the run is stopped as for a refusal of QuickJS's, and the caller
+    /// throws QuickJS's out-of-memory error where the program is.
+    ///
+    /// The allowance is the reserve the limit leaves outside the heap: a
+    /// program's few calls and timers fit in it, as they did before they
+    /// were counted, and only what it piles up past it takes room from its
+    /// heap. QuickJS's own allocations are held to its heap alone, as
+    /// before, so that the guest's passing buffers (an answer's frame while
+    /// its value is made) keep the reserve.
+    pub(crate) fn admit_own(&self, more: usize) -> bool {
+        if self.own_fits(more) {
+            return true;
+        }
+        self.refuse_own(more);
+        false
+    }
+
+    /// [`admit_own`](Heap::admit_own) for `added` bytes the guest already
+    /// holds for the program (counted in [`own_held`](Heap::own_held)).
+    pub(crate) fn admit_held(&self, added: usize) -> bool {
+        if self.own_fits(0) {
+            return true;
+        }
+        self.refuse_own(added);
+        false
+    }
+
+    /// Whether [`admit_own`](Heap::admit_own) would admit `more`, without
+    /// stopping the run if not.
+    pub(crate) fn own_fits(&self, more: usize) -> bool {
+        self.own_limit()
+            .is_none_or(|limit| self.own_used().saturating_add(more) <= limit)
+    }
+
+    /// Runs `work`, which grows a table the guest holds for the program
+    /// with `try_reserve` (a table that doubles holds its old and new
+    /// storage at once, so the growth is taken before it is needed), with
+    /// the room [`admit_own`](Heap::admit_own) would allow. `false`, and
+    /// the run stopped, if it failed for want of that room.
+    pub(crate) fn reserve<T, E>(&self, work: impl FnOnce() -> Result<T, E>) -> bool {
+        let room = self
+            .own_limit()
+            .map_or(usize::MAX, |limit| limit.saturating_sub(self.own_used()));
+        match own::within(room, work) {
+            (Ok(_), _) => true,
+            (Err(_), refused) => {
+                self.refuse_own(refused.unwrap_or(1));
+                false
+            }
+        }
+    }
+
+    /// Whether what the guest holds for the program has not fitted (the
+    /// run is stopped, and its error is not the program's to handle).
+    pub(crate) fn refused_own(&self) -> bool {
+        self.state.refused_own.get()
+    }
+
+    /// Stops the run: `requested` bytes held for the program outside
+    /// QuickJS's heap did not fit.
+    fn refuse_own(&self, requested: usize) {
+        let state = &self.state;
+        state.refused_own.set(true);
+        let reason = Reason::Memory {
+            requested,
+            used: self.own_used(),
+            limit: self.own_limit(),
+            outside: self.own_held(),
+        };
+        if let Ok(stop) = state.stop.try_borrow() {
+            stop.request(reason);
+        }
     }
 
     /// The runtime whose collections the heap moves under its limit.
@@ -196,6 +320,7 @@ impl HeapAllocator {
                 requested,
                 used: state.used.get(),
                 limit: (limit > 0).then_some(limit),
+                outside: 0,
             };
             // Allocation-free: the stop's first reason wins, and a later
             // refusal changes nothing.
@@ -359,7 +484,8 @@ mod tests {
             Some(Reason::Memory {
                 requested: 8192,
                 used,
-                limit: Some(used + 4096)
+                limit: Some(used + 4096),
+                outside: 0,
             })
         );
         // Within the limit it still allocates, and a growth past it is
@@ -442,7 +568,8 @@ mod tests {
             Some(Reason::Memory {
                 requested,
                 used: 0,
-                limit: None
+                limit: None,
+                outside: 0,
             })
         );
     }

@@ -41,7 +41,8 @@
 //! the run in progress when called), `program` (the wrapper, and places in
 //! the program), `event_loop` (jobs, timers and the call channel), `calls`
 //! (the call table), `outcome` (endings and their Results), `limits` (memory
-//! and stack), `intrinsics` (what is captured before the program runs),
+//! and stack), `intrinsics` (what is captured before the program runs), `own` (the
+//! guest's own allocations, counted),
 //! `session` (one run's state, and how to find it), `transport`, `channel`
 //! (the call channel the child itself uses: it reads while it writes),
 //! `web` (the web APIs, set up before the snapshot).
@@ -96,6 +97,7 @@ mod hints;
 mod intrinsics;
 mod limits;
 mod outcome;
+mod own;
 mod program;
 mod random;
 mod session;
@@ -126,8 +128,14 @@ use crate::session::Session;
 use crate::web::Web;
 
 pub use crate::channel::{Channel, Inbox, Link, OUT_BATCH, ThreadLink};
+pub use crate::own::OwnAllocator;
 pub use crate::stop::{Reason, Stop};
 pub use crate::transport::Transport;
+
+// The library's own tests count what they allocate, as the child does.
+#[cfg(test)]
+#[global_allocator]
+static ALLOCATOR: OwnAllocator = OwnAllocator;
 
 /// QuickJS could not be set up (in practice: no memory for a runtime).
 #[derive(Debug, thiserror::Error)]
@@ -282,6 +290,8 @@ impl Evaluator {
         ) {
             Ok(Some(limit)) => {
                 self.heap.set_limit(limit);
+                self.heap
+                    .set_own_allowance(limits::own_allowance(start.budget.max_memory));
                 Some(limit)
             }
             Ok(None) => None,
@@ -314,7 +324,8 @@ impl Evaluator {
                 }
             };
             let sent = Rc::new(Sent::new(&start.program, start.places.clone()));
-            let session = Session::open(intrinsics.clone(), console, sent.clone());
+            let session = Session::open(intrinsics.clone(), console, sent.clone(), heap.clone());
+            heap.own_from_now();
             session.enter(&ctx);
             let judge = Judge {
                 intrinsics: &intrinsics,

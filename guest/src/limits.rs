@@ -11,8 +11,13 @@
 //! slack. So QuickJS's heap gets `max_memory` less what is already in use
 //! outside it, less a reserve, held by the heap's own allocator (`heap`),
 //! whose first refusal ends the run. Memory outside the heap (the
-//! evaluator's own Rust allocations) has the reserve; past it, the wasm
-//! cap ends the run.
+//! evaluator's own Rust allocations) has the reserve. They are counted
+//! (`own`), and where a program adds to what the guest holds for it (a
+//! call's args and its place in the tables of calls, a timer), they count
+//! with the heap past the reserve: a call or timer that does not fit ends
+//! the run as the heap's refusal does. The free heap the snapshot starts
+//! with is counted as in use outside the heap, which leaves the
+//! allocator's slack its room.
 //!
 //! **Stack.** The QuickJS in rquickjs 0.14 disables its stack check when
 //! built for WASI (`update_stack_limit` forces `stack_limit = 0` under
@@ -58,6 +63,19 @@ pub(crate) fn linear_memory_in_use() -> u64 {
     }
 }
 
+/// Linear memory a budget of `max_memory` bytes keeps outside QuickJS's
+/// heap, for the guest's own allocations.
+fn reserve(max_memory: u64) -> u64 {
+    (max_memory / 8).clamp(MIN_RESERVE, MAX_RESERVE)
+}
+
+/// What the guest's own allocations may hold, beyond what they held when
+/// the run started, before they count with the program's heap: the
+/// reserve (see `Heap::admit_own`).
+pub(crate) fn own_allowance(max_memory: u64) -> usize {
+    usize::try_from(reserve(max_memory)).unwrap_or(usize::MAX)
+}
+
 /// The QuickJS memory limit for a budget of `max_memory` bytes (0 = none),
 /// given the linear memory in use and QuickJS's share of it. An error when
 /// the budget leaves no room for a program.
@@ -70,7 +88,7 @@ pub(crate) fn quickjs_memory_limit(
         return Ok(None);
     }
     let outside = linear_in_use.saturating_sub(quickjs_in_use);
-    let reserve = (max_memory / 8).clamp(MIN_RESERVE, MAX_RESERVE);
+    let reserve = reserve(max_memory);
     match max_memory.checked_sub(outside.saturating_add(reserve)) {
         Some(limit) if limit >= quickjs_in_use.saturating_add(MIN_PROGRAM_HEAP) => {
             Ok(Some(usize::try_from(limit).unwrap_or(usize::MAX)))

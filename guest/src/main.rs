@@ -26,8 +26,13 @@
 use std::cell::RefCell;
 use std::io;
 
-use wasmwire_guest::{Channel, Evaluator, Stop};
+use wasmwire_guest::{Channel, Evaluator, OwnAllocator, Stop};
 use wire::{FailureKind, Runner};
+
+/// The child's allocations are counted, so that what it holds for a
+/// program's calls and timers counts towards the program's memory limit.
+#[global_allocator]
+static ALLOCATOR: OwnAllocator = OwnAllocator;
 
 thread_local! {
     /// The evaluator built ahead of time by `wizer-initialize`, if the host

@@ -746,6 +746,7 @@ mod tests {
             requested: 8,
             used: 9,
             limit: Some(10),
+            outside: 0,
         };
         let figures = "the program's heap could not grow by 8 bytes: 9 of the 10 that \
                        max_memory leaves it were in use; keep less in memory at once";

@@ -14,6 +14,7 @@ use std::time::Instant;
 use rquickjs::{Ctx, JsLifetime, Value};
 
 use crate::calls::Calls;
+use crate::heap::Heap;
 use crate::intrinsics::Intrinsics;
 use crate::program::Sent;
 use crate::timers::Timers;
@@ -53,6 +54,9 @@ const MAX_UNHANDLED: usize = 16;
 #[derive(Clone)]
 pub(crate) struct Session<'js> {
     state: Rc<RefCell<Option<State<'js>>>>,
+    /// QuickJS's heap, which what the guest holds for the program's calls
+    /// and timers counts towards (no JS value: kept after the run closes).
+    heap: Heap,
 }
 
 impl std::fmt::Debug for Session<'_> {
@@ -92,13 +96,15 @@ impl<'js> Session<'js> {
         let _ = ctx.remove_userdata::<Session<'js>>();
     }
 
-    /// Opens the state of one run.
+    /// Opens the state of one run, whose program's memory `heap` holds.
     pub(crate) fn open(
         intrinsics: Intrinsics<'js>,
         console: Box<dyn Write>,
         sent: Rc<Sent>,
+        heap: Heap,
     ) -> Self {
         Session {
+            heap,
             state: Rc::new(RefCell::new(Some(State {
                 intrinsics,
                 calls: Calls::default(),
@@ -141,6 +147,11 @@ impl<'js> Session<'js> {
         {
             state.lossy_args_warned = true;
         }
+    }
+
+    /// The heap the program's memory is held to.
+    pub(crate) fn heap(&self) -> &Heap {
+        &self.heap
     }
 
     /// The program as sent, or `None` once the run has ended.

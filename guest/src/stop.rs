@@ -49,6 +49,10 @@ pub enum Reason {
         used: usize,
         /// The heap's limit, or `None` when linear memory itself was full.
         limit: Option<usize>,
+        /// Bytes of `used` the guest held for the program outside QuickJS's
+        /// heap (its calls and timers), counted with it where the program
+        /// added to them; 0 for a refusal of QuickJS's own.
+        outside: usize,
     },
 }
 
@@ -76,18 +80,21 @@ impl Reason {
                 requested,
                 used,
                 limit: Some(limit),
+                outside,
             } => Ending::failed(
                 FailureKind::Limit,
                 format!(
                     "memory limit: the program's heap could not grow by {requested} bytes: \
-                     {used} of the {limit} that max_memory leaves it were in use; keep less \
-                     in memory at once"
+                     {used} of the {limit} that max_memory leaves it were in use{}; keep less \
+                     in memory at once",
+                    held_for_calls(*outside)
                 ),
             ),
             Reason::Memory {
                 requested,
                 used,
                 limit: None,
+                ..
             } => Ending::failed(
                 FailureKind::Limit,
                 format!(
@@ -98,6 +105,19 @@ impl Reason {
         }
     }
 }
+
+/// What a memory refusal says of the bytes held for the program's calls
+/// and timers: nothing when there were none to speak of.
+fn held_for_calls(outside: usize) -> String {
+    if outside < OUTSIDE_TOLD {
+        return String::new();
+    }
+    format!(", {outside} of them held for its calls and timers (their args, and the tables of both)")
+}
+
+/// Bytes held for calls and timers below which a refusal does not mention
+/// them: what any run holds, not what a program piled up.
+const OUTSIDE_TOLD: usize = 64 << 10;
 
 /// A wake-up for a thread that waits elsewhere than on the stop itself
 /// (the call channel's reader, say).

@@ -30,7 +30,7 @@
 //! uncaught exception does in Node: the program has no other way to hear of
 //! it, and a failure nobody sees is worse than one that stops the run.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, TryReserveError};
 use std::time::{Duration, Instant};
 
 use rquickjs::function::{Opt, Rest};
@@ -117,6 +117,12 @@ impl<'js> Timers<'js> {
             },
         );
         id
+    }
+
+    /// Makes room for one more timer, so that adding it does not grow the
+    /// table (see `Heap::reserve`). The due order grows a node at a time.
+    fn reserve_one(&mut self) -> Result<(), TryReserveError> {
+        self.timers.try_reserve(1)
     }
 
     /// The next slot `delay` after `now`. An instant past what the clock can
@@ -231,13 +237,25 @@ fn set<'js>(
             } else {
                 delay
             };
-            let id = Session::current(&ctx)
-                .and_then(|session| {
-                    session.with_timers(|timers| timers.add(delay, callback, args.0, repeat, own))
+            let ended = || Exception::throw_internal(&ctx, "the execution has ended");
+            let session = Session::current(&ctx).ok_or_else(ended)?;
+            // What the guest holds for the timer counts towards the
+            // program's memory; past the limit the run stops here, as when
+            // QuickJS's heap is full.
+            let heap = session.heap();
+            let added = session
+                .with_timers(|timers| {
+                    heap.reserve(|| timers.reserve_one())
+                        .then(|| timers.add(delay, callback, args.0, repeat, own))
                 })
-                .ok_or_else(|| Exception::throw_internal(&ctx, "the execution has ended"))?;
-            // Ids stay far below 2^53, so the number is exact.
-            Ok(id as f64)
+                .ok_or_else(ended)?;
+            match added {
+                Some(id) if heap.admit_held(std::mem::size_of::<Timer>()) => {
+                    // Ids stay far below 2^53, so the number is exact.
+                    Ok(id as f64)
+                }
+                _ => Err(crate::bindings::out_of_memory(&ctx)),
+            }
         },
     )?
     .with_name(name)?

@@ -5,6 +5,7 @@
 //! [`Channel`](crate::Channel) over its stdin/stdout, and [`wire::Client`]
 //! is one too.
 
+use std::collections::TryReserveError;
 use std::io::{Read, Write};
 use std::time::Duration;
 
@@ -60,6 +61,16 @@ pub trait Transport {
     /// sleeps, and when the run ends, so that the parent has every call the
     /// Result counts. By default there is nothing to write.
     fn flush(&mut self) {}
+
+    /// Makes room for `calls` more calls in what the transport holds, so
+    /// that sending them grows none of its tables (see
+    /// [`wire::InFlight::try_reserve`]); the evaluator makes it fallibly,
+    /// under the program's memory limit, before it sends them. By default
+    /// there is nothing to make room in.
+    fn reserve(&mut self, calls: usize) -> Result<(), TryReserveError> {
+        let _ = calls;
+        Ok(())
+    }
 
     /// Calls made and not yet sent: waiting for a slot under the pace. By
     /// default none (a transport that does not pace).
@@ -124,6 +135,10 @@ impl<T: Transport + ?Sized> Transport for &mut T {
 
     fn flush(&mut self) {
         (**self).flush();
+    }
+
+    fn reserve(&mut self, calls: usize) -> Result<(), TryReserveError> {
+        (**self).reserve(calls)
     }
 
     fn waiting(&self) -> usize {

@@ -866,3 +866,63 @@ async fn a_caught_refusal_is_told_once() {
     );
     assert_still_healthy(sandbox()).await;
 }
+
+/// What the guest holds for a program's calls and timers (a call's args
+/// until its Request is written, the tables of calls and timers) lives
+/// outside QuickJS's heap. Uncounted, piling them up ran the linear memory
+/// into the parent's cap: the host's words, no place, and Rust's "memory
+/// allocation of N bytes failed" on the console (tests/HOSTILE.md item
+/// 106). Counted with the heap, the run stops at the call or timer that
+/// did not fit, in the guest's words, and a program cannot catch it.
+#[tokio::test]
+async fn calls_and_timers_piled_up_count_towards_the_memory_limit() {
+    for (program, place) in [
+        // Unawaited calls, each holding a 1 MB string as its args.
+        (
+            "const s = 'x'.repeat(1e6);\nfor (let i = 0; i < 100; i++) echo(s);\nreturn 1;",
+            Some("at line 2"),
+        ),
+        // A hundred thousand unawaited calls.
+        (
+            "const s = 'x';\nfor (let i = 0; i < 100000; i++) echo(i);\nreturn 1;",
+            Some("at line 2"),
+        ),
+        // Two million timers.
+        (
+            "const s = 'x';\nfor (let i = 0; i < 2000000; i++) setTimeout(() => {}, 100000);\nreturn 1;",
+            Some("at line 2"),
+        ),
+        // Caught: the run still ends there, in the refusal's words.
+        (
+            "try { for (let i = 0; i < 100000; i++) echo(i); } catch (e) { return String(e); }",
+            None,
+        ),
+    ] {
+        let outcome = run_with(program, roomy()).await;
+        assert_failed(&outcome, FailureKind::Limit, "held for its calls and timers");
+        let error = &outcome.result.error;
+        if let Some(place) = place {
+            assert!(error.contains(place), "{program}: {error}");
+        }
+        assert!(
+            !outcome.console.contains("memory allocation"),
+            "{program}: {}",
+            outcome.console
+        );
+    }
+    assert_still_healthy(sandbox()).await;
+}
+
+/// What a call holds is given back when it is answered: 200 awaited calls
+/// of 1 MB args, 200 MB in all under 64 MiB, end `ok` (each call's args
+/// are freed once its Request is written, and the count follows).
+#[tokio::test]
+async fn what_an_answered_call_held_is_given_back() {
+    let outcome = run_with(
+        "const s = 'x'.repeat(1e6);\nlet n = 0;\n\
+         for (let i = 0; i < 200; i++) n += (await echo(s)).length;\nreturn n;",
+        roomy(),
+    )
+    .await;
+    assert_eq!(value(&outcome), json!(200_000_000), "{:?}", outcome.result);
+}

@@ -1,12 +1,12 @@
 //! The child's side of the call channel: send Requests, match Responses by id.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashSet, TryReserveError, VecDeque};
 use std::io::{Read, Write};
 
 use crate::codec::{encode, encode_sized};
 use crate::error::ProtocolError;
 use crate::frame::{FrameError, FrameReader};
-use crate::message::{Request, Withdraw};
+use crate::message::{RequestOut, Withdraw};
 use crate::response::{Decoded, decode_response, id_in_head};
 use crate::{DEFAULT_MAX_INFLIGHT, FailureKind, ToolFailure};
 
@@ -131,8 +131,13 @@ impl InFlight {
         deadline_ms: u64,
     ) -> Result<String, ProtocolError> {
         let id = (self.next_id + 1).to_string();
-        let mut request = Request::new(id, tool, args);
-        request.deadline_ms = deadline_ms;
+        let request = RequestOut {
+            v: crate::VERSION,
+            id: &id,
+            tool,
+            args,
+            deadline_ms,
+        };
         // Large args are framed at their size, once, and a child out of
         // memory for them gets an error it can answer the call with.
         let frame = if args.len() < SIZED_ARGS {
@@ -141,8 +146,16 @@ impl InFlight {
             encode_sized(&request)?
         };
         self.next_id += 1;
-        self.waiting.push_back((request.id.clone(), frame));
-        Ok(request.id)
+        self.waiting.push_back((id.clone(), frame));
+        Ok(id)
+    }
+
+    /// Makes room for `additional` more calls waiting for a slot, so that
+    /// making them does not grow the table (a table that doubles holds its
+    /// old and new storage at once): a child under a memory cap can take
+    /// that room fallibly, before the program's calls need it.
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), TryReserveError> {
+        self.waiting.try_reserve(additional)
     }
 
     /// Writes the waiting Requests, oldest first, for as long as a slot is

@@ -1,6 +1,6 @@
 //! Messages to frames and back, with the version check (docs/protocol.md, invariant 1) in one place.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::frame::{self, FrameError, PREFIX_BYTES};
 use crate::message::Message;
@@ -38,7 +38,7 @@ pub enum DecodeError {
 
 /// Encodes `msg` as one whole frame (prefix included), refusing a payload
 /// over [`MAX_FRAME_BYTES`].
-pub fn encode<M: Message>(msg: &M) -> Result<Vec<u8>, FrameError> {
+pub fn encode<M: Serialize + ?Sized>(msg: &M) -> Result<Vec<u8>, FrameError> {
     let mut buf = Vec::with_capacity(128);
     buf.extend_from_slice(&[0; PREFIX_BYTES]);
     serde_json::to_writer(&mut buf, msg).map_err(|e| FrameError::Io(e.into()))?;
@@ -54,7 +54,7 @@ pub fn encode<M: Message>(msg: &M) -> Result<Vec<u8>, FrameError> {
 /// once; a child under a memory cap cannot spare that, and an allocation
 /// that fails there ends it (Rust aborts) where this returns
 /// [`FrameError::Io`] of kind `OutOfMemory`, so that it can still answer.
-pub fn encode_sized<M: Message>(msg: &M) -> Result<Vec<u8>, FrameError> {
+pub fn encode_sized<M: Serialize + ?Sized>(msg: &M) -> Result<Vec<u8>, FrameError> {
     let len = encoded_len(msg)?;
     if len > MAX_FRAME_BYTES {
         return Err(FrameError::TooLarge {
@@ -77,7 +77,7 @@ pub fn encode_sized<M: Message>(msg: &M) -> Result<Vec<u8>, FrameError> {
 
 /// The length of `msg`'s payload, counted as it is serialized, without
 /// keeping any of it.
-pub fn encoded_len<M: Message>(msg: &M) -> Result<usize, FrameError> {
+pub fn encoded_len<M: Serialize + ?Sized>(msg: &M) -> Result<usize, FrameError> {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {

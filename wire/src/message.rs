@@ -118,6 +118,20 @@ pub struct Request {
     pub deadline_ms: u64,
 }
 
+/// A [`Request`] as it is written, its text borrowed: a call's args are
+/// framed from the program's text, not copied into a [`Request`] first
+/// (for large args that copy was as large again, held at once).
+#[derive(Debug, Serialize)]
+pub(crate) struct RequestOut<'a> {
+    pub(crate) v: u32,
+    pub(crate) id: &'a str,
+    pub(crate) tool: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub(crate) args: &'a str,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) deadline_ms: u64,
+}
+
 impl Request {
     /// A request at the current version.
     pub fn new(id: impl Into<String>, tool: impl Into<String>, args: impl Into<String>) -> Self {
@@ -482,5 +496,29 @@ mod nanoseconds {
     /// reads as 0, no limit.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         Option::<u64>::deserialize(d).map(|n| Duration::from_nanos(n.unwrap_or(0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_written_from_borrowed_text_is_the_request_byte_for_byte() {
+        for (args, deadline_ms) in [("", 0), (r#"{"q":"a \"b\"\n"}"#, 0), ("7", 2500)] {
+            let mut owned = Request::new("12", "search", args);
+            owned.deadline_ms = deadline_ms;
+            let borrowed = RequestOut {
+                v: VERSION,
+                id: "12",
+                tool: "search",
+                args,
+                deadline_ms,
+            };
+            assert_eq!(
+                serde_json::to_string(&borrowed).unwrap(),
+                serde_json::to_string(&owned).unwrap()
+            );
+        }
     }
 }

@@ -1,0 +1,185 @@
+//! The guest's own allocations: Rust's, beside QuickJS's heap.
+//!
+//! What the guest holds for a program outside QuickJS's heap grows at the
+//! program's will: a call's args text until its Request is written, the
+//! tables of calls queued and in flight, the transport's Requests waiting
+//! for a slot, the timers. Left uncounted, 64 unawaited calls of a 1 MB
+//! string, 100,000 unawaited calls or 2,000,000 timers ran the linear
+//! memory into the parent's cap, with Rust's "memory allocation failed"
+//! on the console and the host's words instead of the place.
+//!
+//! [`OwnAllocator`] is the child's global allocator: the C library's (as
+//! Rust's own `System` is in the component) with a count of the bytes it
+//! holds ([`live`]), which the heap adds to QuickJS's where a program
+//! makes a call or sets a timer (`Heap::admit_own`). A table that grows
+//! by doubling holds its old and new storage at once, so its growth is
+//! taken ahead, with `try_reserve`, inside [`within`]: an allocation there
+//! that does not fit the room given is refused, the `try_reserve` fails,
+//! and the heap stops the run as it does for a refusal of QuickJS's
+//! (`Heap::reserve`). Nothing else is refused: outside [`within`] every
+//! allocation succeeds if the memory has it, as before.
+//!
+//! The counts are per thread (a constant-initialised thread local, which
+//! needs no allocation): the component has one thread, and native tests
+//! run many runs at once, each on its own.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+thread_local! {
+    /// Bytes this thread's allocations hold.
+    static LIVE: Cell<usize> = const { Cell::new(0) };
+    /// Bytes an allocation may still take inside [`within`]; `usize::MAX`
+    /// outside it.
+    static ROOM: Cell<usize> = const { Cell::new(usize::MAX) };
+    /// The size of the last allocation refused inside [`within`].
+    static REFUSED: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The child's global allocator: the system's, counted.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OwnAllocator;
+
+/// Bytes the allocations of this thread hold now (0 where [`OwnAllocator`]
+/// is not the global allocator).
+pub(crate) fn live() -> usize {
+    LIVE.with(Cell::get)
+}
+
+/// Runs `work` with at most `room` bytes for what it allocates: an
+/// allocation past what is left is refused (null), which `try_reserve`
+/// reports as an error. `work` must allocate only fallibly. Returns its
+/// answer and, when an allocation was refused, that allocation's size.
+pub(crate) fn within<R>(room: usize, work: impl FnOnce() -> R) -> (R, Option<usize>) {
+    let was = ROOM.with(|r| r.replace(room));
+    REFUSED.with(|r| r.set(0));
+    let done = work();
+    ROOM.with(|r| r.set(was));
+    let refused = REFUSED.with(|r| r.replace(0));
+    (done, (refused > 0).then_some(refused))
+}
+
+/// Takes `size` bytes of the room, if they fit; `false` (and the size
+/// noted) if not.
+fn take_room(size: usize) -> bool {
+    ROOM.with(|room| {
+        let left = room.get();
+        if left == usize::MAX {
+            return true;
+        }
+        if size > left {
+            REFUSED.with(|r| r.set(size.max(1)));
+            return false;
+        }
+        room.set(left - size);
+        true
+    })
+}
+
+fn counted(size: usize) {
+    LIVE.with(|live| live.set(live.get().wrapping_add(size)));
+}
+
+fn uncounted(size: usize) {
+    LIVE.with(|live| live.set(live.get().wrapping_sub(size)));
+}
+
+// SAFETY: every call is passed to `System` as it came; the counts and the
+// room are plain per-thread numbers that allocate nothing.
+//
+// Not inlined: with LTO each of the child's thousands of allocation sites
+// took its own copy of these (45 KB of the component), where the system
+// allocator is one call away.
+unsafe impl GlobalAlloc for OwnAllocator {
+    #[inline(never)]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if !take_room(layout.size()) {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            counted(layout.size());
+        }
+        ptr
+    }
+
+    #[inline(never)]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if !take_room(layout.size()) {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: as for `alloc`.
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            counted(layout.size());
+        }
+        ptr
+    }
+
+    #[inline(never)]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: a block of this allocator's, with its layout.
+        unsafe { System.dealloc(ptr, layout) };
+        uncounted(layout.size());
+    }
+
+    #[inline(never)]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // A block that grows may move: for a moment both are held.
+        if new_size > layout.size() && !take_room(new_size) {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: the caller's block, layout and size, as required.
+        let moved = unsafe { System.realloc(ptr, layout, new_size) };
+        if !moved.is_null() {
+            uncounted(layout.size());
+            counted(new_size);
+        }
+        moved
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The library's tests run with this allocator (lib.rs), so the counts
+    // are real here.
+
+    #[test]
+    fn what_is_allocated_is_counted_until_it_is_freed() {
+        let before = live();
+        let block: Vec<u8> = Vec::with_capacity(10_000);
+        assert_eq!(live() - before, 10_000);
+        drop(block);
+        assert_eq!(live(), before);
+    }
+
+    #[test]
+    fn a_growth_past_the_room_is_refused_and_the_table_is_left_whole() {
+        let mut table: Vec<u64> = Vec::with_capacity(4);
+        table.extend([1, 2, 3, 4]);
+        // The growth to 8 needs 64 bytes: 63 do not hold it.
+        let (grown, refused) = within(63, || table.try_reserve(4));
+        assert!(grown.is_err());
+        assert_eq!(refused, Some(64));
+        assert_eq!(table, [1, 2, 3, 4]);
+        // 64 do, and the room is only for inside.
+        let (grown, refused) = within(64, || table.try_reserve(4));
+        assert!(grown.is_ok() && refused.is_none());
+        assert!(table.capacity() >= 8);
+        let outside: Vec<u8> = Vec::with_capacity(1 << 20);
+        assert_eq!(outside.capacity(), 1 << 20);
+    }
+
+    #[test]
+    fn the_room_is_spent_by_each_allocation_inside() {
+        let mut a: Vec<u8> = Vec::new();
+        let mut b: Vec<u8> = Vec::new();
+        let (both, refused) = within(150, || (a.try_reserve_exact(100), b.try_reserve_exact(100)));
+        assert!(both.0.is_ok());
+        assert!(both.1.is_err());
+        assert_eq!(refused, Some(100));
+    }
+}
