@@ -53,6 +53,23 @@ fn write<'js>(session: &Session<'js>, label: &str, text: &Value<'js>) {
     let Some(intrinsics) = session.intrinsics() else {
         return;
     };
+    // Text is written from QuickJS's own UTF-8 copy of it (made in its
+    // heap, under its limit), in pieces: 25 MB logged took three copies
+    // of the guest's own, past the memory cap, where the parent keeps only
+    // its console cap's worth of it anyway.
+    if let Some(s) = text.as_string()
+        && let Ok(utf8) = rquickjs::CString::from_string(s.clone())
+    {
+        // SAFETY: the live C string's own bytes, `len` of them.
+        let bytes = unsafe { std::slice::from_raw_parts(utf8.as_ptr().cast::<u8>(), utf8.len()) };
+        // A lone surrogate is not UTF-8: such text is made well-formed first.
+        if std::str::from_utf8(bytes).is_ok() {
+            write_in_pieces(label.as_bytes(), bytes, |piece| {
+                session.write_console(piece)
+            });
+            return;
+        }
+    }
     let text = match text.as_string() {
         Some(s) => intrinsics.string(s),
         None => intrinsics.display(text),
@@ -62,6 +79,46 @@ fn write<'js>(session: &Session<'js>, label: &str, text: &Value<'js>) {
     bytes.push_str(&escape_line_breaks(&text));
     bytes.push('\n');
     session.write_console(bytes.as_bytes());
+}
+
+/// Bytes of a console line gathered before they are written.
+const PIECE: usize = 64 << 10;
+
+/// Writes `label`, `text` with its line breaks escaped (as
+/// [`escape_line_breaks`] does) and a line end, with `write`, in pieces of
+/// about [`PIECE`] bytes.
+fn write_in_pieces(label: &[u8], text: &[u8], mut write: impl FnMut(&[u8])) {
+    let mut piece = Vec::with_capacity(PIECE.min(label.len() + text.len() + 1) + 8);
+    piece.extend_from_slice(label);
+    let mut rest = text;
+    while !rest.is_empty() {
+        // The next byte that may begin a line break: `\n`, `\r`, or the
+        // first of U+2028's and U+2029's three.
+        let run = rest
+            .iter()
+            .position(|&b| matches!(b, b'\n' | b'\r' | 0xE2))
+            .unwrap_or(rest.len());
+        let take = run.min(PIECE.saturating_sub(piece.len()).max(1));
+        piece.extend_from_slice(&rest[..take]);
+        rest = &rest[take..];
+        if take == run && !rest.is_empty() {
+            let (escaped, len): (&[u8], usize) = match rest {
+                [b'\n', ..] => (b"\\n", 1),
+                [b'\r', ..] => (b"\\r", 1),
+                [0xE2, 0x80, 0xA8, ..] => (b"\\u2028", 3),
+                [0xE2, 0x80, 0xA9, ..] => (b"\\u2029", 3),
+                _ => (&rest[..1], 1),
+            };
+            piece.extend_from_slice(escaped);
+            rest = &rest[len..];
+        }
+        if piece.len() >= PIECE {
+            write(&piece);
+            piece.clear();
+        }
+    }
+    piece.push(b'\n');
+    write(&piece);
 }
 
 /// A promise's state: 0 pending, 1 fulfilled, 2 rejected; -1 for what is
@@ -118,6 +175,26 @@ pub(crate) fn escape_line_breaks(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_written_in_pieces_is_the_line_escaped_whole() {
+        let text = "a\nb\r\nc \u{2028}d\u{2029} é \\n".repeat(9000);
+        let mut written = Vec::new();
+        let mut pieces = 0;
+        write_in_pieces(b"warn: ", text.as_bytes(), |piece| {
+            assert!(piece.len() <= PIECE + 8, "{}", piece.len());
+            written.extend_from_slice(piece);
+            pieces += 1;
+        });
+        assert!(pieces > 2, "{pieces}");
+        let whole = format!("warn: {}\n", escape_line_breaks(&text));
+        assert_eq!(String::from_utf8(written).unwrap(), whole);
+        let mut short = Vec::new();
+        write_in_pieces(b"", "\u{2028}x\r".as_bytes(), |piece| {
+            short.extend_from_slice(piece)
+        });
+        assert_eq!(short, b"\\u2028x\\r\n");
+    }
 
     #[test]
     fn line_breaks_are_escaped_and_other_text_kept() {

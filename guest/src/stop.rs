@@ -112,7 +112,9 @@ fn held_for_calls(outside: usize) -> String {
     if outside < OUTSIDE_TOLD {
         return String::new();
     }
-    format!(", {outside} of them held for its calls and timers (their args, and the tables of both)")
+    format!(
+        ", {outside} of them held for its calls and timers (their args, and the tables of both)"
+    )
 }
 
 /// Bytes held for calls and timers below which a refusal does not mention

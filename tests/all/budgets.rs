@@ -899,7 +899,11 @@ async fn calls_and_timers_piled_up_count_towards_the_memory_limit() {
         ),
     ] {
         let outcome = run_with(program, roomy()).await;
-        assert_failed(&outcome, FailureKind::Limit, "held for its calls and timers");
+        assert_failed(
+            &outcome,
+            FailureKind::Limit,
+            "held for its calls and timers",
+        );
         let error = &outcome.result.error;
         if let Some(place) = place {
             assert!(error.contains(place), "{program}: {error}");
@@ -925,4 +929,25 @@ async fn what_an_answered_call_held_is_given_back() {
     )
     .await;
     assert_eq!(value(&outcome), json!(200_000_000), "{:?}", outcome.result);
+}
+
+/// A console line as large as the heap allows is written from QuickJS's
+/// own copy of it, in pieces: 25 MB logged under 64 MiB took three copies
+/// of the guest's own and ended at the memory cap, with Rust's allocation
+/// message on the console (tests/HOSTILE.md item 107). The parent keeps
+/// its console cap's worth, and the run goes on.
+#[tokio::test]
+async fn a_console_line_as_large_as_the_heap_allows_is_written_and_capped() {
+    let outcome = run_with(
+        "const s = 'x'.repeat(2.5e7);\nconsole.log(s);\nconsole.log('after');\nreturn 1;",
+        roomy(),
+    )
+    .await;
+    assert_eq!(value(&outcome), json!(1), "{:?}", outcome.result);
+    assert!(
+        outcome.console.contains("[console output truncated")
+            && !outcome.console.contains("memory allocation"),
+        "{}",
+        &outcome.console[outcome.console.len().saturating_sub(300)..]
+    );
 }
