@@ -256,6 +256,9 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
+/// The longest tool name `host.call` sends, in bytes.
+const MAX_TOOL_NAME: usize = 64 << 10;
+
 /// `host.call(name, args, {deadlineMs})`.
 fn host_call<'js>(ctx: &Ctx<'js>, session: &Session<'js>) -> rquickjs::Result<Function<'js>> {
     let session = session.clone();
@@ -274,7 +277,26 @@ fn host_call<'js>(ctx: &Ctx<'js>, session: &Session<'js>) -> rquickjs::Result<Fu
             let Some(intrinsics) = session.intrinsics() else {
                 return Err(ended(&ctx));
             };
-            let tool = intrinsics.string(tool);
+            // Held with the call, as its args are.
+            let tool = match held_text(&ctx, &session, tool)? {
+                Some(tool) => tool,
+                None => intrinsics.string(tool),
+            };
+            // A name no tool has: a 20 MB one was copied into every error
+            // that told it, past the memory cap (tests/HOSTILE.md item 107).
+            if tool.len() > MAX_TOOL_NAME {
+                return rejected(
+                    &ctx,
+                    type_error(
+                        &ctx,
+                        &format!(
+                            "host.call: a tool name of {} bytes names no tool (a name has at \
+                             most {MAX_TOOL_NAME})",
+                            tool.len()
+                        ),
+                    ),
+                );
+            }
             let deadline = match deadline_ms(&ctx, options.0.as_ref()) {
                 Ok(deadline) => deadline,
                 Err(e) => return rejected(&ctx, tool_error::caught(&ctx, e)),

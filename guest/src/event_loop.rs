@@ -297,7 +297,8 @@ fn send_queued<'js, T: Transport + ?Sized>(
         // A Request is framed beside its args, and as large: large args
         // that leave no room for it fail their call, as a frame refused
         // for want of memory does.
-        if call.args.len() >= FRAMED_APART && !heap.own_fits(call.args.len()) {
+        let framed = call.args.len().saturating_add(call.tool.len());
+        if framed >= FRAMED_APART && !heap.own_fits(framed) {
             failed += 1;
             let why = format!(
                 "memory limit: the call's args of {} bytes could not be sent: no memory left \

@@ -280,6 +280,30 @@ impl<'js> Intrinsics<'js> {
         }
     }
 
+    /// [`string`](Intrinsics::string) for text told to people (an error's
+    /// message or name, a thrown value, a value as JSON): past
+    /// [`PART_WHOLE`](crate::outcome::PART_WHOLE) bytes it is cut as the
+    /// Result would cut it ([`cut_part`](crate::outcome::cut_part)), read
+    /// from QuickJS's own copy: a 14 MB message was copied whole into the
+    /// guest's memory, twice, past the memory cap, to be cut to 8 KiB
+    /// (tests/HOSTILE.md item 107).
+    pub(crate) fn shown(&self, s: &rquickjs::String<'js>) -> String {
+        if let Ok(utf8) = rquickjs::CString::from_string(s.clone()) {
+            // SAFETY: the live C string's own bytes, `len` of them.
+            let bytes =
+                unsafe { std::slice::from_raw_parts(utf8.as_ptr().cast::<u8>(), utf8.len()) };
+            if bytes.len() > crate::outcome::PART_WHOLE {
+                return crate::outcome::cut_part(bytes);
+            }
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                return text.to_owned();
+            }
+        } else {
+            let _ = s.ctx().catch();
+        }
+        self.string(s)
+    }
+
     /// How a value reads in console output and error messages: strings as
     /// they are, errors as `Name: message`, other objects as JSON where
     /// possible. Never fails; a value whose conversion throws gets a
@@ -287,7 +311,7 @@ impl<'js> Intrinsics<'js> {
     pub(crate) fn display(&self, value: &Value<'js>) -> String {
         let ctx = value.ctx();
         let text = match value.type_of() {
-            Type::String => value.as_string().map(|s| self.string(s)),
+            Type::String => value.as_string().map(|s| self.shown(s)),
             Type::Symbol => value
                 .as_symbol()
                 .map(|s| format!("Symbol({})", self.symbol_description(s))),
@@ -382,7 +406,8 @@ impl<'js> Intrinsics<'js> {
             .get::<_, Function>(name)
             .and_then(|f| f.call::<_, Value>((arg,)));
         match found {
-            Ok(text) if text.is_string() => self.coerce(&text),
+            // Whole: a place is read from it.
+            Ok(text) if text.is_string() => text.as_string().map(|s| self.string(s)),
             Ok(_) => None,
             Err(_) => {
                 let _ = self.web.ctx().catch();
@@ -408,10 +433,10 @@ impl<'js> Intrinsics<'js> {
     /// `String(value)`, or `None` when it throws.
     fn coerce(&self, value: &Value<'js>) -> Option<String> {
         if let Some(s) = value.as_string() {
-            return Some(self.string(s));
+            return Some(self.shown(s));
         }
         match value.get::<rquickjs::convert::Coerced<rquickjs::String>>() {
-            Ok(s) => Some(self.string(&s.0)),
+            Ok(s) => Some(self.shown(&s.0)),
             Err(_) => {
                 let _ = value.ctx().catch();
                 None
@@ -422,7 +447,7 @@ impl<'js> Intrinsics<'js> {
     /// The value as JSON text, or `None` when JSON has no text for it.
     fn json(&self, value: &Value<'js>) -> Option<String> {
         match value.ctx().json_stringify(value.clone()) {
-            Ok(Some(s)) => Some(self.string(&s)),
+            Ok(Some(s)) => Some(self.shown(&s)),
             Ok(None) => None,
             Err(_) => {
                 let _ = value.ctx().catch();

@@ -112,7 +112,7 @@ fn shorten(error: String) -> String {
     if error.len() <= MAX_ERROR_BYTES {
         return error;
     }
-    let note = format!(" [... {} bytes in all, cut here ...] ", error.len());
+    let note = cut_note(error.len());
     let mut head = MAX_ERROR_BYTES - KEPT_TAIL_BYTES - note.len();
     while !error.is_char_boundary(head) {
         head -= 1;
@@ -126,6 +126,31 @@ fn shorten(error: String) -> String {
     short.push_str(&note);
     short.push_str(&error[tail..]);
     short
+}
+
+/// What a cut text says of itself: how long it was.
+fn cut_note(len: usize) -> String {
+    format!(" [... {len} bytes in all, cut here ...] ")
+}
+
+/// Text past which a part of an error (its message, a thrown value) is
+/// cut as it is read ([`cut_part`]) rather than copied whole.
+pub(crate) const PART_WHOLE: usize = 64 << 10;
+
+/// A part of an error, `text` (UTF-8, possibly not well-formed, longer than
+/// [`PART_WHOLE`]), as the Result tells it: its start and a note of its
+/// length, short enough that the error needs no second cut. The place
+/// after it is kept, as [`shorten`] keeps it.
+pub(crate) fn cut_part(text: &[u8]) -> String {
+    let note = cut_note(text.len());
+    let head = (MAX_ERROR_BYTES - KEPT_TAIL_BYTES - note.len()).min(text.len());
+    let mut part = String::from_utf8_lossy(&text[..head]).into_owned();
+    // A character cut in two is one U+FFFD: dropped.
+    if part.ends_with('\u{FFFD}') && std::str::from_utf8(&text[..head]).is_err() {
+        part.pop();
+    }
+    part.push_str(note.trim_end());
+    part
 }
 
 /// `text` in double quotes, with the quotes and backslashes in it escaped.
@@ -278,7 +303,7 @@ impl<'js> Judge<'_, 'js> {
                     match reason.as_string() {
                         // Quoted, as Node shows a thrown string: bare, it ran
                         // on into the place after it.
-                        Some(text) => quoted(&self.intrinsics.string(text)),
+                        Some(text) => quoted(&self.intrinsics.shown(text)),
                         None => self.intrinsics.display(reason),
                     }
                 ),
@@ -520,7 +545,7 @@ impl<'js> Judge<'_, 'js> {
             .map_while(|e| e.ok())
             .map(|e| match e.as_string() {
                 // Quoted: a reason's own "; " read as two reasons.
-                Some(text) => quoted(&self.intrinsics.string(text)),
+                Some(text) => quoted(&self.intrinsics.shown(text)),
                 None => aggregate_headline(self.told(&e)),
             })
             .collect();
@@ -803,6 +828,28 @@ mod tests {
         ] {
             assert_eq!(quickjs_limit(headline), cap, "{headline}");
         }
+    }
+
+    #[test]
+    fn a_long_part_is_cut_so_that_its_error_needs_no_second_cut() {
+        let message = "é".repeat(PART_WHOLE);
+        let part = cut_part(message.as_bytes());
+        assert!(part.starts_with("ééé"), "{part}");
+        assert!(
+            part.ends_with(&format!(
+                " [... {} bytes in all, cut here ...]",
+                2 * PART_WHOLE
+            )),
+            "{part}"
+        );
+        // The headline and place around it, and no second cut.
+        let error = format!("Error: {part} at line 3, column 9");
+        assert!(error.len() <= MAX_ERROR_BYTES, "{}", error.len());
+        assert_eq!(shorten(error.clone()), error);
+        // Not well-formed: cut all the same, a lone surrogate as U+FFFD.
+        let mut odd = vec![0xED, 0xA0, 0x80];
+        odd.extend(std::iter::repeat_n(b'x', PART_WHOLE));
+        assert!(cut_part(&odd).starts_with("\u{FFFD}"));
     }
 
     #[test]

@@ -951,3 +951,93 @@ async fn a_console_line_as_large_as_the_heap_allows_is_written_and_capped() {
         &outcome.console[outcome.console.len().saturating_sub(300)..]
     );
 }
+
+/// An error's message, a thrown string or value, as large as the heap
+/// allows, is read only as far as the Result tells it (8 KiB): a 14 MB
+/// message was copied whole, twice, and ended at the memory cap with
+/// Rust's allocation message instead of the program's error
+/// (tests/HOSTILE.md item 107).
+#[tokio::test]
+async fn an_error_as_large_as_the_heap_allows_is_told_cut() {
+    for (program, starts) in [
+        (
+            "const s = 'x'.repeat(1.4e7);\nthrow new Error(s);",
+            "Error: xxx",
+        ),
+        (
+            "const s = '\"'.repeat(9e6);\nthrow s;",
+            "uncaught exception: \"\\\"\\\"",
+        ),
+        // As JSON (QuickJS's own JSON text of 14 MB does not fit 64 MiB).
+        (
+            "const s = 'y'.repeat(5e6);\nthrow { s };",
+            "uncaught exception: {\"s\":\"yyy",
+        ),
+    ] {
+        let outcome = run_with(program, roomy()).await;
+        assert_failed(&outcome, FailureKind::Invalid, starts);
+        let error = &outcome.result.error;
+        assert!(
+            error.contains("bytes in all, cut here ...]") && error.contains(" at line 2, column "),
+            "{program}: {}",
+            &error[error.len().saturating_sub(200)..]
+        );
+        assert!(error.len() <= wire::MAX_ERROR_BYTES, "{}", error.len());
+        assert!(
+            !outcome.console.contains("memory allocation"),
+            "{}",
+            outcome.console
+        );
+    }
+}
+
+/// Text the web surface hands to its Rust half (a URL, a form body, text
+/// to encode) is copied out of QuickJS only when what the guest makes of
+/// it fits the program's memory: `new URL()` of a 20 MB string was copied
+/// three times past the memory cap, with Rust's allocation message on the
+/// console (tests/HOSTILE.md item 107). Now the run stops there, in the
+/// guest's words; text that fits works as before.
+#[tokio::test]
+async fn web_natives_take_program_sized_text_only_when_it_fits() {
+    for program in [
+        "const s = 'x'.repeat(2e7);\nreturn new URL('http://a/?q=' + s).href.length;",
+        "const s = 'x'.repeat(2e7);\nreturn new URLSearchParams('a=' + s).get('a').length;",
+    ] {
+        let outcome = run_with(program, roomy()).await;
+        assert_failed(&outcome, FailureKind::Limit, "out of memory at line 2");
+        assert!(
+            !outcome.console.contains("memory allocation"),
+            "{}",
+            outcome.console
+        );
+    }
+    let outcome = run_with(
+        "const s = 'x'.repeat(2e6);\nconst u = new URL('http://a/?q=' + s);\nu.search = '?b=' + s;\n\
+         return [u.href.length, new URLSearchParams('a=' + s).get('a').length, \
+         new TextEncoder().encode(s).length];",
+        roomy(),
+    )
+    .await;
+    assert_eq!(value(&outcome), json!([2_000_012, 2_000_000, 2_000_000]));
+}
+
+/// A tool name no tool can have is refused where `host.call` is made: a
+/// 20 MB one was copied into the call, its Request and every error that
+/// told it, past the memory cap (tests/HOSTILE.md item 107).
+#[tokio::test]
+async fn a_tool_name_no_tool_can_have_is_refused_at_the_call() {
+    let outcome = run_with(
+        "const s = 'x'.repeat(2e7);\n\
+         try { await host.call(s); } catch (e) { return [e.name, e.message]; }",
+        roomy(),
+    )
+    .await;
+    assert_eq!(
+        value(&outcome),
+        json!([
+            "TypeError",
+            "host.call: a tool name of 20000000 bytes names no tool (a name has at most 65536)"
+        ])
+    );
+    assert_eq!(outcome.result.calls, 0);
+}

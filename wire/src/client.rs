@@ -10,7 +10,7 @@ use crate::message::{RequestOut, Withdraw};
 use crate::response::{Decoded, decode_response, id_in_head};
 use crate::{DEFAULT_MAX_INFLIGHT, FailureKind, ToolFailure};
 
-/// Args from this size on are framed by [`encode_sized`]: counted first,
+/// Args and a tool name from this size on are framed by [`encode_sized`]: counted first,
 /// then written into a frame allocated once, fallibly.
 const SIZED_ARGS: usize = 64 << 10;
 
@@ -138,9 +138,11 @@ impl InFlight {
             args,
             deadline_ms,
         };
-        // Large args are framed at their size, once, and a child out of
-        // memory for them gets an error it can answer the call with.
-        let frame = if args.len() < SIZED_ARGS {
+        // Large args (or a large name) are framed at their size, once, and
+        // a child out of memory for them gets an error it can answer the
+        // call with; one too large for a frame is refused before any of it
+        // is written.
+        let frame = if args.len().saturating_add(tool.len()) < SIZED_ARGS {
             encode(&request)?
         } else {
             encode_sized(&request)?
