@@ -36,7 +36,7 @@ use rquickjs::{Atom, Ctx, Exception, Function, Object, Value};
 use wire::StartBinding;
 
 use crate::calls::Call;
-use crate::intrinsics::Watched;
+use crate::intrinsics::{Utf8, Watched};
 use crate::session::Session;
 use crate::throw_site;
 use crate::tool_error;
@@ -559,13 +559,7 @@ fn held_text<'js>(
     session: &Session<'js>,
     s: &rquickjs::String<'js>,
 ) -> rquickjs::Result<Option<String>> {
-    let text = rquickjs::CString::from_string(s.clone())?;
-    if !session.heap().admit_own(text.len()) {
-        return Err(out_of_memory(ctx));
-    }
-    // SAFETY: the live C string's own bytes, `len` of them.
-    let bytes = unsafe { std::slice::from_raw_parts(text.as_ptr().cast::<u8>(), text.len()) };
-    Ok(std::str::from_utf8(bytes).ok().map(str::to_owned))
+    Utf8::of(s)?.admitted(ctx, session.heap(), 1)
 }
 
 /// Args for a binding without a signature, and for `host.call`.

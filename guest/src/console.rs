@@ -15,6 +15,7 @@
 use rquickjs::object::Property;
 use rquickjs::{Ctx, Function, Object, Value};
 
+use crate::intrinsics::Utf8;
 use crate::session::Session;
 
 /// The console levels' labels, by the level number `console.js` writes at.
@@ -58,13 +59,11 @@ fn write<'js>(session: &Session<'js>, label: &str, text: &Value<'js>) {
     // of the guest's own, past the memory cap, where the parent keeps only
     // its console cap's worth of it anyway.
     if let Some(s) = text.as_string()
-        && let Ok(utf8) = rquickjs::CString::from_string(s.clone())
+        && let Ok(utf8) = Utf8::of(s)
     {
-        // SAFETY: the live C string's own bytes, `len` of them.
-        let bytes = unsafe { std::slice::from_raw_parts(utf8.as_ptr().cast::<u8>(), utf8.len()) };
         // A lone surrogate is not UTF-8: such text is made well-formed first.
-        if std::str::from_utf8(bytes).is_ok() {
-            write_in_pieces(label.as_bytes(), bytes, |piece| {
+        if std::str::from_utf8(utf8.bytes()).is_ok() {
+            write_in_pieces(label.as_bytes(), utf8.bytes(), |piece| {
                 session.write_console(piece)
             });
             return;

@@ -45,6 +45,14 @@
 //! next level, and under [`COLLECT_LAST`] of the limit QuickJS's own rule
 //! is left as it is, so a live set that fills the limit costs a few
 //! collections, not one per object.
+//!
+//! What the guest itself holds for the program (a call's args until its
+//! Request is framed, the tables of calls and timers, text a native copies)
+//! is outside QuickJS's heap, in the guest's own allocations (`own`,
+//! counted). It counts with the heap past the reserve the limit leaves,
+//! where the program adds to it ([`Heap::admit_own`]), and the tables grow
+//! ahead, fallibly, in the room that leaves ([`Heap::reserve`]): a call or
+//! timer that does not fit stops the run as the heap's own refusal does.
 
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;

@@ -48,6 +48,42 @@ pub(crate) enum Watched<'js> {
     Watching(Value<'js>),
 }
 
+/// QuickJS's UTF-8 copy of a string, made in its heap (under its limit):
+/// text is read from it without a copy of the guest's own, or copied once
+/// what the guest would hold for it is admitted under the program's memory
+/// limit. A lone surrogate is not UTF-8 (QuickJS writes its three bytes).
+pub(crate) struct Utf8<'js>(rquickjs::CString<'js>);
+
+impl<'js> Utf8<'js> {
+    /// The copy of `s`; an error only when QuickJS has no memory for it.
+    pub(crate) fn of(s: &rquickjs::String<'js>) -> rquickjs::Result<Self> {
+        rquickjs::CString::from_string(s.clone()).map(Utf8)
+    }
+
+    /// Its bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        // SAFETY: the live C string's own bytes, `len` of them.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast::<u8>(), self.0.len()) }
+    }
+
+    /// It as the guest's own text, once `copies` times its length (what
+    /// the guest makes of it) is admitted (`Heap::admit_own`): past that
+    /// the run is stopped, and QuickJS's out-of-memory error is returned
+    /// to be thrown where the program is. `None` for text that is not
+    /// well formed.
+    pub(crate) fn admitted(
+        &self,
+        ctx: &Ctx<'js>,
+        heap: &crate::heap::Heap,
+        copies: usize,
+    ) -> rquickjs::Result<Option<String>> {
+        if !heap.admit_own(self.bytes().len().saturating_mul(copies)) {
+            return Err(crate::bindings::out_of_memory(ctx));
+        }
+        Ok(std::str::from_utf8(self.bytes()).ok().map(str::to_owned))
+    }
+}
+
 /// Handles on the original intrinsics. Cheap to clone (each is a reference).
 #[derive(Clone, Debug)]
 pub(crate) struct Intrinsics<'js> {
@@ -288,10 +324,8 @@ impl<'js> Intrinsics<'js> {
     /// guest's memory, twice, past the memory cap, to be cut to 8 KiB
     /// (tests/HOSTILE.md item 107).
     pub(crate) fn shown(&self, s: &rquickjs::String<'js>) -> String {
-        if let Ok(utf8) = rquickjs::CString::from_string(s.clone()) {
-            // SAFETY: the live C string's own bytes, `len` of them.
-            let bytes =
-                unsafe { std::slice::from_raw_parts(utf8.as_ptr().cast::<u8>(), utf8.len()) };
+        if let Ok(utf8) = Utf8::of(s) {
+            let bytes = utf8.bytes();
             if bytes.len() > crate::outcome::PART_WHOLE {
                 return crate::outcome::cut_part(bytes);
             }

@@ -76,6 +76,18 @@ fn take_room(size: usize) -> bool {
     })
 }
 
+/// A new block of `size` bytes from `alloc`, if the room has them; counted.
+fn counted_alloc(size: usize, alloc: impl FnOnce() -> *mut u8) -> *mut u8 {
+    if !take_room(size) {
+        return std::ptr::null_mut();
+    }
+    let ptr = alloc();
+    if !ptr.is_null() {
+        counted(size);
+    }
+    ptr
+}
+
 fn counted(size: usize) {
     LIVE.with(|live| live.set(live.get().wrapping_add(size)));
 }
@@ -93,28 +105,14 @@ fn uncounted(size: usize) {
 unsafe impl GlobalAlloc for OwnAllocator {
     #[inline(never)]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if !take_room(layout.size()) {
-            return std::ptr::null_mut();
-        }
         // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires.
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            counted(layout.size());
-        }
-        ptr
+        counted_alloc(layout.size(), || unsafe { System.alloc(layout) })
     }
 
     #[inline(never)]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if !take_room(layout.size()) {
-            return std::ptr::null_mut();
-        }
         // SAFETY: as for `alloc`.
-        let ptr = unsafe { System.alloc_zeroed(layout) };
-        if !ptr.is_null() {
-            counted(layout.size());
-        }
-        ptr
+        counted_alloc(layout.size(), || unsafe { System.alloc_zeroed(layout) })
     }
 
     #[inline(never)]

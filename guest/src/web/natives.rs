@@ -8,6 +8,7 @@ use rquickjs::function::Opt;
 use rquickjs::{Ctx, Exception, FromJs, Function, Object, TypedArray, Value};
 use url::{Url, quirks};
 
+use crate::intrinsics::Utf8;
 use crate::session::Session;
 
 /// Text a native takes from the program, copied out of QuickJS only once
@@ -21,16 +22,15 @@ struct Text<const COPIES: usize>(String);
 
 impl<'js, const COPIES: usize> FromJs<'js> for Text<COPIES> {
     fn from_js(ctx: &Ctx<'js>, value: Value<'js>) -> rquickjs::Result<Self> {
-        let utf8 = rquickjs::CString::from_string(rquickjs::String::from_js(ctx, value)?)?;
-        if let Some(session) = Session::current(ctx)
-            && !session.heap().admit_own(utf8.len().saturating_mul(COPIES))
-        {
-            return Err(crate::bindings::out_of_memory(ctx));
-        }
-        // SAFETY: the live C string's own bytes, `len` of them.
-        let bytes = unsafe { std::slice::from_raw_parts(utf8.as_ptr().cast::<u8>(), utf8.len()) };
+        let utf8 = Utf8::of(&rquickjs::String::from_js(ctx, value)?)?;
+        let text = match Session::current(ctx) {
+            Some(session) => utf8.admitted(ctx, session.heap(), COPIES)?,
+            None => None,
+        };
         // Well formed as they arrive (see the module's doc); lossy if not.
-        Ok(Text(String::from_utf8_lossy(bytes).into_owned()))
+        Ok(Text(text.unwrap_or_else(|| {
+            String::from_utf8_lossy(utf8.bytes()).into_owned()
+        })))
     }
 }
 
