@@ -263,8 +263,8 @@ fn settled_value<'js>(ctx: &Ctx<'js>, promise: &Promise<'js>, fulfilled: bool) -
     }
 }
 
-/// Args from which a call's Request is checked for room before it is
-/// framed: a smaller one fits the reserve the memory limit leaves.
+/// Args and name (together) from which a call's Request is checked for
+/// room before it is framed: a smaller one fits the memory limit's reserve.
 const FRAMED_APART: usize = 64 << 10;
 
 /// Sends every queued call. Returns how many failed to send (and were
