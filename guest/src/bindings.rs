@@ -277,14 +277,11 @@ fn host_call<'js>(ctx: &Ctx<'js>, session: &Session<'js>) -> rquickjs::Result<Fu
             let Some(intrinsics) = session.intrinsics() else {
                 return Err(ended(&ctx));
             };
-            // Held with the call, as its args are.
-            let tool = match held_text(&ctx, &session, tool)? {
-                Some(tool) => tool,
-                None => intrinsics.string(tool),
-            };
-            // A name no tool has: a 20 MB one was copied into every error
-            // that told it, past the memory cap (tests/HOSTILE.md item 107).
-            if tool.len() > MAX_TOOL_NAME {
+            // A name no tool has is refused before it is copied: a 20 MB
+            // one went into every error that told it, past the memory cap
+            // (tests/HOSTILE.md item 107).
+            let tool = Utf8::of(tool)?;
+            if tool.bytes().len() > MAX_TOOL_NAME {
                 return rejected(
                     &ctx,
                     type_error(
@@ -292,11 +289,13 @@ fn host_call<'js>(ctx: &Ctx<'js>, session: &Session<'js>) -> rquickjs::Result<Fu
                         &format!(
                             "host.call: a tool name of {} bytes names no tool (a name has at \
                              most {MAX_TOOL_NAME})",
-                            tool.len()
+                            tool.bytes().len()
                         ),
                     ),
                 );
             }
+            // Held with the call, as its args are.
+            let tool = intrinsics.held(&tool, session.heap(), 1)?;
             let deadline = match deadline_ms(&ctx, options.0.as_ref()) {
                 Ok(deadline) => deadline,
                 Err(e) => return rejected(&ctx, tool_error::caught(&ctx, e)),
@@ -360,10 +359,10 @@ fn call<'js>(
     // What the guest holds for the call (its args, and room in the tables
     // of calls for it) counts towards the program's memory; past the limit
     // the run stops here, as when QuickJS's heap is full.
+    // (The args were admitted as they were read: `Intrinsics::held`.)
     let heap = session.heap();
-    let held = call.args.len();
     let queued = session.with_calls(|calls| {
-        let fits = heap.admit_held(held) && heap.reserve(|| calls.reserve_one());
+        let fits = heap.reserve(|| calls.reserve_one());
         if fits {
             calls.queue(call);
         }
@@ -457,7 +456,7 @@ fn args_from_parameters<'js>(
     // An object always has JSON text.
     let object = object.into_value();
     let text = stringify_args(ctx, tool, object.clone())?
-        .map_or(Ok(String::new()), |json| json_text(ctx, session, &json))?;
+        .map_or(Ok(String::new()), |json| held_args(ctx, session, &json))?;
     warn_lossy_args(session, tool, &text, &object);
     Ok(text)
 }
@@ -532,34 +531,17 @@ fn stringify_args<'js>(
     }
 }
 
-/// `JSON.stringify`'s text as Rust text. It is always well-formed (a lone
-/// surrogate comes out escaped, as `\ud800`), so it skips the repair
-/// [`Intrinsics::string`](crate::intrinsics::Intrinsics::string) makes,
-/// a JavaScript call per tool call.
-fn json_text<'js>(
+/// A call's args text, read from QuickJS and held with the call until its
+/// Request is framed: admitted under the program's memory limit before it
+/// is copied (`Intrinsics::held`). `JSON.stringify`'s text is always well
+/// formed, so nearly every call converts it as it is.
+fn held_args<'js>(
     ctx: &Ctx<'js>,
     session: &Session<'js>,
-    json: &rquickjs::String<'js>,
+    text: &rquickjs::String<'js>,
 ) -> rquickjs::Result<String> {
-    match held_text(ctx, session, json)? {
-        Some(text) => Ok(text),
-        // JSON.stringify escapes lone surrogates; as before, if not.
-        None => json.to_string(),
-    }
-}
-
-/// A call's args text, which the guest holds until the call is sent: its
-/// length is admitted under the program's memory limit before it is
-/// copied out of QuickJS (`Heap::admit_own`), so that args past the limit
-/// stop the run where the call is made rather than reach the memory cap
-/// in the copy. `None` for text that is not well-formed (a lone
-/// surrogate), which the caller converts as it does any.
-fn held_text<'js>(
-    ctx: &Ctx<'js>,
-    session: &Session<'js>,
-    s: &rquickjs::String<'js>,
-) -> rquickjs::Result<Option<String>> {
-    Utf8::of(s)?.admitted(ctx, session.heap(), 1)
+    let intrinsics = session.intrinsics().ok_or_else(|| ended(ctx))?;
+    intrinsics.held(&Utf8::of(text)?, session.heap(), 1)
 }
 
 /// Args for a binding without a signature, and for `host.call`.
@@ -573,11 +555,7 @@ fn args_from_value<'js>(
         return Ok(String::new());
     };
     if let Some(s) = value.as_string() {
-        if let Some(text) = held_text(ctx, session, s)? {
-            return Ok(text);
-        }
-        let intrinsics = session.intrinsics().ok_or_else(|| ended(ctx))?;
-        return Ok(intrinsics.string(s));
+        return held_args(ctx, session, s);
     }
     // A whole number (the argument of many calls) is its own JSON text.
     if let Some(n) = value.as_int() {
@@ -585,7 +563,7 @@ fn args_from_value<'js>(
     }
     match stringify_args(ctx, tool, value.clone())? {
         Some(json) => {
-            let text = json_text(ctx, session, &json)?;
+            let text = held_args(ctx, session, &json)?;
             warn_lossy_args(session, tool, &text, value);
             Ok(text)
         }

@@ -204,16 +204,6 @@ impl Heap {
         false
     }
 
-    /// [`admit_own`](Heap::admit_own) for `added` bytes the guest already
-    /// holds for the program (counted in [`own_held`](Heap::own_held)).
-    pub(crate) fn admit_held(&self, added: usize) -> bool {
-        if self.own_fits(0) {
-            return true;
-        }
-        self.refuse_own(added);
-        false
-    }
-
     /// Whether [`admit_own`](Heap::admit_own) would admit `more`, without
     /// stopping the run if not.
     pub(crate) fn own_fits(&self, more: usize) -> bool {

@@ -49,38 +49,28 @@ pub(crate) enum Watched<'js> {
 }
 
 /// QuickJS's UTF-8 copy of a string, made in its heap (under its limit):
-/// text is read from it without a copy of the guest's own, or copied once
-/// what the guest would hold for it is admitted under the program's memory
-/// limit. A lone surrogate is not UTF-8 (QuickJS writes its three bytes).
-pub(crate) struct Utf8<'js>(rquickjs::CString<'js>);
+/// text is read from it without a copy of the guest's own
+/// ([`Intrinsics::text`]), or copied once what the guest would hold for it
+/// is admitted under the program's memory limit ([`Intrinsics::held`]). A
+/// lone surrogate is not UTF-8 (QuickJS writes its three bytes).
+pub(crate) struct Utf8<'js> {
+    copy: rquickjs::CString<'js>,
+    of: rquickjs::String<'js>,
+}
 
 impl<'js> Utf8<'js> {
     /// The copy of `s`; an error only when QuickJS has no memory for it.
     pub(crate) fn of(s: &rquickjs::String<'js>) -> rquickjs::Result<Self> {
-        rquickjs::CString::from_string(s.clone()).map(Utf8)
+        Ok(Utf8 {
+            copy: rquickjs::CString::from_string(s.clone())?,
+            of: s.clone(),
+        })
     }
 
     /// Its bytes.
     pub(crate) fn bytes(&self) -> &[u8] {
         // SAFETY: the live C string's own bytes, `len` of them.
-        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast::<u8>(), self.0.len()) }
-    }
-
-    /// It as the guest's own text, once `copies` times its length (what
-    /// the guest makes of it) is admitted (`Heap::admit_own`): past that
-    /// the run is stopped, and QuickJS's out-of-memory error is returned
-    /// to be thrown where the program is. `None` for text that is not
-    /// well formed.
-    pub(crate) fn admitted(
-        &self,
-        ctx: &Ctx<'js>,
-        heap: &crate::heap::Heap,
-        copies: usize,
-    ) -> rquickjs::Result<Option<String>> {
-        if !heap.admit_own(self.bytes().len().saturating_mul(copies)) {
-            return Err(crate::bindings::out_of_memory(ctx));
-        }
-        Ok(std::str::from_utf8(self.bytes()).ok().map(str::to_owned))
+        unsafe { std::slice::from_raw_parts(self.copy.as_ptr().cast::<u8>(), self.copy.len()) }
     }
 }
 
@@ -297,23 +287,51 @@ impl<'js> Intrinsics<'js> {
 
     /// A JS string as Rust text; lone surrogates become U+FFFD.
     pub(crate) fn string(&self, s: &rquickjs::String<'js>) -> String {
-        // Well-formed text, nearly every string, converts as it is: QuickJS
-        // writes a lone surrogate as its own three bytes, which are not
-        // UTF-8, so only such a string pays a JavaScript call.
-        if let Ok(text) = s.to_string() {
-            return text;
-        }
-        let well_formed = self
-            .to_well_formed
-            .call::<_, rquickjs::String>((rquickjs::function::This(s.clone()),));
-        match well_formed.and_then(|s| s.to_string()) {
-            Ok(text) => text,
+        match Utf8::of(s) {
+            Ok(utf8) => self.text(&utf8),
             Err(_) => {
                 // Only reachable when out of memory; the text is for people.
                 let _ = s.ctx().catch();
                 "<unprintable string>".to_owned()
             }
         }
+    }
+
+    /// `utf8`'s text as Rust text; lone surrogates become U+FFFD.
+    pub(crate) fn text(&self, utf8: &Utf8<'js>) -> String {
+        // Well-formed text, nearly every string, converts as it is: only a
+        // string with a lone surrogate pays a JavaScript call.
+        if let Ok(text) = std::str::from_utf8(utf8.bytes()) {
+            return text.to_owned();
+        }
+        let well_formed = self
+            .to_well_formed
+            .call::<_, rquickjs::String>((rquickjs::function::This(utf8.of.clone()),));
+        match well_formed.and_then(|s| s.to_string()) {
+            Ok(text) => text,
+            Err(_) => {
+                let _ = utf8.of.ctx().catch();
+                "<unprintable string>".to_owned()
+            }
+        }
+    }
+
+    /// [`text`](Intrinsics::text) for text the guest holds for the program
+    /// (a call's args and tool name, what a web native copies), once
+    /// `copies` times its length (what the guest makes of it) is admitted
+    /// under the program's memory limit (`Heap::admit_own`): past that the
+    /// run is stopped, and QuickJS's out-of-memory error is returned to be
+    /// thrown where the program is.
+    pub(crate) fn held(
+        &self,
+        utf8: &Utf8<'js>,
+        heap: &crate::heap::Heap,
+        copies: usize,
+    ) -> rquickjs::Result<String> {
+        if !heap.admit_own(utf8.bytes().len().saturating_mul(copies)) {
+            return Err(crate::bindings::out_of_memory(utf8.of.ctx()));
+        }
+        Ok(self.text(utf8))
     }
 
     /// [`string`](Intrinsics::string) for text told to people (an error's
@@ -324,18 +342,13 @@ impl<'js> Intrinsics<'js> {
     /// guest's memory, twice, past the memory cap, to be cut to 8 KiB
     /// (tests/HOSTILE.md item 107).
     pub(crate) fn shown(&self, s: &rquickjs::String<'js>) -> String {
-        if let Ok(utf8) = Utf8::of(s) {
-            let bytes = utf8.bytes();
-            if bytes.len() > crate::outcome::PART_WHOLE {
-                return crate::outcome::cut_part(bytes);
+        match Utf8::of(s) {
+            Ok(utf8) if utf8.bytes().len() > crate::outcome::PART_WHOLE => {
+                crate::outcome::cut_part(utf8.bytes())
             }
-            if let Ok(text) = std::str::from_utf8(bytes) {
-                return text.to_owned();
-            }
-        } else {
-            let _ = s.ctx().catch();
+            Ok(utf8) => self.text(&utf8),
+            Err(_) => self.string(s),
         }
-        self.string(s)
     }
 
     /// How a value reads in console output and error messages: strings as

@@ -143,12 +143,12 @@ pub(crate) const PART_WHOLE: usize = 64 << 10;
 /// after it is kept, as [`shorten`] keeps it.
 pub(crate) fn cut_part(text: &[u8]) -> String {
     let note = cut_note(text.len());
-    let head = (MAX_ERROR_BYTES - KEPT_TAIL_BYTES - note.len()).min(text.len());
-    let mut part = String::from_utf8_lossy(&text[..head]).into_owned();
-    // A character cut in two is one U+FFFD: dropped.
-    if part.ends_with('\u{FFFD}') && std::str::from_utf8(&text[..head]).is_err() {
-        part.pop();
+    let mut head = (MAX_ERROR_BYTES - KEPT_TAIL_BYTES - note.len()).min(text.len());
+    // No character cut in two: back to the start of the one at `head`.
+    while head > 0 && head < text.len() && text[head] & 0xC0 == 0x80 {
+        head -= 1;
     }
+    let mut part = String::from_utf8_lossy(&text[..head]).into_owned();
     part.push_str(note.trim_end());
     part
 }

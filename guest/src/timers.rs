@@ -245,17 +245,15 @@ fn set<'js>(
             let heap = session.heap();
             let added = session
                 .with_timers(|timers| {
-                    heap.reserve(|| timers.reserve_one())
-                        .then(|| timers.add(delay, callback, args.0, repeat, own))
+                    (heap.admit_own(std::mem::size_of::<Timer>())
+                        && heap.reserve(|| timers.reserve_one()))
+                    .then(|| timers.add(delay, callback, args.0, repeat, own))
                 })
                 .ok_or_else(ended)?;
-            match added {
-                Some(id) if heap.admit_held(std::mem::size_of::<Timer>()) => {
-                    // Ids stay far below 2^53, so the number is exact.
-                    Ok(id as f64)
-                }
-                _ => Err(crate::bindings::out_of_memory(&ctx)),
-            }
+            // Ids stay far below 2^53, so the number is exact.
+            added
+                .map(|id| id as f64)
+                .ok_or_else(|| crate::bindings::out_of_memory(&ctx))
         },
     )?
     .with_name(name)?

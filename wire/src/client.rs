@@ -10,8 +10,9 @@ use crate::message::{RequestOut, Withdraw};
 use crate::response::{Decoded, decode_response, id_in_head};
 use crate::{DEFAULT_MAX_INFLIGHT, FailureKind, ToolFailure};
 
-/// Args and a tool name from this size on are framed by [`encode_sized`]: counted first,
-/// then written into a frame allocated once, fallibly.
+/// Args and a tool name (together) from this size on are framed by
+/// [`encode_sized`]: counted first, then written into a frame allocated
+/// once, fallibly.
 const SIZED_ARGS: usize = 64 << 10;
 
 /// Why the client cannot go on.

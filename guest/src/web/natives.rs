@@ -23,14 +23,11 @@ struct Text<const COPIES: usize>(String);
 impl<'js, const COPIES: usize> FromJs<'js> for Text<COPIES> {
     fn from_js(ctx: &Ctx<'js>, value: Value<'js>) -> rquickjs::Result<Self> {
         let utf8 = Utf8::of(&rquickjs::String::from_js(ctx, value)?)?;
-        let text = match Session::current(ctx) {
-            Some(session) => utf8.admitted(ctx, session.heap(), COPIES)?,
-            None => None,
-        };
-        // Well formed as they arrive (see the module's doc); lossy if not.
-        Ok(Text(text.unwrap_or_else(|| {
-            String::from_utf8_lossy(utf8.bytes()).into_owned()
-        })))
+        match Session::current(ctx).and_then(|session| Some((session.intrinsics()?, session))) {
+            Some((intrinsics, session)) => intrinsics.held(&utf8, session.heap(), COPIES).map(Text),
+            // Outside a run (never, as the files call them): as it is.
+            None => Ok(Text(String::from_utf8_lossy(utf8.bytes()).into_owned())),
+        }
     }
 }
 
