@@ -168,7 +168,7 @@ impl Heap {
     /// the program outside QuickJS's heap (its calls' args and tables, its
     /// timers).
     pub(crate) fn own_held(&self) -> usize {
-        own::live().saturating_sub(self.state.own_base.get())
+        own::since(self.state.own_base.get())
     }
 
     /// What QuickJS's heap and what the guest holds for the program may

@@ -19,16 +19,64 @@
 //! (`Heap::reserve`). Nothing else is refused: outside [`within`] every
 //! allocation succeeds if the memory has it, as before.
 //!
-//! The counts are per thread (a constant-initialised thread local, which
-//! needs no allocation): the component has one thread, and native tests
-//! run many runs at once, each on its own.
+//! The count is the process's: the native child's threads hand blocks to
+//! each other (its call channel's reader thread allocates what arrives,
+//! the run's thread frees it), so a count per thread ran below zero there
+//! and wrapped, and the first call admitted after about a thousand answers
+//! was refused as if the guest held 16 EiB. The component has one thread,
+//! where the two are the same. The library's own tests run many runs at
+//! once, each on its thread, so theirs is per thread; [`since`] reads a
+//! count that fell below where it was taken as nothing held. The room of
+//! [`within`] is per thread everywhere: it bounds what one thread's work
+//! allocates, never another thread's.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+/// Bytes the child's allocations hold, for the whole process.
+#[cfg(not(test))]
+mod count {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+    pub(super) fn get() -> usize {
+        LIVE.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn add(size: usize) {
+        LIVE.fetch_add(size, Ordering::Relaxed);
+    }
+
+    pub(super) fn sub(size: usize) {
+        LIVE.fetch_sub(size, Ordering::Relaxed);
+    }
+}
+
+/// Bytes this thread's allocations hold (the library's tests: one run per
+/// thread, many at once).
+#[cfg(test)]
+mod count {
+    use std::cell::Cell;
+
+    thread_local! {
+        static LIVE: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub(super) fn get() -> usize {
+        LIVE.with(Cell::get)
+    }
+
+    pub(super) fn add(size: usize) {
+        LIVE.with(|live| live.set(live.get().wrapping_add(size)));
+    }
+
+    pub(super) fn sub(size: usize) {
+        LIVE.with(|live| live.set(live.get().wrapping_sub(size)));
+    }
+}
+
 thread_local! {
-    /// Bytes this thread's allocations hold.
-    static LIVE: Cell<usize> = const { Cell::new(0) };
     /// Bytes an allocation may still take inside [`within`]; `usize::MAX`
     /// outside it.
     static ROOM: Cell<usize> = const { Cell::new(usize::MAX) };
@@ -40,10 +88,18 @@ thread_local! {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OwnAllocator;
 
-/// Bytes the allocations of this thread hold now (0 where [`OwnAllocator`]
-/// is not the global allocator).
+/// Bytes the allocations hold now (0 where [`OwnAllocator`] is not the
+/// global allocator).
 pub(crate) fn live() -> usize {
-    LIVE.with(Cell::get)
+    count::get()
+}
+
+/// Bytes the allocations hold beyond `base`, a [`live`] read earlier; 0 if
+/// they hold less (blocks held before were freed, or, in the tests' count
+/// per thread, another thread's blocks were freed on this one).
+pub(crate) fn since(base: usize) -> usize {
+    let more = live().wrapping_sub(base);
+    if more > isize::MAX as usize { 0 } else { more }
 }
 
 /// Runs `work` with at most `room` bytes for what it allocates: an
@@ -89,11 +145,11 @@ fn counted_alloc(size: usize, alloc: impl FnOnce() -> *mut u8) -> *mut u8 {
 }
 
 fn counted(size: usize) {
-    LIVE.with(|live| live.set(live.get().wrapping_add(size)));
+    count::add(size);
 }
 
 fn uncounted(size: usize) {
-    LIVE.with(|live| live.set(live.get().wrapping_sub(size)));
+    count::sub(size);
 }
 
 // SAFETY: every call is passed to `System` as it came; the counts and the
@@ -152,6 +208,26 @@ mod tests {
         assert_eq!(live() - before, 10_000);
         drop(block);
         assert_eq!(live(), before);
+    }
+
+    #[test]
+    fn a_count_below_where_it_was_read_is_nothing_held() {
+        let base = live();
+        let block: Vec<u8> = Vec::with_capacity(5_000);
+        assert_eq!(since(base), 5_000);
+        drop(block);
+        assert_eq!(since(base), 0);
+        // Blocks allocated on another thread and freed on this one take
+        // this thread's count below the base, and past zero.
+        let theirs = std::thread::spawn(|| vec![0u8; 1 << 20])
+            .join()
+            .expect("the thread allocates");
+        let base = live();
+        drop(theirs);
+        assert_eq!(since(base), 0);
+        let block: Vec<u8> = Vec::with_capacity(100);
+        assert_eq!(since(base), 0, "less is held than at the base");
+        drop(block);
     }
 
     #[test]

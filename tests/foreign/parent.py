@@ -327,6 +327,29 @@ def calls_are_paced_to_max_inflight(child):
 
 
 @case
+def thousands_of_calls_answered_end_in_their_value(child):
+    # The native child reads its answers on a thread of its own and frees
+    # them on the run's: its count of what it holds for the program ran
+    # below zero once, and about the thousandth call was refused as if the
+    # child held 16 EiB ("memory limit", kind `limit`), under any
+    # `max_memory`.
+    # A string argument is sent as its text (none when empty): echoed back
+    # as a JSON string.
+    program = (
+        "let n = 0; for (let i = 0; i < 3000; i++) n += (await t('x'.repeat(i % 200))).length;"
+        " const all = await Promise.all(Array.from({length: 2000}, (_, i) => t('y'.repeat(500))));"
+        " return [n, all.length]"
+    )
+    budget = {"max_memory": 64 << 20, "wall_clock": 60_000_000_000}
+    child.start(start_msg(program, [{"name": "t"}], budget=budget, max_inflight=500))
+    result, seen = serve(child, lambda r: ok(r, json.dumps(r.get("args", ""))))
+    want = sum(i % 200 for i in range(3000))
+    expect_ok(result, [want, 2000])
+    check(len(seen) == 5000 and result.get("calls") == 5000, f"calls: {len(seen)}, {result}")
+    child.finish()
+
+
+@case
 def every_failure_kind_reaches_the_program_with_retryable(child):
     program = (
         "const out = {};\n"
