@@ -91,16 +91,18 @@ fn write_in_pieces(label: &[u8], text: &[u8], mut write: impl FnMut(&[u8])) {
     piece.extend_from_slice(label);
     let mut rest = text;
     while !rest.is_empty() {
-        // The next byte that may begin a line break: `\n`, `\r`, or the
-        // first of U+2028's and U+2029's three.
-        let run = rest
+        // The next byte that may begin a line break (`\n`, `\r`, or the
+        // first of U+2028's and U+2029's three), looked for only as far as
+        // the piece has room: a search to the end of the text for every
+        // piece made a 20 MB line without one take 8 s.
+        let window = &rest[..rest.len().min(PIECE.saturating_sub(piece.len()).max(1))];
+        let run = window
             .iter()
             .position(|&b| matches!(b, b'\n' | b'\r' | 0xE2))
-            .unwrap_or(rest.len());
-        let take = run.min(PIECE.saturating_sub(piece.len()).max(1));
-        piece.extend_from_slice(&rest[..take]);
-        rest = &rest[take..];
-        if take == run && !rest.is_empty() {
+            .unwrap_or(window.len());
+        piece.extend_from_slice(&rest[..run]);
+        rest = &rest[run..];
+        if run < window.len() {
             let (escaped, len): (&[u8], usize) = match rest {
                 [b'\n', ..] => (b"\\n", 1),
                 [b'\r', ..] => (b"\\r", 1),

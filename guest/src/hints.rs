@@ -20,14 +20,35 @@ use crate::program::Position;
 /// The longest callee text a message quotes.
 const MAX_CALLEE: usize = 80;
 
-/// The line `at` is on, and the byte offset of its column in that line.
-fn line_at(source: &str, at: Position) -> Option<(&str, usize)> {
-    let line = source.split('\n').nth(at.line.checked_sub(1)?)?;
+/// The most of a line's text either side of a place that a hint reads.
+/// A hint names what is at the place; a line of megabytes (a long comment
+/// or string before a call) was copied whole, at 16 bytes a character,
+/// and its copy ran the guest out of memory (tests/HOSTILE.md item 109).
+const NEAR: usize = 2048;
+
+/// The whole line `at` is on.
+fn whole_line(source: &str, at: Position) -> Option<&str> {
+    source.split('\n').nth(at.line.checked_sub(1)?)
+}
+
+/// The line `at` is on, cut to [`NEAR`] bytes either side of the place;
+/// the byte offset of the place's column in that text; and how many
+/// characters of the line the cut left out before it.
+fn line_at(source: &str, at: Position) -> Option<(&str, usize, usize)> {
+    let line = whole_line(source, at)?;
     let offset = line
         .char_indices()
         .nth(at.column.checked_sub(1)?)
         .map_or(line.len(), |(i, _)| i);
-    Some((line, offset))
+    let mut from = offset.saturating_sub(NEAR);
+    while !line.is_char_boundary(from) {
+        from += 1;
+    }
+    let mut to = offset.saturating_add(NEAR).min(line.len());
+    while !line.is_char_boundary(to) {
+        to -= 1;
+    }
+    Some((&line[from..to], offset - from, line[..from].chars().count()))
 }
 
 fn is_name_char(c: char) -> bool {
@@ -48,7 +69,7 @@ fn is_name_char(c: char) -> bool {
 /// function, a `new` or a keyword, it is the enclosing one. `None` when
 /// neither can be named.
 pub(crate) fn callee(source: &str, at: Position) -> Option<String> {
-    let (line, offset) = line_at(source, at)?;
+    let (line, offset, _) = line_at(source, at)?;
     match (called_at(line, offset), enclosing_call(line, offset)) {
         (Some(own), Some(enclosing)) if own != enclosing => {
             Some(format!("{enclosing} (or {own}, called in its arguments)"))
@@ -218,7 +239,7 @@ fn closing_paren(text: &str) -> Option<usize> {
 /// Where the `await` is, when a syntax error at `at` is the token after an
 /// `await` that was read as a name (so in a function that is not `async`).
 pub(crate) fn await_outside_async(source: &str, at: Position) -> Option<Position> {
-    let (line, offset) = line_at(source, at)?;
+    let (line, offset, skipped) = line_at(source, at)?;
     let before = line[..offset].trim_end();
     let word = before.strip_suffix("await")?;
     if word.chars().next_back().is_some_and(is_name_char) {
@@ -232,7 +253,7 @@ pub(crate) fn await_outside_async(source: &str, at: Position) -> Option<Position
     }
     Some(Position {
         line: at.line,
-        column: word.chars().count() + 1,
+        column: skipped + word.chars().count() + 1,
     })
 }
 
@@ -245,11 +266,25 @@ pub(crate) enum Unbalanced {
     Stray(char, Position),
 }
 
+/// Brackets open at once past which the scan gives up: no program nests
+/// so deep (QuickJS's parser runs out of stack first), and each costs the
+/// scan's table 32 bytes of the guest's memory.
+const MAX_OPEN: usize = 1024;
+
+/// The longest word the scan keeps: the longest keyword it looks for
+/// (`instanceof`) and more, so a longer word reads as no keyword.
+const MAX_WORD: usize = 16;
+
 /// The first bracket out of balance in `source`, if the scan finds one.
 /// Strings, template literals (their `${}` scanned as code), comments and
 /// regular expressions (a `/` where an expression may start) are skipped.
 pub(crate) fn unbalanced(source: &str) -> Option<Unbalanced> {
-    let mut open: Vec<(char, Position)> = Vec::new();
+    // Each open bracket, where, and whether it opened the head of an `if`,
+    // a loop or a `with` (after whose `)` a statement, so perhaps a
+    // regular expression, starts).
+    let mut open: Vec<(char, Position, bool)> = Vec::new();
+    // The last token was one of those keywords.
+    let mut heads_statement = false;
     // Template literals whose `${` is open: the depth of `open` at each.
     let mut templates: Vec<usize> = Vec::new();
     let mut chars = source.chars().peekable();
@@ -298,8 +333,10 @@ pub(crate) fn unbalanced(source: &str) -> Option<Unbalanced> {
     while let Some(c) = next!() {
         let here = Position { line, column };
         let was_dot = after_dot;
+        let was_head = heads_statement;
         if !c.is_whitespace() {
             after_dot = false;
+            heads_statement = false;
         }
         match c {
             '"' | '\'' => {
@@ -356,7 +393,10 @@ pub(crate) fn unbalanced(source: &str) -> Option<Unbalanced> {
                 regex_may_start = false;
             }
             '(' | '[' | '{' => {
-                open.push((c, here));
+                if open.len() == MAX_OPEN {
+                    return None;
+                }
+                open.push((c, here, c == '(' && was_head));
                 regex_may_start = true;
             }
             ')' | ']' | '}' => {
@@ -368,17 +408,18 @@ pub(crate) fn unbalanced(source: &str) -> Option<Unbalanced> {
                     regex_may_start = false;
                     continue;
                 }
-                let Some((opener, _)) = open.pop() else {
+                let Some((opener, _, head)) = open.pop() else {
                     return Some(Unbalanced::Stray(c, here));
                 };
                 if !matches!((opener, c), ('(', ')') | ('[', ']') | ('{', '}')) {
                     // Crossed brackets: the scan is not sure which is wrong.
                     return None;
                 }
-                // After `)` a `/` divides, unless the `)` closed an `if (..)`
-                // or a loop's head; the scan cannot tell, and guesses
-                // division (the common case in expressions).
-                regex_may_start = c == '}';
+                // After `)` a `/` divides, unless the `)` closed the head
+                // of an `if`, a loop or a `with`: a statement starts there
+                // (`if (s) /^\(/.test(s)` was read as a division, and its
+                // `\(` as a bracket never closed).
+                regex_may_start = c == '}' || head;
             }
             '+' | '-' if chars.peek() == Some(&c) => {
                 // `i++ / 2` divides: after a postfix `++` or `--` (a prefix
@@ -394,10 +435,14 @@ pub(crate) fn unbalanced(source: &str) -> Option<Unbalanced> {
                 last_word.clear();
                 last_word.push(c);
                 while chars.peek().is_some_and(|&d| is_name_char(d)) {
-                    if let Some(d) = next!() {
+                    if let Some(d) = next!()
+                        && last_word.len() < MAX_WORD
+                    {
                         last_word.push(d);
                     }
                 }
+                heads_statement =
+                    !was_dot && matches!(last_word.as_str(), "if" | "while" | "for" | "with");
                 // A property (`obj.in`) is a name, never a keyword.
                 regex_may_start = !was_dot
                     && matches!(
@@ -425,7 +470,7 @@ pub(crate) fn unbalanced(source: &str) -> Option<Unbalanced> {
     if !templates.is_empty() {
         return None;
     }
-    open.pop().map(|(c, at)| Unbalanced::Unclosed(c, at))
+    open.pop().map(|(c, at, _)| Unbalanced::Unclosed(c, at))
 }
 
 /// What `import` and `export` meet here: no modules.
@@ -438,7 +483,7 @@ pub(crate) const NO_MODULES: &str = "there are no modules: the program is the bo
 /// statement, which a function body cannot hold. (QuickJS places the error
 /// after the word: `import { A }` at its `{`.)
 pub(crate) fn module_statement(source: &str, at: Position) -> bool {
-    let Some((line, _)) = line_at(source, at) else {
+    let Some(line) = whole_line(source, at) else {
         return false;
     };
     let line = line.trim_start();
@@ -747,6 +792,55 @@ mod tests {
             unbalanced("const o = {in: 4}; const h = o.in / 2; const z = (1, [2"),
             Some(Unbalanced::Unclosed('[', at(1, 54)))
         );
+        // After the head of an `if` or a loop a statement starts, so a `/`
+        // there starts a regular expression: its `\(` was read as a
+        // bracket never closed, where the program was cut off at line 3.
+        assert_eq!(
+            unbalanced("const s = \"(x\";\nif (s) /^\\(/.test(s);\nconst total = ["),
+            Some(Unbalanced::Unclosed('[', at(3, 15)))
+        );
+        assert_eq!(
+            unbalanced("while (go()) /[)]/.exec(t); for (;;) /\\(/.test(u); const z = (1"),
+            Some(Unbalanced::Unclosed('(', at(1, 62)))
+        );
+        // A call's `)` still divides.
+        assert_eq!(
+            unbalanced("const q = f(x) / 2 / (y); const w = {"),
+            Some(Unbalanced::Unclosed('{', at(1, 37)))
+        );
+    }
+
+    #[test]
+    fn brackets_nested_past_any_program_leave_the_scan_unsure() {
+        let deep = format!("{}1", "(".repeat(MAX_OPEN + 1));
+        assert_eq!(unbalanced(&deep), None);
+        let shallow = format!("{}1", "(".repeat(MAX_OPEN));
+        assert_eq!(
+            unbalanced(&shallow),
+            Some(Unbalanced::Unclosed('(', at(1, MAX_OPEN)))
+        );
+    }
+
+    #[test]
+    fn a_hint_reads_only_the_text_near_its_place() {
+        // A call far into a long line is still named, and the place of an
+        // `await` after the cut is still counted from the line's start.
+        let pad = "a".repeat(3 * NEAR);
+        let source = format!("/*{pad}*/ let f = 1; o.run(f(2));");
+        let column = source.find("f(2)").expect("the call") + 1;
+        assert_eq!(
+            callee(&source, at(1, column)).as_deref(),
+            Some("o.run (or f, called in its arguments)")
+        );
+        let source = format!("/*{pad}*/ function g() {{ await h(); }}");
+        let column = source.find("h()").expect("the call") + 1;
+        assert_eq!(
+            await_outside_async(&source, at(1, column)),
+            Some(at(1, column - "await ".len()))
+        );
+        let (text, offset, skipped) = line_at(&source, at(1, column)).expect("the line");
+        assert!(text.len() <= 2 * NEAR, "{}", text.len());
+        assert_eq!(skipped + text[..offset].chars().count() + 1, column);
     }
 
     #[test]
