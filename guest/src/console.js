@@ -451,7 +451,7 @@
     } finally {
       state.seen.length--;
     }
-    if (depth === 0 && !fieldsOnly) {
+    if (depth === 0 && !fieldsOnly && !state.noStack) {
       // An own stack as data, else QuickJS's: no getter of the program's
       // runs. A stack's first line that is the `Name: message` written
       // above (as `Error.captureStackTrace`, or a program's own
@@ -514,6 +514,27 @@
       return "";
     }
     return text(out);
+  };
+
+  // A value as the report of what a program left behind tells it, once
+  // the program has ended: as the console shows it, an error without its
+  // stack. No getter, toJSON or trap of the program's runs: a getter that
+  // spun there ran out the wall clock after the program had returned, and
+  // its value was lost.
+  shared.quietly = function quietly(v) {
+    if ((typeof v !== "object" || v === null) && typeof v !== "function") return primitive(v, true);
+    const out = newOut();
+    value(out, v, 0, { __proto__: null, seen: bare(), refs: null, depth: DEPTH, noStack: true }, true);
+    return text(out);
+  };
+  // An error's `message` if it is data (its own or inherited), else "".
+  shared.quietMessage = function quietMessage(e) {
+    try {
+      const m = dataOrInherited(e, "message");
+      return typeof m === "string" ? m : "";
+    } catch {
+      return "";
+    }
   };
 
   // The evaluator's look at a value the program returned. JSON.stringify

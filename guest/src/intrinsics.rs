@@ -430,6 +430,32 @@ impl<'js> Intrinsics<'js> {
         }
     }
 
+    /// How the report of what a program left behind tells a value, once
+    /// the program has ended: as the console shows it (`console.js`'s
+    /// `quietly`), an error without its stack, and no code of the
+    /// program's run. `None` if that cannot be told.
+    pub(crate) fn quietly(&self, value: &Value<'js>) -> Option<String> {
+        let told = self
+            .web
+            .get::<_, Function>("quietly")
+            .and_then(|f| f.call::<_, Value>((value.clone(),)));
+        match told {
+            // A reason may be a string as large as the heap allows.
+            Ok(text) => text.as_string().map(|s| self.shown(s)),
+            Err(_) => {
+                let _ = self.web.ctx().catch();
+                None
+            }
+        }
+    }
+
+    /// An error's `message` if it is data, its own or inherited (no
+    /// getter runs); empty otherwise.
+    pub(crate) fn quiet_message(&self, value: &Value<'js>) -> String {
+        self.shared_text("quietMessage", value.clone())
+            .unwrap_or_default()
+    }
+
     /// QuickJS's own stack text of an error, at places in the text sent
     /// (`stack.js`'s `rawStack`); `None` when it has none (an object that
     /// is not QuickJS's Error, whatever its `stack` says: a program reads

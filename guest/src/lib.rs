@@ -370,8 +370,9 @@ fn warn_left_behind<'js>(
     except: Option<&rquickjs::Value<'js>>,
     waiting: usize,
 ) {
-    // Taken before any reason is told: telling one reads it, which runs
-    // the program's code (a getter), and can call a tool.
+    // Taken before any reason is told. Telling one runs no code of the
+    // program's (`Judge::told_quietly`): the program has ended, and a
+    // getter there could call a tool or spin out the wall clock.
     let (tools, queued) = session
         .with_calls(|calls| calls.unanswered_tools())
         .unwrap_or_default();
@@ -381,7 +382,7 @@ fn warn_left_behind<'js>(
     let (reasons, more) = session.take_unhandled();
     for reason in reasons.iter().filter(|r| Some(*r) != except) {
         // One line, as every console line is.
-        let shown = console::escape_line_breaks(&judge.told(reason));
+        let shown = console::escape_line_breaks(&judge.told_quietly(reason));
         let line = format!("warn: a promise was rejected and nothing handled it: {shown}\n");
         session.write_console(line.as_bytes());
     }

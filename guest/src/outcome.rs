@@ -485,6 +485,22 @@ impl<'js> Judge<'_, 'js> {
         }
     }
 
+    /// [`told`](Judge::told), once the program has ended (the report of
+    /// what it left behind): no code of the program's runs.
+    pub(crate) fn told_quietly(&self, value: &Value<'js>) -> String {
+        match tool_error::issued_kind(self.session, value) {
+            Some((kind, tool)) => format!(
+                "ToolError from {tool} ({}): {}",
+                kind.as_str(),
+                self.intrinsics.quiet_message(value)
+            ),
+            None => self.intrinsics.quietly(value).unwrap_or_else(|| {
+                let _ = value.ctx().catch();
+                format!("[{}]", value.type_name())
+            }),
+        }
+    }
+
     /// ` (caused by X; caused by Y)` for an error's `cause` chain, at most
     /// [`MAX_CAUSES`] deep: an error a program wraps around a ToolError
     /// (`throw new Error("lookup failed", { cause: e })`) kept only its own

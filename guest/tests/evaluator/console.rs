@@ -226,6 +226,37 @@ fn rejections_nothing_handled_are_warned_about_when_the_program_ends_well() {
     );
 }
 
+/// The report of rejections nothing handled comes after the program has
+/// ended, and runs none of its code: a reason's getter that spun there ran
+/// out the wall clock and the value returned was lost; one that called a
+/// tool made the call after the end (tests/HOSTILE.md item 110).
+#[test]
+fn a_reason_is_told_at_the_end_without_running_its_getters() {
+    let program = r#"
+        Promise.reject({ get message() { for (;;) {} }, code: 7 });
+        const e = new TypeError("t");
+        Object.defineProperty(e, "name", { get() { echo(1); return "Named"; } });
+        Promise.reject(e);
+        Promise.reject(new Proxy({}, { ownKeys() { for (;;) {} } }));
+        return "my value";"#;
+    let mut start = crate::fake::start(program, &[("echo", "echo(x)")]);
+    start.budget.wall_clock = std::time::Duration::from_secs(5);
+    let run = crate::fake::run_start(&start, crate::fake::Tools::new().echo("echo"));
+    assert_eq!(run.value(), r#""my value""#, "{}", run.console);
+    // A name that is a getter is not read: the error is told as `Error`.
+    assert_eq!(
+        run.console,
+        "warn: a promise was rejected and nothing handled it: { message: [Getter], code: 7 }\n\
+         warn: a promise was rejected and nothing handled it: Error: t\n\
+         warn: a promise was rejected and nothing handled it: {}\n"
+    );
+    assert!(
+        run.tools.tools_sent().is_empty(),
+        "{:?}",
+        run.tools.tools_sent()
+    );
+}
+
 /// Calls made and never awaited, still unanswered when the program ends.
 #[test]
 fn calls_left_unanswered_at_the_end_are_warned_about() {
