@@ -287,6 +287,7 @@ impl Evaluator {
             start.budget.max_memory,
             limits::linear_memory_in_use(),
             heap_in_use,
+            u64::try_from(start.program.len()).unwrap_or(u64::MAX),
         ) {
             Ok(Some(limit)) => {
                 self.heap.set_limit(limit);

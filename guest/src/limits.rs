@@ -76,23 +76,40 @@ pub(crate) fn own_allowance(max_memory: u64) -> usize {
     usize::try_from(reserve(max_memory)).unwrap_or(usize::MAX)
 }
 
+/// Copies of the program's text the guest makes outside QuickJS's heap
+/// once its limit is set: the text it keeps to place the program's errors
+/// (`Sent`) and the text it compiles.
+const TEXT_COPIES: u64 = 2;
+
 /// The QuickJS memory limit for a budget of `max_memory` bytes (0 = none),
-/// given the linear memory in use and QuickJS's share of it. An error when
+/// given the linear memory in use, QuickJS's share of it, and the length
+/// of the program's text, of which the guest is yet to make
+/// [`TEXT_COPIES`] outside the heap: left to the reserve, a text of 15
+/// MiB ran the linear memory past the cap as it was copied. An error when
 /// the budget leaves no room for a program.
 pub(crate) fn quickjs_memory_limit(
     max_memory: u64,
     linear_in_use: u64,
     quickjs_in_use: u64,
+    program_text: u64,
 ) -> Result<Option<usize>, String> {
     if max_memory == 0 {
         return Ok(None);
     }
-    let outside = linear_in_use.saturating_sub(quickjs_in_use);
+    let copies = program_text.saturating_mul(TEXT_COPIES);
+    let outside = linear_in_use
+        .saturating_sub(quickjs_in_use)
+        .saturating_add(copies);
     let reserve = reserve(max_memory);
     match max_memory.checked_sub(outside.saturating_add(reserve)) {
         Some(limit) if limit >= quickjs_in_use.saturating_add(MIN_PROGRAM_HEAP) => {
             Ok(Some(usize::try_from(limit).unwrap_or(usize::MAX)))
         }
+        _ if copies >= MIN_RESERVE => Err(format!(
+            "max_memory of {max_memory} bytes leaves no room for a program of {program_text} \
+             bytes: the child already uses {linear_in_use} bytes, keeps {reserve} in reserve and \
+             needs {copies} more for its copies of the program's text to compile it"
+        )),
         _ => Err(format!(
             "max_memory of {max_memory} bytes leaves no room for a program: the child already \
              uses {linear_in_use} bytes and keeps {reserve} in reserve"
@@ -264,17 +281,33 @@ mod tests {
 
     #[test]
     fn no_budget_means_no_quickjs_limit() {
-        assert_eq!(quickjs_memory_limit(0, 10 * MIB, MIB), Ok(None));
+        assert_eq!(quickjs_memory_limit(0, 10 * MIB, MIB, 0), Ok(None));
     }
 
     #[test]
     fn quickjs_gets_the_budget_less_memory_outside_its_heap_and_a_reserve() {
         // 64 MiB budget, 9 MiB in use of which 1 MiB is QuickJS's: 8 MiB
         // outside, reserve 8 MiB.
-        let limit = quickjs_memory_limit(64 * MIB, 9 * MIB, MIB)
+        let limit = quickjs_memory_limit(64 * MIB, 9 * MIB, MIB, 0)
             .unwrap()
             .unwrap();
         assert_eq!(limit as u64, 48 * MIB);
+        // A program of 1 MiB: two more copies of its text outside.
+        let limit = quickjs_memory_limit(64 * MIB, 9 * MIB, MIB, MIB)
+            .unwrap()
+            .unwrap();
+        assert_eq!(limit as u64, 46 * MIB);
+    }
+
+    #[test]
+    fn a_program_too_large_to_copy_is_refused_naming_its_text() {
+        // 36 MiB in use (the Start's frame and program), 15 MiB of text.
+        let err = quickjs_memory_limit(64 * MIB, 36 * MIB, MIB, 15 * MIB).unwrap_err();
+        assert!(
+            err.contains("a program of 15728640 bytes")
+                && err.contains("needs 31457280 more for its copies"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -289,7 +322,7 @@ mod tests {
 
     #[test]
     fn a_budget_below_what_is_in_use_is_refused() {
-        let err = quickjs_memory_limit(8 * MIB, 9 * MIB, MIB).unwrap_err();
+        let err = quickjs_memory_limit(8 * MIB, 9 * MIB, MIB, 0).unwrap_err();
         assert!(err.contains("leaves no room"), "{err}");
     }
 }
