@@ -101,8 +101,15 @@ fn run(args: RunArgs) -> anyhow::Result<u8> {
                 Sandbox::with_process(ProcessChild::new(command.clone()), options)
             }
             (None, Some(path)) => {
-                let bytes = std::fs::read(path)
-                    .with_context(|| format!("reading the child component {}", path.display()))?;
+                let what = format!("the child component {}", path.display());
+                let file = std::fs::File::open(path).with_context(|| format!("reading {what}"))?;
+                let Some(bytes) = read_bytes_at_most(file, MAX_COMPONENT_BYTES)
+                    .with_context(|| format!("reading {what}"))?
+                else {
+                    anyhow::bail!(
+                        "{what} is longer than the {MAX_COMPONENT_BYTES} bytes a component may be"
+                    );
+                };
                 Sandbox::with_component(&bytes, options)?
             }
             (None, None) => Sandbox::new(options)?,
@@ -411,15 +418,25 @@ fn read_program(path: &std::path::Path) -> anyhow::Result<String> {
 /// The longest program read: a frame's worth (a Start holds it and more).
 const MAX_PROGRAM_BYTES: usize = wire::MAX_FRAME_BYTES;
 
+/// The largest child component `--child-wasm` reads (the built-in guest
+/// is 2 MB): `--child-wasm /dev/zero` was read until the machine's memory
+/// ran out.
+const MAX_COMPONENT_BYTES: usize = 128 << 20;
+
 /// All of `from` as text, if it is at most `max` bytes; `None` if longer
 /// (only `max + 1` bytes are read to tell).
 pub(crate) fn read_at_most(from: impl Read, max: usize) -> std::io::Result<Option<String>> {
-    let mut bytes = Vec::new();
-    from.take(max as u64 + 1).read_to_end(&mut bytes)?;
-    if bytes.len() > max {
+    let Some(bytes) = read_bytes_at_most(from, max)? else {
         return Ok(None);
-    }
+    };
     String::from_utf8(bytes)
         .map(Some)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+/// All of `from`, if it is at most `max` bytes; `None` if longer.
+fn read_bytes_at_most(from: impl Read, max: usize) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    from.take(max as u64 + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() <= max).then_some(bytes))
 }

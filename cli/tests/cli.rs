@@ -288,6 +288,8 @@ fn usage_errors_exit_2_without_a_result_line() {
         vec!["run", "/no/such/program.js"],
         vec!["run", "--bogus", "-"],
         vec!["run", "--child-wasm", "/no/such.wasm", "-"],
+        // Read up to a bound, not until memory runs out.
+        vec!["run", "--child-wasm", "/dev/zero", "-"],
     ] {
         let out = wasmwire(&args, "return 1");
         assert_eq!(

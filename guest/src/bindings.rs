@@ -257,7 +257,7 @@ fn ordinal(n: usize) -> String {
 }
 
 /// The longest tool name `host.call` sends, in bytes.
-const MAX_TOOL_NAME: usize = 64 << 10;
+const MAX_TOOL_NAME: usize = wire::MAX_TOOL_NAME_BYTES;
 
 /// `host.call(name, args, {deadlineMs})`.
 fn host_call<'js>(ctx: &Ctx<'js>, session: &Session<'js>) -> rquickjs::Result<Function<'js>> {

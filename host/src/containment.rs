@@ -276,9 +276,9 @@ impl Containment {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         // What earlier trees left to us as subreaper and has ended goes
         // now: the zombies waiting at any time are at most what the trees
-        // made since the last containment left (one a tool call, in the
-        // CLI, whose exit reaps the rest: `kill_adopted`).
-        reap_adopted();
+        // made in the last `REAP_EVERY` (one a tool call, in the CLI,
+        // whose exit reaps the rest: `kill_adopted`).
+        reap_adopted_every(REAP_EVERY);
         let found = hierarchies();
         let name = format!(
             "wasmwire-{}-{}",
@@ -545,6 +545,27 @@ fn spawned() -> &'static Spawned {
 
 /// Whether this process made itself the subreaper of what it starts.
 static SUBREAPER: AtomicBool = AtomicBool::new(false);
+
+/// How often a new containment reaps the orphans ([`reap_adopted`]). A
+/// reap reads `/proc` for every process spawned and still running, and the
+/// `children` file of every thread: once per tool call, 1,000 calls in
+/// flight made each spawn read thousands of files, and tools that answer
+/// at once ran past a 2 s timeout waiting to be spawned.
+const REAP_EVERY: Duration = Duration::from_millis(50);
+
+/// [`reap_adopted`], unless it ran less than `every` ago.
+fn reap_adopted_every(every: Duration) {
+    static LAST: Mutex<Option<Instant>> = Mutex::new(None);
+    {
+        let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        if last.is_some_and(|at| now.duration_since(at) < every) {
+            return;
+        }
+        *last = Some(now);
+    }
+    reap_adopted();
+}
 
 /// For a subreaper: reaps every child of this process that has ended and
 /// that it did not spawn through a [`Containment`], that is the orphans the

@@ -57,6 +57,15 @@ impl ParamsSchema {
                     .into(),
             );
         }
+        let expanded = expanded_size(schema);
+        if expanded > MAX_EXPANDED {
+            return Err(format!(
+                "the params schema is too large to check calls against: with its `$ref`s \
+                 followed it is more than {MAX_EXPANDED} subschemas (a reference used twice at \
+                 each level doubles it with every level, and every call's args would be \
+                 checked against each)"
+            ));
+        }
         let validator = jsonschema::options()
             .with_pattern_options(jsonschema::PatternOptions::regex())
             .with_format("regex", is_checked_regex)
@@ -155,6 +164,96 @@ impl ParamsSchema {
         }
         Err(invalid(why))
     }
+}
+
+/// The most subschemas a params schema may hold with its `$ref`s
+/// followed ([`expanded_size`]). A check of a call's args applies each of
+/// them (`anyOf` tries every alternative): a 1.6 KB schema whose 20
+/// levels each refer to the one below twice took 3.3 s and 1.5 GB to
+/// check `{"a": 5}`, doubling with every level, past any wall clock,
+/// which cannot end a check under way. Large real schemas hold a few
+/// thousand.
+pub(crate) const MAX_EXPANDED: u64 = 100_000;
+
+/// Keywords whose value is one subschema.
+const ONE_SCHEMA: &[&str] = &[
+    "additionalProperties",
+    "additionalItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "items",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+];
+
+/// Keywords whose value is an array of subschemas.
+const SCHEMA_ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
+
+/// Keywords whose value maps names to subschemas.
+const SCHEMA_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+];
+
+/// How many subschemas `schema` holds with every `$ref` inside it
+/// followed, as a check applies them: a subschema reached by two paths
+/// counts twice; a reference back into one being counted (a recursive
+/// schema, applied a level of the args at a time) counts once. Saturates
+/// past [`MAX_EXPANDED`]. Linear in the schema: each subschema's count is
+/// kept once found.
+pub(crate) fn expanded_size(schema: &Value) -> u64 {
+    fn size<'a>(
+        node: &'a Value,
+        root: &'a Value,
+        known: &mut std::collections::HashMap<*const Value, u64>,
+        open: &mut Vec<*const Value>,
+    ) -> u64 {
+        let key: *const Value = node;
+        if let Some(&n) = known.get(&key) {
+            return n;
+        }
+        if open.contains(&key) || open.len() > 256 {
+            return 1;
+        }
+        let Value::Object(object) = node else {
+            return 1;
+        };
+        open.push(key);
+        let mut total: u64 = 1;
+        let mut add = |n: u64| total = total.saturating_add(n).min(MAX_EXPANDED + 1);
+        for (keyword, value) in object {
+            let keyword = keyword.as_str();
+            if keyword == "$ref" || keyword == "$dynamicRef" {
+                if let Some(target) = value
+                    .as_str()
+                    .and_then(|r| r.strip_prefix('#'))
+                    .and_then(|pointer| root.pointer(pointer))
+                {
+                    add(size(target, root, known, open));
+                }
+            } else if ONE_SCHEMA.contains(&keyword) && value.is_object() {
+                add(size(value, root, known, open));
+            } else if SCHEMA_ARRAYS.contains(&keyword) {
+                for item in value.as_array().into_iter().flatten() {
+                    add(size(item, root, known, open));
+                }
+            } else if SCHEMA_MAPS.contains(&keyword) {
+                for item in value.as_object().into_iter().flat_map(|m| m.values()) {
+                    add(size(item, root, known, open));
+                }
+            }
+        }
+        open.pop();
+        known.insert(key, total);
+        total
+    }
+    size(schema, schema, &mut Default::default(), &mut Vec::new())
 }
 
 /// The longest string a `format: "regex"` check reads: 16 KiB.
@@ -348,6 +447,57 @@ mod tests {
         );
         let m = why("db1");
         assert!(m.contains("not JSON"), "{m}");
+    }
+
+    /// `depth` levels, each an `anyOf` (or `allOf`) of the level below
+    /// twice: 2^depth subschemas once the references are followed.
+    fn doubling(depth: usize, keyword: &str) -> Value {
+        let mut defs = serde_json::Map::new();
+        defs.insert("l0".into(), json!({"type": "string"}));
+        for level in 1..=depth {
+            let below = format!("#/$defs/l{}", level - 1);
+            defs.insert(
+                format!("l{level}"),
+                json!({ keyword: [{"$ref": below}, {"$ref": below}] }),
+            );
+        }
+        json!({
+            "type": "object",
+            "properties": {"a": {"$ref": format!("#/$defs/l{depth}")}},
+            "$defs": defs,
+        })
+    }
+
+    #[test]
+    fn a_schema_that_doubles_with_every_level_is_refused_at_registration() {
+        for keyword in ["anyOf", "allOf"] {
+            // 2^14 leaves: about 50,000 subschemas, checked at once.
+            let fits = doubling(14, keyword);
+            assert!(
+                expanded_size(&fits) < MAX_EXPANDED,
+                "{}",
+                expanded_size(&fits)
+            );
+            let schema = ParamsSchema::compile(&fits).unwrap();
+            assert!(schema.check("t", r#"{"a": "x"}"#, &unbounded()).is_ok());
+            // 2^20: refused, naming why.
+            let err = ParamsSchema::compile(&doubling(20, keyword)).unwrap_err();
+            assert!(err.contains("too large to check calls against"), "{err}");
+        }
+        // A recursive schema counts its recursion once: it is applied a
+        // level of the args at a time.
+        let tree = json!({
+            "type": "object",
+            "properties": {"children": {"type": "array", "items": {"$ref": "#"}}},
+        });
+        assert_eq!(expanded_size(&tree), 4);
+        // A reference used by many properties counts at each.
+        let shared = json!({
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/p"}, "b": {"$ref": "#/$defs/p"}},
+            "$defs": {"p": {"type": "object", "properties": {"x": {}, "y": {}}}},
+        });
+        assert_eq!(expanded_size(&shared), 1 + 2 * (1 + 3));
     }
 
     #[test]

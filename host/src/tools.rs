@@ -404,6 +404,13 @@ impl Tool {
         if self.name.chars().any(char::is_control) {
             return Err(bad("the name contains a control character".into()));
         }
+        if self.name.len() > wire::MAX_TOOL_NAME_BYTES {
+            return Err(bad(format!(
+                "the name is {} bytes long, and a program can call no name longer than {}",
+                self.name.len(),
+                wire::MAX_TOOL_NAME_BYTES
+            )));
+        }
         if !self.call_only
             && let Some(why) = not_a_global_name(&self.name)
         {
@@ -731,6 +738,14 @@ mod tests {
             (noop().signature("u(a)"), "another function"),
             (noop().signature("t(1a)"), "not an identifier"),
             (noop().signature("t(a, a)"), "twice"),
+            // A name no program can call: `host.call` refuses it.
+            (
+                Tool::new("t".repeat(wire::MAX_TOOL_NAME_BYTES + 1), |_c| async {
+                    Ok::<_, HandlerError>(Text(String::new()))
+                })
+                .call_only(),
+                "no name longer than 65536",
+            ),
         ];
         for (tool, why) in cases {
             let err = tool.check().unwrap_err().to_string();

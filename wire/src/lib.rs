@@ -108,8 +108,8 @@ pub use frame::{FrameDecoder, FrameError, FrameReader, ReadRoom, UNHELD_HEAD, wr
 pub use holdings::{DEFAULT_MAX_HELD, Held, Holdings, OverHoldings};
 pub use kind::{FAILURE_KINDS, FailureKind, KindInfo, UnknownKind};
 pub use message::{
-    MAX_ERROR_BYTES, MAX_ID_BYTES, Message, Request, Response, Result, Start, StartBinding,
-    StartBudget, Withdraw, cap_error_text,
+    MAX_ERROR_BYTES, MAX_ID_BYTES, MAX_TOOL_NAME_BYTES, Message, Request, Response, Result, Start,
+    StartBinding, StartBudget, Withdraw, cap_error_text,
 };
 pub use runner::{Runner, RunnerError};
 

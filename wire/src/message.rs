@@ -454,6 +454,11 @@ pub const MAX_ERROR_BYTES: usize = 8 << 10;
 /// itself (a failure always fits in a frame).
 pub const MAX_ID_BYTES: usize = 1024;
 
+/// The longest tool name, in bytes: a parent registers none longer, and a
+/// child's `host.call` refuses a longer name at once (it names no tool),
+/// rather than copy a program-sized string into a Request.
+pub const MAX_TOOL_NAME_BYTES: usize = 64 << 10;
+
 /// `text` cut to at most [`MAX_ERROR_BYTES`] (plus a short marker).
 pub fn cap_error_text(mut text: String) -> String {
     if text.len() <= MAX_ERROR_BYTES {
