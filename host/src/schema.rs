@@ -166,48 +166,72 @@ impl ParamsSchema {
     }
 }
 
-/// The most subschemas a params schema may hold with its `$ref`s
-/// followed ([`expanded_size`]). A check of a call's args applies each of
-/// them (`anyOf` tries every alternative): a 1.6 KB schema whose 20
-/// levels each refer to the one below twice took 3.3 s and 1.5 GB to
+/// The most subschemas a check may apply along one path into the args
+/// ([`expanded_size`]). `anyOf` tries every alternative, `allOf` applies
+/// each, and a `$ref` brings in what it points to: a 1.6 KB schema whose
+/// 20 levels each refer to the one below twice took 3.3 s and 1.5 GB to
 /// check `{"a": 5}`, doubling with every level, past any wall clock,
-/// which cannot end a check under way. Large real schemas hold a few
-/// thousand.
+/// which cannot end a check under way. Past this a schema is refused at
+/// registration.
 pub(crate) const MAX_EXPANDED: u64 = 100_000;
 
-/// Keywords whose value is one subschema.
-const ONE_SCHEMA: &[&str] = &[
-    "additionalProperties",
-    "additionalItems",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "items",
-    "contains",
+/// Keywords whose subschemas apply to the same part of the args as the
+/// schema they are in: a value of one subschema, an array of them, or a
+/// map to them.
+const SAME_PART: &[&str] = &[
+    "allOf",
+    "anyOf",
+    "oneOf",
     "not",
     "if",
     "then",
     "else",
-    "propertyNames",
-];
-
-/// Keywords whose value is an array of subschemas.
-const SCHEMA_ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
-
-/// Keywords whose value maps names to subschemas.
-const SCHEMA_MAPS: &[&str] = &[
-    "properties",
-    "patternProperties",
     "dependentSchemas",
     "dependencies",
 ];
 
-/// How many subschemas `schema` holds with every `$ref` inside it
-/// followed, as a check applies them: a subschema reached by two paths
-/// counts twice; a reference back into one being counted (a recursive
-/// schema, applied a level of the args at a time) counts once. Saturates
-/// past [`MAX_EXPANDED`]. Linear in the schema: each subschema's count is
-/// kept once found.
+/// Keywords whose subschemas apply to a part inside it: `properties` and
+/// `patternProperties` by the name of the part, the rest to any part.
+const INNER_PART: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "propertyNames",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+];
+
+/// How many subschemas a check of args against `schema` may apply along
+/// one path into the args, with its `$ref`s followed: those that apply to
+/// one part of the args add up (an `anyOf`'s alternatives, an `allOf`'s
+/// parts, what a `$ref` points to), and of the parts inside it the one
+/// that takes the most counts (two properties that refer to one
+/// definition apply it to two different parts). A reference back into a
+/// schema being counted (a recursive schema, applied a level of the args
+/// at a time) counts once. Saturates past [`MAX_EXPANDED`]. Linear in the
+/// schema: each subschema's count is kept once found.
 pub(crate) fn expanded_size(schema: &Value) -> u64 {
+    /// The subschemas of `keyword`'s `value`, each with the name of the
+    /// part it applies to where the keyword maps names to schemas.
+    fn subschemas<'a>(keyword: &str, value: &'a Value) -> Vec<(Option<&'a str>, &'a Value)> {
+        let maps = matches!(
+            keyword,
+            "properties" | "patternProperties" | "dependentSchemas" | "dependencies"
+        );
+        match value {
+            Value::Object(map) if maps => map
+                .iter()
+                .filter(|(_, s)| s.is_object())
+                .map(|(k, s)| (Some(k.as_str()), s))
+                .collect(),
+            Value::Array(items) => items.iter().map(|s| (None, s)).collect(),
+            other => vec![(None, other)],
+        }
+    }
     fn size<'a>(
         node: &'a Value,
         root: &'a Value,
@@ -225,8 +249,10 @@ pub(crate) fn expanded_size(schema: &Value) -> u64 {
             return 1;
         };
         open.push(key);
-        let mut total: u64 = 1;
-        let mut add = |n: u64| total = total.saturating_add(n).min(MAX_EXPANDED + 1);
+        let cap = |n: u64| n.min(MAX_EXPANDED + 1);
+        let mut same: u64 = 1;
+        // Parts inside, by name (`None`: any part).
+        let mut inner: std::collections::HashMap<Option<&str>, u64> = Default::default();
         for (keyword, value) in object {
             let keyword = keyword.as_str();
             if keyword == "$ref" || keyword == "$dynamicRef" {
@@ -235,20 +261,36 @@ pub(crate) fn expanded_size(schema: &Value) -> u64 {
                     .and_then(|r| r.strip_prefix('#'))
                     .and_then(|pointer| root.pointer(pointer))
                 {
-                    add(size(target, root, known, open));
+                    same = cap(same.saturating_add(size(target, root, known, open)));
                 }
-            } else if ONE_SCHEMA.contains(&keyword) && value.is_object() {
-                add(size(value, root, known, open));
-            } else if SCHEMA_ARRAYS.contains(&keyword) {
-                for item in value.as_array().into_iter().flatten() {
-                    add(size(item, root, known, open));
+            } else if SAME_PART.contains(&keyword) {
+                for (_, sub) in subschemas(keyword, value) {
+                    same = cap(same.saturating_add(size(sub, root, known, open)));
                 }
-            } else if SCHEMA_MAPS.contains(&keyword) {
-                for item in value.as_object().into_iter().flat_map(|m| m.values()) {
-                    add(size(item, root, known, open));
+            } else if INNER_PART.contains(&keyword) {
+                let named = matches!(keyword, "properties");
+                for (name, sub) in subschemas(keyword, value) {
+                    let part = if named { name } else { None };
+                    let n = size(sub, root, known, open);
+                    let at = inner.entry(part).or_default();
+                    *at = cap(at.saturating_add(n));
                 }
             }
         }
+        // What applies to any part applies to every named one too.
+        let any = inner.get(&None).copied().unwrap_or(0);
+        let deepest = inner
+            .iter()
+            .map(|(part, n)| {
+                if part.is_some() {
+                    n.saturating_add(any)
+                } else {
+                    *n
+                }
+            })
+            .max()
+            .unwrap_or(0);
+        let total = cap(same.saturating_add(deepest));
         open.pop();
         known.insert(key, total);
         total
@@ -491,13 +533,43 @@ mod tests {
             "properties": {"children": {"type": "array", "items": {"$ref": "#"}}},
         });
         assert_eq!(expanded_size(&tree), 4);
-        // A reference used by many properties counts at each.
+        // A definition two properties refer to applies to two different
+        // parts of the args: the count is the deeper one's, at every level
+        // of a schema that nests such pairs forty deep.
         let shared = json!({
             "type": "object",
             "properties": {"a": {"$ref": "#/$defs/p"}, "b": {"$ref": "#/$defs/p"}},
             "$defs": {"p": {"type": "object", "properties": {"x": {}, "y": {}}}},
         });
-        assert_eq!(expanded_size(&shared), 1 + 2 * (1 + 3));
+        assert_eq!(expanded_size(&shared), 1 + (1 + (1 + 1)));
+        let mut defs = serde_json::Map::new();
+        for i in 0..40 {
+            let next = json!({"$ref": format!("#/$defs/A{}", i + 1)});
+            defs.insert(
+                format!("A{i}"),
+                json!({"type": "object", "properties": {"a": next, "b": next}}),
+            );
+        }
+        defs.insert("A40".into(), json!({"type": "string"}));
+        let nested =
+            json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/A0"}}, "$defs": defs});
+        assert!(
+            ParamsSchema::compile(&nested).is_ok(),
+            "{}",
+            expanded_size(&nested)
+        );
+        // Alternatives that each lead into the same part add up there.
+        let mut defs = serde_json::Map::new();
+        defs.insert("l0".into(), json!({"type": "string"}));
+        for level in 1..=20 {
+            let below = json!({"properties": {"a": {"$ref": format!("#/$defs/l{}", level - 1)}}});
+            defs.insert(
+                format!("l{level}"),
+                json!({"anyOf": [below.clone(), below]}),
+            );
+        }
+        let inward = json!({"type": "object", "allOf": [{"$ref": "#/$defs/l20"}], "$defs": defs});
+        assert!(expanded_size(&inward) > MAX_EXPANDED);
     }
 
     #[test]

@@ -555,8 +555,9 @@ async fn a_program_too_large_to_send_is_refused_before_start() {
 #[tokio::test]
 async fn tools_too_large_to_send_are_blamed_not_the_program() {
     let mut many = wasmwire::Tools::new();
-    for i in 0..200 {
-        let name = format!("{}{i}", "t".repeat(100_000));
+    // Each name as long as a name may be (64 KiB); together past a frame.
+    for i in 0..300 {
+        let name = format!("{}{i}", "t".repeat(60_000));
         many.register(wasmwire::Tool::new(name, |_call: wasmwire::Call| async {
             Ok(json!(1))
         }))
@@ -569,13 +570,13 @@ async fn tools_too_large_to_send_are_blamed_not_the_program() {
     {
         Err(
             e @ wasmwire::SandboxError::ToolsTooLarge {
-                tools: 200,
+                tools: 300,
                 bytes,
                 max,
             },
         ) => {
             assert!(bytes > max, "{bytes} <= {max}");
-            assert!(e.to_string().contains("the 200 tools' names"), "{e}");
+            assert!(e.to_string().contains("the 300 tools' names"), "{e}");
         }
         other => panic!("{other:?}"),
     }

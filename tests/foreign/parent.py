@@ -439,6 +439,18 @@ def a_start_split_across_writes_is_one_start(child):
 
 
 @case
+def half_a_surrogate_pair_reads_as_the_replacement_character(child):
+    # What JavaScript's JSON.stringify (and Python's json) writes of a
+    # string cut inside an emoji: "\ud800". The Start was refused without
+    # a Result, and a Response error with one ended the run.
+    child.start(start_msg("const e = await t(1).catch((e) => e.message); "
+                          "return ['\ud83d'.length, e]", [{"name": "t"}]))
+    result, _ = serve(child, lambda r: fail(r, "invalid", "bad \udc00 x"))
+    expect_ok(result, [1, "bad \ufffd x"])
+    child.finish()
+
+
+@case
 def a_response_frame_over_the_cap_is_a_protocol_error(child):
     child.start(start_msg("return await t()", [{"name": "t"}]))
     child.request()
