@@ -93,32 +93,6 @@ pub fn encoded_len<M: Serialize + ?Sized>(msg: &M) -> Result<usize, FrameError> 
     Ok(count.0)
 }
 
-/// `payload` as `M`. A string that escapes half of a surrogate pair
-/// (`"\ud800"`: what JavaScript's `JSON.stringify` writes of a string cut
-/// inside an emoji) is read with U+FFFD in the half's place, as a call's
-/// args are: serde_json refuses the escape, and a Start with one was
-/// refused without a Result although its `result_id` was there to read.
-fn parse<M: Message>(payload: &[u8]) -> Result<M, serde_json::Error> {
-    let error = match serde_json::from_slice::<M>(payload) {
-        Ok(msg) => return Ok(msg),
-        Err(error) => error,
-    };
-    let has_escape = payload
-        .windows(3)
-        .any(|w| w[0] == b'\\' && w[1] == b'u' && matches!(w[2], b'd' | b'D'));
-    if !has_escape {
-        return Err(error);
-    }
-    let Ok(text) = std::str::from_utf8(payload) else {
-        return Err(error);
-    };
-    let replaced = crate::json::replace_lone_surrogates(text.to_owned());
-    if replaced.as_bytes() == payload {
-        return Err(error);
-    }
-    serde_json::from_slice::<M>(replaced.as_bytes()).map_err(|_| error)
-}
-
 /// Decodes one frame's payload as `M`, checking that it is an object at [`VERSION`].
 pub fn decode<M: Message>(payload: &[u8]) -> Result<M, DecodeError> {
     // JSON's whitespace only: form feed is not among it.
@@ -128,7 +102,7 @@ pub fn decode<M: Message>(payload: &[u8]) -> Result<M, DecodeError> {
     if first != Some(&b'{') {
         return Err(DecodeError::NotObject { message: M::NAME });
     }
-    match parse::<M>(payload) {
+    match serde_json::from_slice::<M>(payload) {
         Ok(msg) if msg.version() == VERSION => Ok(msg),
         Ok(msg) => Err(DecodeError::Version {
             message: M::NAME,
@@ -156,30 +130,5 @@ pub fn decode<M: Message>(payload: &[u8]) -> Result<M, DecodeError> {
                 }),
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{Response, Start};
-
-    #[test]
-    fn half_a_surrogate_pair_is_read_as_the_replacement_character() {
-        let start: Start =
-            decode(br#"{"v":1,"result_id":"R1","program":"return \"\ud800\".length"}"#).unwrap();
-        assert_eq!(start.program, "return \"\u{fffd}\".length");
-        assert_eq!(start.result_id, "R1");
-        let response: Response =
-            decode(br#"{"v":1,"id":"1","ok":false,"kind":"invalid","error":"bad \uDC00 x"}"#)
-                .unwrap();
-        assert_eq!(response.error, "bad \u{fffd} x");
-        // A whole pair, and an escaped backslash before `ud800`, are as
-        // they were.
-        let start: Start =
-            decode(br#"{"v":1,"result_id":"R","program":"\ud83d\ude00 \\ud800"}"#).unwrap();
-        assert_eq!(start.program, "\u{1f600} \\ud800");
-        // What is malformed for another reason stays so.
-        assert!(decode::<Start>(br#"{"v":1,"result_id":"\ud800","program":1}"#).is_err());
     }
 }

@@ -150,12 +150,16 @@ impl<R: Read, W: Write> Runner<R, W> {
 fn refusal(payload: &[u8], error: DecodeError) -> RunnerError {
     // Only a Start that failed gets here: reading it again costs nothing
     // the normal path pays.
-    let Ok(Value::Object(fields)) = serde_json::from_slice::<Value>(payload) else {
+    let Some((fields, half_pair)) = fields_of(payload) else {
         return ProtocolError::from(error).into();
     };
     let Some(Value::String(result_id)) = fields.get("result_id") else {
         return ProtocolError::from(error).into();
     };
+    // An id that held half a surrogate pair is no id the parent sent.
+    if result_id.contains('\u{fffd}') && !String::from_utf8_lossy(payload).contains('\u{fffd}') {
+        return ProtocolError::from(error).into();
+    }
     let result_id = result_id.clone();
     if matches!(error, DecodeError::Version { .. }) {
         return RunnerError::Refused {
@@ -166,12 +170,41 @@ fn refusal(payload: &[u8], error: DecodeError) -> RunnerError {
     }
     let why = match explain(&fields) {
         Some(why) => format!("invalid Start: {why}"),
+        None if half_pair => "invalid Start: a string in it escapes half of a surrogate pair \
+             (`\\ud800` to `\\udfff` alone), which is no Unicode character: send the whole \
+             pair, or U+FFFD in its place"
+            .to_owned(),
         None => error.to_string(),
     };
     RunnerError::Refused {
         result_id,
         kind: Some(FailureKind::Invalid),
         why,
+    }
+}
+
+/// A refused Start's fields, to answer it: read as JSON, or, when a string
+/// escapes half of a surrogate pair (`"\ud800"`, what JavaScript's
+/// `JSON.stringify` writes of a string cut inside an emoji), read with
+/// U+FFFD in the half's place. Such a Start is still malformed (the
+/// protocol refuses an escape that is no Unicode scalar value), but its
+/// `result_id` is there to answer: it was refused without a Result.
+/// `true` beside the fields when they were read so.
+fn fields_of(payload: &[u8]) -> Option<(Map<String, Value>, bool)> {
+    match serde_json::from_slice::<Value>(payload) {
+        Ok(Value::Object(fields)) => Some((fields, false)),
+        Ok(_) => None,
+        Err(_) => {
+            let text = std::str::from_utf8(payload).ok()?;
+            let replaced = crate::json::replace_lone_surrogates(text.to_owned());
+            if replaced.as_bytes() == payload {
+                return None;
+            }
+            match serde_json::from_slice::<Value>(replaced.as_bytes()) {
+                Ok(Value::Object(fields)) => Some((fields, true)),
+                _ => None,
+            }
+        }
     }
 }
 

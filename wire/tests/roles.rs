@@ -179,6 +179,37 @@ fn runner_reports_a_closed_start_channel_and_a_bad_version() {
     }
 }
 
+/// A Start with half a surrogate pair in a string is malformed (the
+/// protocol refuses such an escape), but its `result_id` is read and the
+/// refusal answered, saying why: it went unanswered.
+#[test]
+fn runner_answers_a_start_with_half_a_surrogate_pair_saying_why() {
+    let payload = br#"{"v":1,"result_id":"R1","program":"return \"\ud800\".length"}"#;
+    let mut input = (payload.len() as u32).to_be_bytes().to_vec();
+    input.extend_from_slice(payload);
+    let mut runner = Runner::new(&input[..], std::io::sink());
+    match runner.start() {
+        Err(RunnerError::Refused {
+            result_id,
+            kind: Some(wire::FailureKind::Invalid),
+            why,
+        }) => {
+            assert_eq!(result_id, "R1");
+            assert!(why.contains("half of a surrogate pair"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // One in the result_id itself names no id the parent sent.
+    let payload = br#"{"v":1,"result_id":"R\ud800","program":"1"}"#;
+    let mut input = (payload.len() as u32).to_be_bytes().to_vec();
+    input.extend_from_slice(payload);
+    let mut runner = Runner::new(&input[..], std::io::sink());
+    assert!(
+        matches!(runner.start(), Err(RunnerError::Protocol(_))),
+        "no answer to an id that cannot be told"
+    );
+}
+
 /// A child's start channel that never answers: a socket pair whose far end
 /// is held open and silent.
 fn silent_child() -> (tokio::net::UnixStream, UnixStream) {
