@@ -435,24 +435,16 @@ impl<'js> Intrinsics<'js> {
     /// `quietly`), an error without its stack, and no code of the
     /// program's run. `None` if that cannot be told.
     pub(crate) fn quietly(&self, value: &Value<'js>) -> Option<String> {
-        let told = self
-            .web
-            .get::<_, Function>("quietly")
-            .and_then(|f| f.call::<_, Value>((value.clone(),)));
-        match told {
-            // A reason may be a string as large as the heap allows.
-            Ok(text) => text.as_string().map(|s| self.shown(s)),
-            Err(_) => {
-                let _ = self.web.ctx().catch();
-                None
-            }
-        }
+        // A reason may be a string as large as the heap allows.
+        self.shared_string("quietly", value.clone())
+            .map(|s| self.shown(&s))
     }
 
     /// An error's `message` if it is data, its own or inherited (no
     /// getter runs); empty otherwise.
     pub(crate) fn quiet_message(&self, value: &Value<'js>) -> String {
-        self.shared_text("quietMessage", value.clone())
+        self.shared_string("quietMessage", value.clone())
+            .map(|s| self.shown(&s))
             .unwrap_or_default()
     }
 
@@ -474,14 +466,23 @@ impl<'js> Intrinsics<'js> {
     /// The text `shared[name](arg)` gives, or `None` for anything else or
     /// a throw.
     fn shared_text<A: rquickjs::IntoJs<'js>>(&self, name: &str, arg: A) -> Option<String> {
+        // Whole: a place is read from it.
+        self.shared_string(name, arg).map(|s| self.string(&s))
+    }
+
+    /// The string `shared[name](arg)` gives, or `None` for anything else or
+    /// a throw.
+    fn shared_string<A: rquickjs::IntoJs<'js>>(
+        &self,
+        name: &str,
+        arg: A,
+    ) -> Option<rquickjs::String<'js>> {
         let found = self
             .web
             .get::<_, Function>(name)
             .and_then(|f| f.call::<_, Value>((arg,)));
         match found {
-            // Whole: a place is read from it.
-            Ok(text) if text.is_string() => text.as_string().map(|s| self.string(s)),
-            Ok(_) => None,
+            Ok(text) => text.into_string(),
             Err(_) => {
                 let _ = self.web.ctx().catch();
                 None

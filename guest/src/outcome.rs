@@ -494,10 +494,10 @@ impl<'js> Judge<'_, 'js> {
                 kind.as_str(),
                 self.intrinsics.quiet_message(value)
             ),
-            None => self.intrinsics.quietly(value).unwrap_or_else(|| {
-                let _ = value.ctx().catch();
-                format!("[{}]", value.type_name())
-            }),
+            None => self
+                .intrinsics
+                .quietly(value)
+                .unwrap_or_else(|| format!("[{}]", value.type_name())),
         }
     }
 

@@ -210,6 +210,9 @@ mod tests {
         assert_eq!(live(), before);
     }
 
+    /// The tests' count is per thread (the child's, one for the process,
+    /// is run by `tests/foreign/parent.py`'s 5,000 calls to the native
+    /// child, and by every component test).
     #[test]
     fn a_count_below_where_it_was_read_is_nothing_held() {
         let base = live();

@@ -596,7 +596,8 @@ const MAX_OPEN_REFS: usize = 32;
 const MAX_INLINED_REFS: usize = 1000;
 
 /// The most text the `$ref`s inlined in one type may make: past it a
-/// reference is `unknown`. A few references to one large definition (a
+/// reference is `unknown` (a reference inside another counts in both, so
+/// the cap comes a little early for nested ones). A few references to one large definition (a
 /// thousand properties each pointing at one of 60,000) made 2.6 GB of
 /// declarations from a 1.8 MB manifest, where the count of references
 /// held.
@@ -737,8 +738,7 @@ fn union(types: Vec<String>) -> String {
         if ty == "unknown" {
             return ty;
         }
-        if !seen.contains(&ty) {
-            seen.insert(ty.clone());
+        if seen.insert(ty.clone()) {
             parts.push(ty);
         }
     }

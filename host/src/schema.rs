@@ -61,9 +61,9 @@ impl ParamsSchema {
         if expanded > MAX_EXPANDED {
             return Err(format!(
                 "the params schema is too large to check calls against: with its `$ref`s \
-                 followed it is more than {MAX_EXPANDED} subschemas (a reference used twice at \
-                 each level doubles it with every level, and every call's args would be \
-                 checked against each)"
+                 followed it applies more than {MAX_EXPANDED} subschemas along one path into \
+                 the args (a reference used twice at each level doubles it with every level), \
+                 or its references go deeper than {MAX_OPEN} or where they cannot be followed"
             ));
         }
         let validator = jsonschema::options()
@@ -212,66 +212,127 @@ const INNER_PART: &[&str] = &[
 /// that takes the most counts (two properties that refer to one
 /// definition apply it to two different parts). A reference back into a
 /// schema being counted (a recursive schema, applied a level of the args
-/// at a time) counts once. Saturates past [`MAX_EXPANDED`]. Linear in the
-/// schema: each subschema's count is kept once found.
+/// at a time) counts once. A reference the count cannot follow (neither a
+/// pointer nor an anchor inside the schema), a chain of references more
+/// than 256 deep, or a walk of more than a million steps counts as past
+/// the bound. Saturates past [`MAX_EXPANDED`]. Each subschema's count is
+/// kept once found, unless the walk to it met a subschema still open
+/// (reached another way, that one counts in full).
 pub(crate) fn expanded_size(schema: &Value) -> u64 {
-    /// The subschemas of `keyword`'s `value`, each with the name of the
-    /// part it applies to where the keyword maps names to schemas.
-    fn subschemas<'a>(keyword: &str, value: &'a Value) -> Vec<(Option<&'a str>, &'a Value)> {
-        let maps = matches!(
-            keyword,
-            "properties" | "patternProperties" | "dependentSchemas" | "dependencies"
-        );
-        match value {
-            Value::Object(map) if maps => map
-                .iter()
-                .filter(|(_, s)| s.is_object())
-                .map(|(k, s)| (Some(k.as_str()), s))
-                .collect(),
-            Value::Array(items) => items.iter().map(|s| (None, s)).collect(),
-            other => vec![(None, other)],
+    let mut walk = Walk {
+        root: schema,
+        anchors: Default::default(),
+        known: Default::default(),
+        open: Vec::new(),
+        steps: 0,
+    };
+    walk.find_anchors(schema);
+    walk.size(schema).0
+}
+
+/// A walk of [`expanded_size`].
+struct Walk<'a> {
+    root: &'a Value,
+    /// Each `$anchor` (and `$dynamicAnchor`) of the schema, by name: a
+    /// `$ref` of `#name` points there.
+    anchors: std::collections::HashMap<&'a str, &'a Value>,
+    /// Each subschema's count, once found without meeting one still open.
+    known: std::collections::HashMap<*const Value, u64>,
+    /// The subschemas being counted, outermost first.
+    open: Vec<*const Value>,
+    /// Subschemas visited: a walk past [`MAX_STEPS`] gives up.
+    steps: u64,
+}
+
+/// Past this many subschemas open at once, or visited in all, a schema is
+/// taken as too large: a chain of references deeper than any real schema's
+/// would otherwise hide what is below it.
+const MAX_OPEN: usize = 256;
+const MAX_STEPS: u64 = 1_000_000;
+
+impl<'a> Walk<'a> {
+    fn find_anchors(&mut self, node: &'a Value) {
+        match node {
+            Value::Object(map) => {
+                for keyword in ["$anchor", "$dynamicAnchor"] {
+                    if let Some(name) = map.get(keyword).and_then(Value::as_str) {
+                        self.anchors.insert(name, node);
+                    }
+                }
+                map.values().for_each(|v| self.find_anchors(v));
+            }
+            Value::Array(items) => items.iter().for_each(|v| self.find_anchors(v)),
+            _ => {}
         }
     }
-    fn size<'a>(
-        node: &'a Value,
-        root: &'a Value,
-        known: &mut std::collections::HashMap<*const Value, u64>,
-        open: &mut Vec<*const Value>,
-    ) -> u64 {
-        let key: *const Value = node;
-        if let Some(&n) = known.get(&key) {
-            return n;
+
+    /// What a `$ref` inside the schema points to: a JSON pointer (`#`,
+    /// `#/$defs/x`) or an anchor (`#name`); `None` for anything else,
+    /// which the count cannot follow.
+    fn target(&self, reference: &str) -> Option<&'a Value> {
+        let fragment = reference.strip_prefix('#')?;
+        if fragment.is_empty() || fragment.starts_with('/') {
+            self.root.pointer(fragment)
+        } else {
+            self.anchors.get(fragment).copied()
         }
-        if open.contains(&key) || open.len() > 256 {
-            return 1;
+    }
+
+    /// `node`'s count, and whether the walk met a subschema still open (a
+    /// count found so is not kept: reached by another way, that
+    /// subschema would count in full).
+    fn size(&mut self, node: &'a Value) -> (u64, bool) {
+        const TOO_MANY: u64 = MAX_EXPANDED + 1;
+        let key: *const Value = node;
+        if let Some(&n) = self.known.get(&key) {
+            return (n, false);
+        }
+        if self.open.contains(&key) {
+            return (1, true);
+        }
+        self.steps += 1;
+        if self.open.len() >= MAX_OPEN || self.steps > MAX_STEPS {
+            return (TOO_MANY, false);
         }
         let Value::Object(object) = node else {
-            return 1;
+            return (1, false);
         };
-        open.push(key);
-        let cap = |n: u64| n.min(MAX_EXPANDED + 1);
+        self.open.push(key);
+        let cap = |n: u64| n.min(TOO_MANY);
+        let mut looped = false;
         let mut same: u64 = 1;
         // Parts inside, by name (`None`: any part).
         let mut inner: std::collections::HashMap<Option<&str>, u64> = Default::default();
         for (keyword, value) in object {
             let keyword = keyword.as_str();
-            if keyword == "$ref" || keyword == "$dynamicRef" {
-                if let Some(target) = value
-                    .as_str()
-                    .and_then(|r| r.strip_prefix('#'))
-                    .and_then(|pointer| root.pointer(pointer))
-                {
-                    same = cap(same.saturating_add(size(target, root, known, open)));
-                }
+            if matches!(keyword, "$ref" | "$dynamicRef" | "$recursiveRef") {
+                let reference = match value.as_str() {
+                    Some(_) if keyword == "$recursiveRef" => Some("#"),
+                    other => other,
+                };
+                // A reference the count cannot follow counts as too many:
+                // what it points to is not known.
+                let n = match reference.and_then(|r| self.target(r)) {
+                    Some(target) => {
+                        let (n, met) = self.size(target);
+                        looped |= met;
+                        n
+                    }
+                    None => TOO_MANY,
+                };
+                same = cap(same.saturating_add(n));
             } else if SAME_PART.contains(&keyword) {
                 for (_, sub) in subschemas(keyword, value) {
-                    same = cap(same.saturating_add(size(sub, root, known, open)));
+                    let (n, met) = self.size(sub);
+                    looped |= met;
+                    same = cap(same.saturating_add(n));
                 }
             } else if INNER_PART.contains(&keyword) {
-                let named = matches!(keyword, "properties");
+                let named = keyword == "properties";
                 for (name, sub) in subschemas(keyword, value) {
                     let part = if named { name } else { None };
-                    let n = size(sub, root, known, open);
+                    let (n, met) = self.size(sub);
+                    looped |= met;
                     let at = inner.entry(part).or_default();
                     *at = cap(at.saturating_add(n));
                 }
@@ -291,11 +352,30 @@ pub(crate) fn expanded_size(schema: &Value) -> u64 {
             .max()
             .unwrap_or(0);
         let total = cap(same.saturating_add(deepest));
-        open.pop();
-        known.insert(key, total);
-        total
+        self.open.pop();
+        if !looped {
+            self.known.insert(key, total);
+        }
+        (total, looped)
     }
-    size(schema, schema, &mut Default::default(), &mut Vec::new())
+}
+
+/// The subschemas of `keyword`'s `value`, each with the name of the part
+/// it applies to where the keyword maps names to schemas.
+fn subschemas<'a>(keyword: &str, value: &'a Value) -> Vec<(Option<&'a str>, &'a Value)> {
+    let maps = matches!(
+        keyword,
+        "properties" | "patternProperties" | "dependentSchemas" | "dependencies"
+    );
+    match value {
+        Value::Object(map) if maps => map
+            .iter()
+            .filter(|(_, s)| s.is_object())
+            .map(|(k, s)| (Some(k.as_str()), s))
+            .collect(),
+        Value::Array(items) => items.iter().map(|s| (None, s)).collect(),
+        other => vec![(None, other)],
+    }
 }
 
 /// The longest string a `format: "regex"` check reads: 16 KiB.
@@ -570,6 +650,55 @@ mod tests {
         }
         let inward = json!({"type": "object", "allOf": [{"$ref": "#/$defs/l20"}], "$defs": defs});
         assert!(expanded_size(&inward) > MAX_EXPANDED);
+    }
+
+    #[test]
+    fn no_way_of_writing_a_reference_hides_what_it_brings() {
+        // A chain of 300 references above the doubling: deeper than the
+        // walk follows, so too large, not counted as 1 where it stopped.
+        let mut schema = doubling(20, "anyOf");
+        let defs = schema["$defs"].as_object_mut().expect("defs");
+        defs.insert("c0".into(), json!({"$ref": "#/$defs/l20"}));
+        for i in 1..300 {
+            defs.insert(
+                format!("c{i}"),
+                json!({"$ref": format!("#/$defs/c{}", i - 1)}),
+            );
+        }
+        schema["properties"]["a"] = json!({"$ref": "#/$defs/c299"});
+        assert!(expanded_size(&schema) > MAX_EXPANDED);
+        // The same doubling through anchors (`#name`).
+        let mut defs = serde_json::Map::new();
+        defs.insert("l0".into(), json!({"$anchor": "l0", "type": "string"}));
+        for level in 1..=20 {
+            let below = format!("#l{}", level - 1);
+            defs.insert(
+                format!("l{level}"),
+                json!({"$anchor": format!("l{level}"), "anyOf": [{"$ref": below}, {"$ref": below}]}),
+            );
+        }
+        let anchored =
+            json!({"type": "object", "properties": {"a": {"$ref": "#l20"}}, "$defs": defs});
+        assert!(expanded_size(&anchored) > MAX_EXPANDED);
+        // A count found inside a loop is not kept for another way in: `n`
+        // is first met below `a`, which is open, and counted small there;
+        // reached again from `b`, 2^14 times, it brings `a` each time.
+        let mut schema = doubling(14, "allOf");
+        let defs = schema["$defs"].as_object_mut().expect("defs");
+        defs.insert(
+            "a".into(),
+            json!({"allOf": [{"$ref": "#/$defs/l14"}], "properties": {"x": {"$ref": "#/$defs/n"}}}),
+        );
+        defs.insert(
+            "n".into(),
+            json!({"properties": {"y": {"$ref": "#/$defs/a"}}}),
+        );
+        let mut fan = vec![json!({"$ref": "#/$defs/n"})];
+        for _ in 0..14 {
+            fan = vec![json!({"allOf": fan.clone()}), json!({"allOf": fan})];
+        }
+        schema["properties"] = json!({"a": {"$ref": "#/$defs/a"}, "b": {"allOf": fan}});
+        assert!(expanded_size(&schema) > MAX_EXPANDED);
     }
 
     #[test]

@@ -555,7 +555,8 @@ async fn a_program_too_large_to_send_is_refused_before_start() {
 #[tokio::test]
 async fn tools_too_large_to_send_are_blamed_not_the_program() {
     let mut many = wasmwire::Tools::new();
-    // Each name as long as a name may be (64 KiB); together past a frame.
+    // Each name nearly as long as a name may be (64 KiB); together past a
+    // frame.
     for i in 0..300 {
         let name = format!("{}{i}", "t".repeat(60_000));
         many.register(wasmwire::Tool::new(name, |_call: wasmwire::Call| async {

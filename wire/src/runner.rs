@@ -156,8 +156,8 @@ fn refusal(payload: &[u8], error: DecodeError) -> RunnerError {
     let Some(Value::String(result_id)) = fields.get("result_id") else {
         return ProtocolError::from(error).into();
     };
-    // An id that held half a surrogate pair is no id the parent sent.
-    if result_id.contains('\u{fffd}') && !String::from_utf8_lossy(payload).contains('\u{fffd}') {
+    // An id read with U+FFFD for half a pair is no id the parent sent.
+    if half_pair && result_id.contains('\u{fffd}') {
         return ProtocolError::from(error).into();
     }
     let result_id = result_id.clone();
