@@ -604,20 +604,27 @@ fn odd_schemas_give_declarations_tsc_takes_and_that_mean_the_schema() {
             "type": "object", "properties": {"x": {"$ref": "#/$defs/A0"}}, "$defs": defs,
         })))
         .unwrap();
-    // A chain of 40,000 references overflowed the stack.
-    let mut chain = serde_json::Map::new();
-    for i in 0..40_000 {
-        chain.insert(
-            format!("C{i}"),
-            json!({"$ref": format!("#/$defs/C{}", i + 1)}),
-        );
-    }
-    chain.insert("C40000".into(), json!({"type": "string"}));
-    tools
-        .register(plain("chain").params(json!({
-            "type": "object", "properties": {"x": {"$ref": "#/$defs/C0"}}, "$defs": chain,
-        })))
-        .unwrap();
+    // A chain of 40,000 references overflowed the stack. Since item 111
+    // such a chain is refused when it is registered (deeper than 256);
+    // one of 250 is declared, its depth past `describe`'s own bound
+    // written `unknown`.
+    let chain = |links: usize| {
+        let mut chain = serde_json::Map::new();
+        for i in 0..links {
+            chain.insert(
+                format!("C{i}"),
+                json!({"$ref": format!("#/$defs/C{}", i + 1)}),
+            );
+        }
+        chain.insert(format!("C{links}"), json!({"type": "string"}));
+        json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/C0"}}, "$defs": chain})
+    };
+    let refused = Tools::new()
+        .register(plain("chain").params(chain(40_000)))
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("deeper than 256"), "{refused}");
+    tools.register(plain("chain").params(chain(250))).unwrap();
     // A tool named `call`: `host.call` stays the call function (it was
     // declared a property too, which tsc refused: TS2687, TS2717).
     tools.register(plain("call")).unwrap();
