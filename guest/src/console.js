@@ -521,12 +521,7 @@
   // stack. No getter, toJSON or trap of the program's runs: a getter that
   // spun there ran out the wall clock after the program had returned, and
   // its value was lost.
-  shared.quietly = function quietly(v) {
-    if ((typeof v !== "object" || v === null) && typeof v !== "function") return primitive(v, true);
-    const out = newOut();
-    value(out, v, 0, { __proto__: null, seen: bare(), refs: null, depth: DEPTH, noStack: true }, true);
-    return text(out);
-  };
+  shared.quietly = (v) => inspect(v, true, DEPTH, true);
   // An error's `message` if it is data (its own or inherited), else "".
   shared.quietMessage = function quietMessage(e) {
     try {
@@ -651,11 +646,12 @@
     return undefined;
   };
 
-  function inspect(v, top, depth = DEPTH) {
+  // `noStack`: an error without its stack.
+  function inspect(v, top, depth = DEPTH, noStack = false) {
     // A primitive needs none of the walk's state (most of what is logged).
     if ((typeof v !== "object" || v === null) && typeof v !== "function") return primitive(v, top);
     const out = newOut();
-    value(out, v, 0, { __proto__: null, seen: bare(), refs: null, depth }, top);
+    value(out, v, 0, { __proto__: null, seen: bare(), refs: null, depth, noStack }, top);
     return text(out);
   }
 

@@ -278,7 +278,7 @@ impl Containment {
         // now: the zombies waiting at any time are at most what the trees
         // made in the last `REAP_EVERY` (one a tool call, in the CLI,
         // whose exit reaps the rest: `kill_adopted`).
-        reap_adopted_every(REAP_EVERY);
+        reap_adopted_now_and_then();
         let found = hierarchies();
         let name = format!(
             "wasmwire-{}-{}",
@@ -553,13 +553,13 @@ static SUBREAPER: AtomicBool = AtomicBool::new(false);
 /// at once ran past a 2 s timeout waiting to be spawned.
 const REAP_EVERY: Duration = Duration::from_millis(50);
 
-/// [`reap_adopted`], unless it ran less than `every` ago.
-fn reap_adopted_every(every: Duration) {
+/// [`reap_adopted`], unless it ran less than [`REAP_EVERY`] ago.
+fn reap_adopted_now_and_then() {
     static LAST: Mutex<Option<Instant>> = Mutex::new(None);
     {
         let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
-        if last.is_some_and(|at| now.duration_since(at) < every) {
+        if last.is_some_and(|at| now.duration_since(at) < REAP_EVERY) {
             return;
         }
         *last = Some(now);
