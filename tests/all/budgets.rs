@@ -550,6 +550,29 @@ async fn a_program_too_large_to_send_is_refused_before_start() {
     assert_still_healthy(sandbox()).await;
 }
 
+/// A large program (a data literal, say) is held by the child once beside
+/// its frame (tests/HOSTILE.md item 113). The Start was read into a frame
+/// grown by doubling and its program through serde_json's doubling scratch
+/// (any program of more than one line has an escape): 8 MB under 64 MiB
+/// was refused ("the child already uses 46333952 bytes"), 15 MB ended in
+/// the allocator's abort ("memory allocation of 31457298 bytes failed"),
+/// and a Start too large for the cap at all must still end `limit`.
+#[tokio::test]
+async fn a_program_of_megabytes_is_held_once_and_one_too_large_says_so() {
+    let sized = |mib: usize| format!("let x = \"{}\\n\";\nreturn x.length", "a".repeat(mib << 20));
+    let outcome = run_with(&sized(8), with(|b| b.max_memory = 64 << 20)).await;
+    assert_eq!(value(&outcome), json!((8 << 20) + 1));
+    let outcome = run_with(&sized(15), with(|b| b.max_memory = 64 << 20)).await;
+    assert_failed(
+        &outcome,
+        FailureKind::Limit,
+        "leaves no room for a program of",
+    );
+    let outcome = run_with(&sized(15), with(|b| b.max_memory = 16 << 20)).await;
+    assert_failed(&outcome, FailureKind::Limit, "memory limit reached");
+    assert_still_healthy(sandbox()).await;
+}
+
 /// Tools whose bindings take the frame are named as the cause: a program
 /// of one byte was told it was too large.
 #[tokio::test]

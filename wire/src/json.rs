@@ -130,6 +130,81 @@ pub fn skip_string(bytes: &[u8], quote: usize) -> usize {
     string_end(bytes, quote + 1, |_| {}).0
 }
 
+/// The text of a JSON string literal (`quoted`, with its quotes, as a
+/// parser that checked its syntax hands it out), read in `quoted`'s own
+/// buffer: an escape is never shorter than what it stands for, so the text
+/// is written over its escaped form. serde_json reads a string with an
+/// escape through a scratch buffer that grows by doubling and is then
+/// copied: a program of 15 MiB with a newline in it held 15 in its frame,
+/// up to 30 in that scratch and 15 in the copy at once. An escape of half a
+/// surrogate pair is refused, as serde_json refuses it.
+pub(crate) fn unescape_string(quoted: String) -> Result<String, &'static str> {
+    if !(quoted.len() >= 2 && quoted.starts_with('"') && quoted.ends_with('"')) {
+        return Err("not a JSON string");
+    }
+    let mut bytes = quoted.into_bytes();
+    bytes.pop();
+    // The text so far is `bytes[..written]`; the escaped form left to read
+    // begins at `read`, never before it.
+    let mut written = 0;
+    let mut read = 1;
+    while let Some(offset) = bytes[read..].iter().position(|&b| b == b'\\') {
+        bytes.copy_within(read..read + offset, written);
+        written += offset;
+        read += offset;
+        let (c, used) = escape_at(&bytes, read)?;
+        read += used;
+        written += c.encode_utf8(&mut bytes[written..read]).len();
+    }
+    let len = bytes.len();
+    bytes.copy_within(read..len, written);
+    bytes.truncate(written + (len - read));
+    // Whole characters were moved and written, each a valid UTF-8 sequence.
+    String::from_utf8(bytes).map_err(|_| "not UTF-8")
+}
+
+/// The character the escape at `bytes[at]` (a `\\`) stands for, and the
+/// bytes it takes (2, 6, or 12 for a surrogate pair): never fewer than the
+/// character's UTF-8.
+fn escape_at(bytes: &[u8], at: usize) -> Result<(char, usize), &'static str> {
+    let c = match bytes.get(at + 1).ok_or("an escape cut off")? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => {
+            let unit = hex4(bytes, at + 2).ok_or("an escape without four hex digits")?;
+            return match unit {
+                0xD800..=0xDBFF => {
+                    let low = (bytes.get(at + 6) == Some(&b'\\')
+                        && bytes.get(at + 7) == Some(&b'u'))
+                    .then(|| hex4(bytes, at + 8))
+                    .flatten();
+                    let Some(low @ 0xDC00..=0xDFFF) = low else {
+                        return Err("lone leading surrogate in hex escape");
+                    };
+                    let scalar =
+                        0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+                    let c =
+                        char::from_u32(scalar).ok_or("a surrogate pair that is no character")?;
+                    Ok((c, 12))
+                }
+                0xDC00..=0xDFFF => Err("lone trailing surrogate in hex escape"),
+                unit => Ok((
+                    char::from_u32(u32::from(unit)).ok_or("an escape of no character")?,
+                    6,
+                )),
+            };
+        }
+        _ => return Err("invalid escape"),
+    };
+    Ok((c, 2))
+}
+
 /// From just after a string's opening quote: where the string ends (just
 /// after its closing quote, or the text's end) and how many lone surrogate
 /// escapes it holds, each one's offset (of its `\`) given to `lone`.
@@ -245,6 +320,47 @@ mod tests {
         for text in ["\"", "\"\\", "\"\\u12", "[[[", "]]]", "\"\\ud800\\u"] {
             let _ = survey(text);
             let _ = replace_lone_surrogates(text.to_owned());
+        }
+    }
+
+    #[test]
+    fn a_string_unescaped_reads_as_serde_json_reads_it() {
+        let cases = [
+            r#""""#,
+            r#""plain""#,
+            r#""line\nbreak\ttab \"quoted\" back\\slash \/ \b\f\r""#,
+            r#""\u0041\u00e9\u4e2d \ud83d\ude00 \uD83D\uDE00 \u0000""#,
+            r#""é中😀 raw, \n then more""#,
+            r#""\\u0041 is not an escape""#,
+        ];
+        for case in cases {
+            let want: String = serde_json::from_str(case).expect("valid JSON");
+            let got = unescape_string(case.to_owned()).expect("unescaped");
+            assert_eq!(got, want, "{case}");
+        }
+        for lone in [
+            r#""\ud83d""#,
+            r#""\ude00 x""#,
+            r#""\ud83d\u0041""#,
+            r#""\ud83d\ud83d""#,
+        ] {
+            assert!(serde_json::from_str::<String>(lone).is_err(), "{lone}");
+            assert!(unescape_string(lone.to_owned()).is_err(), "{lone}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_written_as_json_unescapes_to_itself(text in proptest::prelude::any::<String>(), units in proptest::collection::vec(proptest::prelude::any::<u16>(), 0..8)) {
+            // serde_json's own escapes (quotes, back slashes, controls)...
+            let quoted = serde_json::to_string(&text).expect("a string");
+            proptest::prop_assert_eq!(unescape_string(quoted.clone()).expect("unescaped"), text.clone());
+            // ...and every `\u` escape another writer may use.
+            let escaped: String = units.iter().map(|unit| format!("\\u{unit:04x}")).collect();
+            let quoted = format!("\"{escaped}{}\"", &quoted[1..quoted.len() - 1]);
+            let want = serde_json::from_str::<String>(&quoted);
+            let got = unescape_string(quoted.clone());
+            proptest::prop_assert_eq!(got.ok(), want.ok());
         }
     }
 }

@@ -74,6 +74,26 @@ where
         .map_or_else(StartBudget::default, |b| b.0))
 }
 
+/// The Start's `program`, the largest thing a parent sends: its text as
+/// sent, taken whole, then read in place
+/// ([`unescape_string`](crate::json::unescape_string)), so that a program
+/// with escapes (every program of more than one line) is held once beside
+/// its frame, not in serde_json's scratch too.
+fn program_text<'de, D>(d: D) -> std::result::Result<String, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let raw: Box<str> = Box::<serde_json::value::RawValue>::deserialize(d)?.into();
+    let raw = String::from(raw);
+    if !raw.starts_with('"') {
+        return Err(serde::de::Error::invalid_type(
+            serde::de::Unexpected::Other(&raw[..raw.len().min(16)]),
+            &"the program's text, a string",
+        ));
+    }
+    crate::json::unescape_string(raw).map_err(serde::de::Error::custom)
+}
+
 /// The Start's `bindings`: a list of objects, or `null` or absent for none.
 fn binding_objects<'de, D>(d: D) -> std::result::Result<Vec<StartBinding>, D::Error>
 where
@@ -305,6 +325,7 @@ pub struct Start {
     /// Protocol version.
     pub v: u32,
     /// The JavaScript program: the body of an async function.
+    #[serde(deserialize_with = "program_text")]
     pub program: String,
     /// The tools the program may call. Omitted when empty; `null` (what
     /// Go's encoding/json writes for a nil slice) reads as none.

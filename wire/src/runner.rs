@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::codec::{DecodeError, decode, encode, encode_sized};
 use crate::error::ProtocolError;
-use crate::frame::{FrameError, FrameReader};
+use crate::frame::{FrameDecoder, FrameError, FrameReader};
 use crate::message::{Result as ResultMsg, Start};
 use crate::{FailureKind, VERSION};
 
@@ -82,7 +82,10 @@ impl<R: Read, W: Write> Runner<R, W> {
     /// A runner reading the Start from `reader` and writing the Result to `writer`.
     pub fn new(reader: R, writer: W) -> Self {
         Runner {
-            reader: FrameReader::new(reader),
+            // The Start's whole length reserved when its prefix comes: a
+            // program-sized frame grown by doubling held its half-size copy
+            // too, and up to twice its size.
+            reader: FrameReader::with_decoder(reader, FrameDecoder::new().reserving_whole()),
             writer,
             started: false,
         }

@@ -214,6 +214,7 @@ impl WasmChild {
                 () = out_of_time => Err(Stop::Interrupt(Interrupt::WallClock)),
             }
         };
+        let refused = store.data().limiter.refused();
         let end = match ended {
             Ok(code) => ChildEnd::Exited { code },
             Err(Stop::Interrupt(why)) => match self.slots {
@@ -229,11 +230,21 @@ impl WasmChild {
             }
             Err(Stop::Run(error)) => exit::classify(&error, store.data(), &limits),
         };
+        // A child that exits in failure after its memory cap refused a
+        // growth ran out of memory, whatever it managed to say (the built-in
+        // guest exits so when it has no room for the Start it is sent, whose
+        // `result_id` it then cannot read).
+        let end = match (end, refused) {
+            (ChildEnd::Exited { code }, Some(refusal)) if code != 0 => {
+                ChildEnd::Failed(exit::memory_limit(refusal, &limits))
+            }
+            (end, _) => end,
+        };
         let limiter = &store.data().limiter;
         let exit = ChildExit {
             end,
             peak_memory: limiter.peak(),
-            refused: limiter.refused(),
+            refused,
             elapsed: started.elapsed(),
         };
         drop(store);
