@@ -102,6 +102,7 @@ mod program;
 mod random;
 mod session;
 mod setup;
+mod sort;
 mod stack;
 pub mod stop;
 mod throw_site;

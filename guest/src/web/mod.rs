@@ -21,6 +21,9 @@
 //! * where QuickJS's text differs from V8's and V8's is as exact here, V8's
 //!   (`engine.js`): a date's string names its zone, `Promise.any`'s error
 //!   has its message;
+//! * `Array.prototype.sort` and `toSorted` with a comparator calling it
+//!   in V8's order, so that one that is not consistent (`a < b ? -1 : 1`)
+//!   orders as Node orders (`sort.js`);
 //! * `localeCompare` in English's order (ICU's root collation), with its
 //!   options, exact for the characters it has tables for and a
 //!   `TypeError` for the rest (see `collate.js`).
@@ -50,6 +53,7 @@ const SURFACES: &[(&str, Script)] = &[
     ("<wasmwire:crypto>", script!("web/crypto.js")),
     ("<wasmwire:clone>", script!("web/clone.js")),
     ("<wasmwire:engine>", script!("web/engine.js")),
+    ("<wasmwire:sort>", script!("web/sort.js")),
     ("<wasmwire:intl>", script!("web/intl.js")),
     ("<wasmwire:collate>", script!("web/collate.js")),
     ("<wasmwire:numberformat>", script!("web/numberformat.js")),
