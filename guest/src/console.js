@@ -706,9 +706,32 @@
 
   const LOG = 0, INFO = 1, WARN = 2, ERROR = 3, DEBUG = 4;
   function label(l) { return l === undefined ? "default" : StringCtor(l); }
+  // As Node writes a time: "0.06ms", "1.500s", "1:02.345 (m:ss.mmm)".
   function elapsed(start) {
-    const ms = apply(now, perf, []) - start;
-    return ms >= 1000 ? apply(numToFixed, ms / 1000, [3]) + "s" : apply(numToFixed, ms, [3]) + "ms";
+    let ms = apply(now, perf, []) - start;
+    let hours = 0, minutes = 0, seconds = 0;
+    if (ms >= 1000) {
+      if (ms >= 60000) {
+        if (ms >= 3600000) {
+          hours = trunc(ms / 3600000);
+          ms %= 3600000;
+        }
+        minutes = trunc(ms / 60000);
+        ms %= 60000;
+      }
+      seconds = ms / 1000;
+    }
+    const two = (n) => (n < 10 ? "0" : "") + n;
+    if (hours !== 0 || minutes !== 0) {
+      const fixed = apply(numToFixed, seconds, [3]);
+      const dot = apply(strIndexOf, fixed, ["."]);
+      const whole = apply(strSlice, fixed, [0, dot]);
+      const head = hours !== 0 ? `${hours}:${two(minutes)}` : `${minutes}`;
+      return `${head}:${whole.length < 2 ? "0" + whole : whole}.${apply(strSlice, fixed, [dot + 1])} (${hours !== 0 ? "h:m" : ""}m:ss.mmm)`;
+    }
+    if (seconds !== 0) return apply(numToFixed, seconds, [3]) + "s";
+    // Trailing zeros dropped: `Number` of the fixed text.
+    return +apply(numToFixed, ms, [3]) + "ms";
   }
 
   const methods = {

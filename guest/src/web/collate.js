@@ -570,6 +570,8 @@
     let parts = null;
     for (let i = tags.length - 1; i >= 0; i--)
       if ((parts = subtags(tags[i])) === null) throw new RangeErrorCtor(`Incorrect locale information provided: ${stringify(tags[i])}`);
+    // "default" is V8's default locale, en-US (see numberformat.js).
+    if (parts.length === 1 && parts[0] === "default") return;
     // The first locale (whose subtags `parts` are) decides, as ICU's lookup
     // would if it had them all: a language, a script (Latn) and a region at most.
     const tag = tags[0];

@@ -46,6 +46,7 @@
   const symToStringTag = Symbol.toStringTag;
   // numberformat.js's: -> list of { lang, region, plain, raw } (RangeError/TypeError as V8)
   const canonicalizeLocaleList = shared.canonicalizeLocaleList;
+  const isDefaultTag = shared.isDefaultTag;
 
   const setProto = Object.setPrototypeOf;
   const fromCC = String.fromCharCode;
@@ -105,7 +106,7 @@
   const SAME_REGIONS = "AS GU MH MP PH PR UM VI";
   // -> resolved locale, or a TypeError to throw once every option is read
   const resolveLocale = (req) => {
-    if (req.length === 0) return "en-US";
+    if (req.length === 0 || isDefaultTag(req[0])) return "en-US";
     const p = req[0];
     if (p.lang === "en" && p.plain) {
       if (p.region === null) return "en";

@@ -296,7 +296,7 @@
     static abort(reason) {
       const s = new AbortSignal(internal);
       s.#aborted = true;
-      s.#reason = reason === undefined ? unthrown("signal is aborted without reason", "AbortError") : reason;
+      s.#reason = reason === undefined ? unthrown("This operation was aborted", "AbortError") : reason;
       return s;
     }
     static timeout(ms) {
@@ -309,7 +309,7 @@
       const held = new WeakRefCtor(s);
       setTimer(() => {
         const t = apply(deref, held, []);
-        if (t !== undefined) abortSignal(t, unthrown("signal timed out", "TimeoutError"));
+        if (t !== undefined) abortSignal(t, unthrown("The operation was aborted due to timeout", "TimeoutError"));
       }, ms);
       return s;
     }
@@ -443,7 +443,7 @@
     get signal() { return this.#signal; }
     abort(reason) {
       abortSignal(this.#signal, reason === undefined
-        ? unthrown("signal is aborted without reason", "AbortError") : reason);
+        ? unthrown("This operation was aborted", "AbortError") : reason);
     }
   }
   hide(AbortController.prototype, ["signal", "abort"]);

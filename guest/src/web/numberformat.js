@@ -187,8 +187,13 @@
     const canon = "en-" + p.region;
     return { __proto__: null, nf: r[1] ? canon : "en", col: p.region === "US" ? canon : "en", canon, tier: r[0] };
   };
+  // "default", which V8 resolves (as any language it lacks) to its default
+  // locale, en-US: `toLocaleString("default", { month: "short" })` is a
+  // common way to ask for the default with options.
+  const isDefaultTag = (p) => p.plain && p.lang === "default" && p.region === null;
+  shared.isDefaultTag = isDefaultTag;
   const resolveLocale = (req) => {
-    if (req.length === 0) return { __proto__: null, nf: "en-US", col: "en-US", canon: "en-US", tier: 1 };
+    if (req.length === 0 || isDefaultTag(req[0])) return { __proto__: null, nf: "en-US", col: "en-US", canon: "en-US", tier: 1 };
     const p = req[0];
     return supportedInfo(p);
   };
@@ -758,7 +763,7 @@
   // at all is localeCompare's to say: the constructor calls it once, with
   // the tag asked for.
   const collatorLocale = (req) => {
-    if (req.length === 0) return "en-US";
+    if (req.length === 0 || isDefaultTag(req[0])) return "en-US";
     const p = req[0];
     const tag = p.region === null || !p.plain ? p.lang : p.lang + "-" + p.region;
     return tag === "en-US" || tag === "de-AT" || tag === "id-ID" || tag === "fr-CA" ? tag : p.lang;
