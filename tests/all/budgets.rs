@@ -870,6 +870,72 @@ async fn a_run_that_waits_out_its_wall_clock_for_a_pool_slot_says_it_never_start
     assert_eq!(after.value(), Ok(&json!(2)));
 }
 
+/// A run that got its pool slot late, and then ran out of wall clock, says
+/// how late it started (tests/HOSTILE.md item 114): 814 of 3,000 runs at
+/// once on 1,000 slots got theirs near their deadline and were told only
+/// that "the program was computing". Here the only slot is released a
+/// second into the waiting run's three, and its program then computes past
+/// the end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_got_its_pool_slot_late_says_so_when_its_wall_clock_runs_out() {
+    use std::sync::Arc;
+    use tokio::sync::Notify;
+    use wasmwire::{Call, HandlerError, Json, Tool, Tools};
+
+    let sandbox = Arc::new(pooled(1));
+    let (held, release) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+    let mut tools = Tools::new();
+    let (on_hold, on_release) = (held.clone(), release.clone());
+    tools
+        .register(Tool::new("hold", move |_c: Call| {
+            let (held, release) = (on_hold.clone(), on_release.clone());
+            async move {
+                held.notify_one();
+                release.notified().await;
+                Ok::<_, HandlerError>(Json("released"))
+            }
+        }))
+        .unwrap();
+    let holder = {
+        let (sandbox, tools) = (sandbox.clone(), tools.clone());
+        tokio::spawn(async move {
+            sandbox
+                .run(
+                    &Execution::new("return await hold();"),
+                    &tools,
+                    CancellationToken::new(),
+                )
+                .await
+        })
+    };
+    held.notified().await;
+    let mut late = Execution::new("for (;;) {}");
+    late.budget.wall_clock = Duration::from_secs(3);
+    let releasing = async {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        release.notify_one();
+    };
+    let (outcome, ()) = tokio::join!(
+        sandbox.run(&late, &tools, CancellationToken::new()),
+        releasing
+    );
+    let failure = outcome.unwrap().into_value().expect_err("out of time");
+    assert_eq!(failure.kind, Some(FailureKind::Limit), "{failure:?}");
+    assert!(
+        failure
+            .message
+            .starts_with("wall clock of 3s ran out with no tool call running")
+            && failure.message.contains(" (it started only after ")
+            && failure
+                .message
+                .ends_with("waiting for one of the pool's 1 slots: `Pooling::max_children`)"),
+        "{}",
+        failure.message
+    );
+    let held = holder.await.unwrap().unwrap();
+    assert_eq!(held.value(), Ok(&json!("released")));
+}
+
 /// A program that catches running out of memory is stopped all the same,
 /// in the stop's words, which are the heap's refusal: the Result told its
 /// figures twice ("... keep less in memory at once (the program's heap

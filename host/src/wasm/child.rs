@@ -181,6 +181,7 @@ impl WasmChild {
         // taken (the permit used to go when the run returned, before the
         // Store did, and a run at the pool's limit could be refused).
         let mut slot = None;
+        let mut slot_waited = std::time::Duration::ZERO;
         let ended = {
             let execution = async {
                 slot = match &self.slots {
@@ -188,6 +189,7 @@ impl WasmChild {
                     Some((slots, _)) => slots.acquire().await.ok(),
                     None => None,
                 };
+                slot_waited = started.elapsed();
                 let _ticking = self.ticker.running();
                 let command = self
                     .pre
@@ -229,6 +231,16 @@ impl WasmChild {
                 ChildEnd::Failed(exit::not_instantiated(&error, store.data(), &limits))
             }
             Err(Stop::Run(error)) => exit::classify(&error, store.data(), &limits),
+        };
+        // A wall clock that ran out says how late the program started.
+        let end = match end {
+            ChildEnd::Failed(ChildFailure::WallClock { limit, .. }) => {
+                ChildEnd::Failed(ChildFailure::WallClock {
+                    limit,
+                    slot_wait: self.slots.as_ref().map(|&(_, slots)| (slots, slot_waited)),
+                })
+            }
+            end => end,
         };
         // A child that exits in failure after its memory cap refused a
         // growth ran out of memory, whatever it managed to say (the built-in

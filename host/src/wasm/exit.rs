@@ -89,6 +89,11 @@ pub enum ChildFailure {
     WallClock {
         /// The run's wall clock.
         limit: Duration,
+        /// How long the run waited for one of the pool's slots before its
+        /// program started, and the pool's slots; `None` without a pool.
+        /// A run that got its slot only near its deadline ran out of time
+        /// it never had, which its Result says.
+        slot_wait: Option<(u32, Duration)>,
     },
     /// The child ran out of stack: wasmtime's `max_wasm_stack`, or the C
     /// shadow stack in its linear memory (seen as a fault just below address
@@ -190,6 +195,7 @@ pub(super) fn interrupted(why: Interrupt, limits: &super::ChildLimits) -> ChildF
     match why {
         Interrupt::WallClock => ChildFailure::WallClock {
             limit: limits.wall_clock,
+            slot_wait: None,
         },
         Interrupt::Cancelled => ChildFailure::Cancelled,
     }
@@ -287,6 +293,7 @@ mod tests {
         );
         let clock = ChildFailure::WallClock {
             limit: Duration::from_millis(250),
+            slot_wait: Some((4, Duration::from_millis(200))),
         };
         assert_eq!(clock.to_string(), "wall clock of 250ms ran out");
     }
