@@ -9,8 +9,8 @@
 //! A binding with a signature such as `get_logs(host, count)` maps its
 //! arguments to an object by position: `get_logs("db1", 50)` sends
 //! `{"host":"db1","count":50}` (an `undefined` argument is left out); one
-//! plain object whose keys are all parameter names is the args by name,
-//! sent as it is (`get_logs({host: "db1", count: 50})`, the same). A
+//! plain object with a parameter's name among its keys is the args by
+//! name, sent as it is (`get_logs({host: "db1", count: 50})`, the same). A
 //! binding without one sends its single argument: a string as it is,
 //! `undefined` as no args, anything else as its JSON text. `host.call`
 //! always takes args in that second form.
@@ -153,16 +153,19 @@ fn callback_arguments(values: &[Value<'_>]) -> bool {
 
 /// Whether a call of a binding with a signature gave its args by name:
 /// one ordinary object (an object literal, `Object.create(null)`, a class
-/// instance; not an array, a Map, a Proxy...) whose own keys are all
-/// parameter names, and nothing after it but `undefined`, or the index and
+/// instance; not an array, a Map, a Proxy...) with a parameter's name among
+/// its own keys, and nothing after it but `undefined`, or the index and
 /// array an array method passes (`add({a: 1}, 5)` is by position).
 ///
 /// Models call `add({a: 2, b: 3})` of `add(a, b)` as often as `add(2, 3)`,
 /// and by position that sent `{"a": {"a": 2, "b": 3}}` without a word;
 /// `host.call` already took the object as the args. Such an object is sent
-/// as it is. (An object meant as the first parameter's value whose keys are
-/// all parameter names is read the same way; a binding with a rest
-/// parameter is always read by position.)
+/// as it is, keys the signature does not name included: `search({query:
+/// "rust", limit: 5})` of `search(query)` sent `{"query": {"query": ...}}`
+/// (tests/HOSTILE.md item 114), where the tool now gets `limit` beside
+/// `query`, or refuses it by its schema. (An object meant as the first
+/// parameter's value that holds a parameter's name is read the same way; a
+/// binding with a rest parameter is always read by position.)
 fn given_by_name(parameters: &[String], rest: bool, values: &[Value<'_>]) -> bool {
     const OBJECT_CLASS: u32 = 1; // JS_CLASS_OBJECT in quickjs.c
     if rest || parameters.is_empty() {
@@ -176,8 +179,9 @@ fn given_by_name(parameters: &[String], rest: bool, values: &[Value<'_>]) -> boo
     if !trailing_ignored || crate::web::class_id(object.clone().into_value()) != OBJECT_CLASS {
         return false;
     }
-    let mut keys = object.keys::<String>().peekable();
-    keys.peek().is_some() && keys.all(|key| key.is_ok_and(|key| parameters.contains(&key)))
+    object
+        .keys::<String>()
+        .any(|key| key.is_ok_and(|key| parameters.contains(&key)))
 }
 
 /// Why an argument past a binding's own would be lost, if one would: a

@@ -106,25 +106,29 @@ async fn signature_parameters_become_the_args_object() {
 }
 
 #[tokio::test]
-async fn one_object_whose_keys_are_all_parameter_names_is_the_args_by_name() {
+async fn one_object_with_a_parameters_name_is_the_args_by_name() {
     // `delay(ms, value)` and `fail(kind, message)` called with one object,
     // as models often call them: by position that object was sent as the
-    // first parameter (`{"kind": {"kind": ...}}`), without a word.
+    // first parameter (`{"kind": {"kind": ...}}`), without a word. So was
+    // one with a key the signature does not name beside a parameter's
+    // (`search({query: "rust", limit: 5})` of `search(query)`, tests/
+    // HOSTILE.md item 114): it goes by name, the other key with it.
     let program = r#"
         const named = await delay({ms: 1, value: [1, 'two']});
         const mapped = await Promise.all([{value: 'a', ms: 1}, {value: 'b'}].map(delay));
         let failed;
         try { await fail({kind: 'transient', message: 'busy'}); }
         catch (e) { failed = [e.kind, e.message]; }
-        // Another key, or not a plain object: by position, as before.
-        const other = await delay({ms: 1, note: 2});
+        const other = await delay({value: 'v', note: 2});
+        // No parameter's name, or not a plain object: by position.
+        const unnamed = await delay({note: 2});
         const map = await delay(new Map([['ms', 1]]));
         const both = await delay({ms: 1}, 'second');
         // A number second is an argument, not an array method's index.
         const numbered = await delay({ms: 1, value: 'v'}, 5);
         let refused;
         try { await bytes(10, 20); } catch (e) { refused = e.message; }
-        return {named, mapped, failed, other, map, both, numbered, refused};
+        return {named, mapped, failed, other, unnamed, map, both, numbered, refused};
     "#;
     let outcome = run(program).await;
     assert_eq!(
@@ -133,7 +137,8 @@ async fn one_object_whose_keys_are_all_parameter_names_is_the_args_by_name() {
             "named": [1, "two"],
             "mapped": ["a", "b"],
             "failed": ["transient", "busy"],
-            "other": null,
+            "other": "v",
+            "unnamed": null,
             "map": null,
             "both": "second",
             "numbered": 5,
