@@ -665,6 +665,7 @@ fn parameters(signature: &str) -> Result<Option<Vec<String>>, String> {
         ));
     }
     let mut names = Vec::new();
+    let mut seen = HashSet::new();
     for parameter in split_top_level(&signature[open + 1..close]) {
         let parameter = parameter.trim();
         if parameter.is_empty() {
@@ -679,6 +680,14 @@ fn parameters(signature: &str) -> Result<Option<Vec<String>>, String> {
         if name.is_empty() {
             return Err(format!(
                 "signature {signature:?} has a parameter without a name"
+            ));
+        }
+        // A second one would take the first's place in the args (a parent
+        // of this crate refuses such a signature when the tool is made; a
+        // foreign parent may send one). A set: a signature may be long.
+        if !seen.insert(name) {
+            return Err(format!(
+                "signature {signature:?} names parameter {name:?} twice"
             ));
         }
         names.push(name.to_owned());
@@ -841,5 +850,12 @@ mod tests {
         assert!(plan(&[binding("a"), binding("a")]).is_err());
         assert!(plan(&[binding("")]).is_err());
         assert!(plan(&[binding("a"), binding("b")]).is_ok());
+        let signed = |signature: &str| StartBinding {
+            name: "t".into(),
+            signature: signature.into(),
+        };
+        let twice = plan(&[signed("t(a, b: string, ...a)")]).expect_err("a twice");
+        assert!(twice.contains("names parameter \"a\" twice"), "{twice}");
+        assert!(plan(&[signed("t(a, b)")]).is_ok());
     }
 }
