@@ -70,13 +70,17 @@ const REFUSALS_QUEUED: usize = 64;
 /// How long a closed upstream may take to exit before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
 
-/// A line rmcp cannot read: why, its id (raw JSON text), and whether it
-/// is a request (it has a method) or an answer.
+/// A line rmcp cannot read: why, its id (raw JSON text, when it is a
+/// string or a number that can be read), whether it has an `id` member at
+/// all, and whether it is a request (it has a method) or an answer (it has
+/// a result or an error).
 #[derive(Debug, PartialEq, Eq)]
 struct Unreadable {
     why: Why,
     id: Option<String>,
+    has_id: bool,
     request: bool,
+    answer: bool,
 }
 
 /// Why rmcp cannot read a line.
@@ -89,6 +93,13 @@ enum Why {
     /// writers make of a cut emoji; `NaN`, as Python writes it; a number
     /// past a double's range), or no JSON at all.
     Refused(String),
+    /// JSON values, but not of a shape rmcp reads as a message: what does
+    /// not fit (a `method` that is no string, `params` that are no object,
+    /// an id that is neither a string nor an integer, ...). rmcp answered
+    /// such a request "Invalid request" under no id, which no client can
+    /// match to its call, and answered such a notification, which JSON-RPC
+    /// forbids.
+    Shape(String),
 }
 
 /// Whether rmcp would drop `line`, and what it is. rmcp reads each line
@@ -101,17 +112,30 @@ fn unreadable(line: &[u8]) -> Option<Unreadable> {
     if text.trim().is_empty() {
         return None;
     }
+    let method = value_at(&text, "method").is_some();
+    let answer = value_at(&text, "result").is_some() || value_at(&text, "error").is_some();
     let why = match std::str::from_utf8(line) {
         Err(e) => Why::Refused(format!("it is not UTF-8 ({e})")),
-        // Read once: a request (or a notification) into values, an answer
-        // into values and its shape.
-        Ok(text) => match if value_at(text, "method").is_some() {
-            serde_json::from_str::<Readable>(text).map(|Readable| None)
+        // Read once: a request (or a notification) into values and its
+        // shape, an answer into values and its shape.
+        Ok(text) => match if method {
+            request_fault(text).map(|fault| fault.map(Why::Shape))
+        } else if !answer {
+            // Neither a request nor an answer (`{"jsonrpc":"2.0","id":1}`):
+            // said so when its values can be read.
+            serde_json::from_str::<Readable>(text).map(|Readable| {
+                Some(Why::Shape(
+                    "it has no method (as a request has) and no result or error (as an answer has)"
+                        .to_owned(),
+                ))
+            })
         } else {
-            answer_fault(text)
+            answer_fault(text).map(|fault| {
+                fault.map(|fault| Why::Refused(format!("it is no JSON-RPC answer: {fault}")))
+            })
         } {
             Ok(None) => return None,
-            Ok(Some(fault)) => Why::Refused(format!("it is no JSON-RPC answer: {fault}")),
+            Ok(Some(why)) => why,
             Err(e) if e.to_string().contains("recursion limit exceeded") => {
                 Why::Deep(wasmwire::json::depth(text))
             }
@@ -132,7 +156,175 @@ fn unreadable(line: &[u8]) -> Option<Unreadable> {
         id: member(&text, "id")
             .filter(|id| is_id(id))
             .map(str::to_owned),
-        request: member(&text, "method").is_some(),
+        has_id: value_at(&text, "id").is_some(),
+        request: method,
+        answer,
+    })
+}
+
+/// What a value is, as far as a message's shape goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Null,
+    Bool,
+    /// A number rmcp reads as an id: an integer within i64 (`1.0` too).
+    Integer,
+    /// Any other number.
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+impl Kind {
+    fn said(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Bool => "a boolean",
+            Kind::Integer => "an integer",
+            Kind::Number => "a number that is no integer within 64 bits",
+            Kind::String => "a string",
+            Kind::Array => "an array",
+            Kind::Object => "an object",
+        }
+    }
+}
+
+/// Any JSON value read as [`Readable`] reads it, and what it is; an
+/// object's `_meta` member too, when it has one (a request's params).
+struct KindOf(Kind, Option<Kind>);
+
+impl<'de> serde::Deserialize<'de> for KindOf {
+    fn deserialize<D: serde::Deserializer<'de>>(from: D) -> Result<Self, D::Error> {
+        from.deserialize_any(KindVisitor)
+    }
+}
+
+struct KindVisitor;
+
+impl<'de> serde::de::Visitor<'de> for KindVisitor {
+    type Value = KindOf;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<KindOf, E> {
+        Ok(KindOf(Kind::Bool, None))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<KindOf, E> {
+        Ok(KindOf(Kind::Integer, None))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<KindOf, E> {
+        let kind = match i64::try_from(n) {
+            Ok(_) => Kind::Integer,
+            Err(_) => Kind::Number,
+        };
+        Ok(KindOf(kind, None))
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<KindOf, E> {
+        // As rmcp reads an id: `1.0` and `1e2` are integers.
+        let integral = n.fract() == 0.0 && n >= i64::MIN as f64 && n < i64::MAX as f64;
+        let kind = if integral {
+            Kind::Integer
+        } else {
+            Kind::Number
+        };
+        Ok(KindOf(kind, None))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<KindOf, E> {
+        Ok(KindOf(Kind::String, None))
+    }
+    fn visit_unit<E>(self) -> Result<KindOf, E> {
+        Ok(KindOf(Kind::Null, None))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, items: A) -> Result<KindOf, A::Error> {
+        Readable
+            .visit_seq(items)
+            .map(|Readable| KindOf(Kind::Array, None))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut members: A) -> Result<KindOf, A::Error> {
+        let mut meta = None;
+        while let Some(key) = members.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "_meta" {
+                meta = Some(members.next_value::<KindOf>()?.0);
+            } else {
+                members.next_value::<Readable>()?;
+            }
+        }
+        Ok(KindOf(Kind::Object, meta))
+    }
+}
+
+/// A request or notification (a line with a method) read as rmcp reads
+/// it: its values as [`Readable`] reads them, then its shape, of which
+/// what rmcp refuses (and would answer "Invalid request" under no id) is
+/// said: a `method` that is no string, a result or an error beside it, an
+/// `id` neither a string nor an integer within 64 bits, `params` neither
+/// an object nor null, a `_meta` in them neither.
+fn request_fault(text: &str) -> Result<Option<String>, serde_json::Error> {
+    use serde::de::{MapAccess, Visitor};
+    #[derive(Default)]
+    struct Shape {
+        method: Option<Kind>,
+        id: Option<Kind>,
+        params: Option<(Kind, Option<Kind>)>,
+        answer: bool,
+    }
+    impl<'de> Visitor<'de> for Shape {
+        type Value = Shape;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON-RPC request")
+        }
+        fn visit_map<A: MapAccess<'de>>(mut self, mut members: A) -> Result<Shape, A::Error> {
+            while let Some(key) = members.next_key::<std::borrow::Cow<'de, str>>()? {
+                match &*key {
+                    "method" => self.method = Some(members.next_value::<KindOf>()?.0),
+                    "id" => self.id = Some(members.next_value::<KindOf>()?.0),
+                    "params" => {
+                        let KindOf(kind, meta) = members.next_value()?;
+                        self.params = Some((kind, meta));
+                    }
+                    "result" | "error" => {
+                        members.next_value::<Readable>()?;
+                        self.answer = true;
+                    }
+                    _ => {
+                        members.next_value::<Readable>()?;
+                    }
+                }
+            }
+            Ok(self)
+        }
+    }
+    let object = |kind: Kind| matches!(kind, Kind::Object | Kind::Null);
+    let mut read = serde_json::Deserializer::from_str(text);
+    let shape = serde::Deserializer::deserialize_map(&mut read, Shape::default())?;
+    read.end()?;
+    Ok(match shape {
+        Shape {
+            method: Some(kind), ..
+        } if kind != Kind::String => Some(format!("its method is {}, not a string", kind.said())),
+        Shape { answer: true, .. } => Some(
+            "it has a method and a result or an error: it is neither a request nor an answer"
+                .to_owned(),
+        ),
+        Shape { id: Some(kind), .. } if !matches!(kind, Kind::String | Kind::Integer) => {
+            Some(format!(
+                "its id is {}; an id is a string or an integer within 64 bits",
+                kind.said()
+            ))
+        }
+        Shape {
+            params: Some((kind, _)),
+            ..
+        } if !object(kind) => Some(format!("its params are {}, not an object", kind.said())),
+        Shape {
+            params: Some((_, Some(kind))),
+            ..
+        } if !object(kind) => Some(format!(
+            "its params' _meta is {}, not an object",
+            kind.said()
+        )),
+        _ => None,
     })
 }
 
@@ -428,6 +620,7 @@ fn request_refused(why: &Why, id: &str) -> Vec<u8> {
             -32700,
             &format!("the request cannot be read as JSON values: {e}"),
         ),
+        Why::Shape(e) => error_line(id, -32600, &format!("Invalid request: {e}")),
     }
 }
 
@@ -438,6 +631,7 @@ fn answer_unread(why: &Why, id: &str) -> Vec<u8> {
             "the server's answer nests {depth} levels deep; answers nested past 127 levels cannot be read"
         ),
         Why::Refused(e) => format!("the server's answer cannot be read as JSON values: {e}"),
+        Why::Shape(e) => format!("the server's answer cannot be read: {e}"),
     };
     error_line(id, -32603, &why)
 }
@@ -648,7 +842,14 @@ async fn requests(
                 return Some(Vec::new());
             }
             let unread = unreadable(line)?;
-            if let (true, Some(id)) = (unread.request, &unread.id) {
+            // Every request is answered: under its id when that can be
+            // read, under `null` when not (as JSON-RPC 2.0 asks); a
+            // notification (no id) never is, nor a client's answer to a
+            // request of ours, nor a line that is no JSON (there is no id
+            // to answer: as every official SDK, it gets nothing).
+            let request = unread.request || (!unread.answer && matches!(unread.why, Why::Shape(_)));
+            if request && unread.has_id {
+                let id = unread.id.as_deref().unwrap_or("null");
                 refusals.push(request_refused(&unread.why, id));
             }
             Some(Vec::new())
@@ -995,7 +1196,7 @@ mod tests {
             assert_eq!((unread.id.as_deref(), unread.request), (Some("3"), false));
             match unread.why {
                 Why::Refused(why) => Some(why),
-                Why::Deep(_) => panic!("{value} is not deep"),
+                other => panic!("{value}: {other:?}"),
             }
         };
         let lone = refused(r#""caf\ud83d""#).expect("a lone surrogate");
@@ -1044,7 +1245,8 @@ mod tests {
             let unread = unreadable(answer.as_bytes()).expect(answer);
             assert_eq!(unread.id.as_deref(), Some("5"));
             assert!(
-                matches!(&unread.why, Why::Refused(why) if why.contains("no JSON-RPC answer")),
+                matches!(&unread.why, Why::Refused(why) if why.contains("no JSON-RPC answer"))
+                    || matches!(&unread.why, Why::Shape(why) if why.contains("no result or error")),
                 "{unread:?}"
             );
         }
@@ -1055,6 +1257,149 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#,
         ] {
             assert_eq!(unreadable(fine.as_bytes()), None, "{fine}");
+        }
+    }
+
+    /// rmcp answered these "Invalid request" under no id (a client waited
+    /// for ever), answered a notification (JSON-RPC forbids it), or said
+    /// nothing at all; each is now answered here under its id, `null`
+    /// when that cannot be read, and a notification not at all.
+    #[tokio::test]
+    async fn requests_rmcp_cannot_read_are_answered_under_their_id_and_notifications_never() {
+        let call = r#""name":"run_javascript","arguments":{"code":"1"}"#;
+        let cases: Vec<(String, &str, &str)> = vec![
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":"a1","method":"tools/call","params":{{{call},"_meta":"s"}}}}"#
+                ),
+                r#""a1""#,
+                "_meta is a string",
+            ),
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":"a2","method":"tools/call","params":{{{call},"_meta":[]}}}}"#
+                ),
+                r#""a2""#,
+                "_meta is an array",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a3","method":"tools/call","params":[1]}"#.into(),
+                r#""a3""#,
+                "params are an array",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a4","method":"tools/list","params":"x"}"#.into(),
+                r#""a4""#,
+                "params are a string",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a5","method":"tools/list","params":{"_meta":5}}"#.into(),
+                r#""a5""#,
+                "_meta is an integer",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a6","method":"ping","params":5}"#.into(),
+                r#""a6""#,
+                "params are an integer",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a7","method":5}"#.into(),
+                r#""a7""#,
+                "method is an integer",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a8"}"#.into(),
+                r#""a8""#,
+                "no method",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a9","method":"ping","result":{}}"#.into(),
+                r#""a9""#,
+                "a method and a result",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#.into(),
+                "1.5",
+                "id is a number that is no integer",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#.into(),
+                "9223372036854775808",
+                "no integer within 64 bits",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1180591620717411303424,"method":"ping"}"#.into(),
+                "1180591620717411303424",
+                "no integer",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#.into(),
+                "null",
+                "id is a boolean",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#.into(),
+                "null",
+                "id is null",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#.into(),
+                "null",
+                "id is an object",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#.into(),
+                "null",
+                "id is an array",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"ping","id":"\ud800"}"#.into(),
+                "null",
+                "surrogate",
+            ),
+        ];
+        let notifications = [
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed","params":"x"}"#,
+            r#"{"jsonrpc":"2.0","method":5}"#,
+        ];
+        // What rmcp reads passes, odd but valid ids among them.
+        let fine = [
+            r#"{"jsonrpc":"2.0","id":1e2,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":-1,"method":"ping","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":"p","method":"ping","params":{"_meta":null}}"#,
+            r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"tools/call","params":{"name":5,"_meta":{"progressToken":1}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{"a":[1]}}}"#,
+            r#"{"jsonrpc":"2.0","id":"r","result":{}}"#,
+        ];
+        let mut input = String::new();
+        for line in cases
+            .iter()
+            .map(|(l, _, _)| l.as_str())
+            .chain(notifications)
+            .chain(fine)
+        {
+            input.push_str(line);
+            input.push('\n');
+        }
+        let (answers, mut answered) = mpsc::channel(REFUSALS_QUEUED);
+        let mut to_rmcp = Vec::new();
+        requests(input.as_bytes(), &mut to_rmcp, answers).await;
+        let passed: Vec<&str> = std::str::from_utf8(&to_rmcp).unwrap().lines().collect();
+        assert_eq!(passed, fine);
+        let mut refused = Vec::new();
+        while let Ok(line) = answered.try_recv() {
+            refused.push(String::from_utf8(line).unwrap());
+        }
+        assert_eq!(refused.len(), cases.len(), "{refused:#?}");
+        for (refusal, (line, id, why)) in refused.iter().zip(&cases) {
+            assert!(
+                refusal.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"#)),
+                "{line}: {refusal}"
+            );
+            let refusal: serde_json::Value = serde_json::from_str(refusal).unwrap();
+            let message = refusal["error"]["message"].as_str().unwrap();
+            assert!(message.contains(why), "{line}: {message}");
         }
     }
 

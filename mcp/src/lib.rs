@@ -53,6 +53,7 @@ mod deep;
 mod held;
 pub mod naming;
 mod peer_requests;
+mod progress;
 pub mod serve;
 pub mod server;
 pub mod upstream;

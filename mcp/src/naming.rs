@@ -42,9 +42,36 @@ pub fn candidates(base: &str) -> impl Iterator<Item = String> + '_ {
     std::iter::once(base.to_string()).chain((2u32..).map(move |n| format!("{base}_{n}")))
 }
 
+/// The most of an upstream's name (a server's or a tool's) a message of
+/// the server's shows.
+const SHOWN: usize = 200;
+
+/// `name` as a message shows it: whole, or cut after [`SHOWN`] bytes
+/// saying how long it was (a tool named with 6 MB put 6 MB on stderr per
+/// line that named it).
+pub fn shown(name: &str) -> String {
+    if name.len() <= SHOWN {
+        return name.to_owned();
+    }
+    let mut cut = SHOWN;
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}... ({} bytes)", &name[..cut], name.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_name_is_shown_cut_with_its_length() {
+        assert_eq!(shown("files"), "files");
+        let long = "é".repeat(1000);
+        let said = shown(&long);
+        assert!(said.len() < SHOWN + 40, "{said}");
+        assert!(said.ends_with("... (2000 bytes)"), "{said}");
+    }
 
     #[test]
     fn names_are_server_then_tool_with_bad_characters_replaced() {

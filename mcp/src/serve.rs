@@ -121,12 +121,23 @@ fn bind(listed: &[(Arc<Upstream>, Vec<McpTool>)], config: &Config) -> (Tools, Ve
     let mut tools = Tools::new();
     let mut bindings = Vec::new();
     for (upstream, mcp_tool) in all {
+        // Shown cut: a name of megabytes was written whole on each line.
+        let said = format!("{}.{}", upstream.name, naming::shown(&mcp_tool.name));
         let base = naming::base_name(&upstream.name, &mcp_tool.name);
+        // No candidate of a name too long can be one (and each try copied
+        // it, a thousand times).
+        if base.len() > wasmwire::wire::MAX_TOOL_NAME_BYTES {
+            say!(
+                "{said}: its name is longer than the {} bytes a tool's name may be; left out",
+                wasmwire::wire::MAX_TOOL_NAME_BYTES
+            );
+            continue;
+        }
         let Some(js_name) = naming::candidates(&base)
             .take(1000)
             .find(|name| taken.register(noop(name)).is_ok())
         else {
-            say!("no name for {}.{}; left out", upstream.name, mcp_tool.name);
+            say!("no name for {said}; left out");
             continue;
         };
         let described = |params: Option<Value>| {
@@ -163,20 +174,14 @@ fn bind(listed: &[(Arc<Upstream>, Vec<McpTool>)], config: &Config) -> (Tools, Ve
         let taken_out = without_refused_patterns(&mut loose);
         if taken_out > 0 && tools.register(described(Some(loose))).is_ok() {
             say!(
-                "{}.{}: {taken_out} pattern(s) of its params schema need a backtracking \
+                "{said}: {taken_out} pattern(s) of its params schema need a backtracking \
                  regular expression engine, which wasmwire does not run on a program's args; \
-                 bound with those patterns left to the upstream server",
-                upstream.name,
-                mcp_tool.name
+                 bound with those patterns left to the upstream server"
             );
         } else {
-            say!(
-                "{}.{}: {e}; bound without its schemas",
-                upstream.name,
-                mcp_tool.name
-            );
+            say!("{said}: {e}; bound without its schemas");
             if let Err(e) = tools.register(described(None)) {
-                say!("{}.{}: {e}; left out", upstream.name, mcp_tool.name);
+                say!("{said}: {e}; left out");
                 continue;
             }
         }

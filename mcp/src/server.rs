@@ -17,9 +17,9 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, Implementation, InitializeResult, JsonObject, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, Tool as McpTool,
+    PaginatedRequestParams, ServerCapabilities, Tool as McpTool,
 };
-use rmcp::service::{Peer, RequestContext};
+use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, SemaphorePermit};
@@ -29,6 +29,7 @@ use wasmwire::{Budget, Execution, FailureKind, Sandbox, SandboxOptions, Tools};
 
 use crate::config::Limits;
 use crate::held::Hold;
+use crate::progress::Progress;
 use crate::upstream::Upstream;
 use crate::waiting::Waiting;
 
@@ -264,7 +265,7 @@ impl CodeMode {
         // waits for an answer to be read; then, past `max_running`
         // executions of any client, it waits its turn (in order). Both
         // before its wall clock starts, and bounded (`waiting`).
-        let (_held, _running) = match self
+        let (_held, running) = match self
             .admit(&self.unread.runs, true, request.code.len(), context)
             .await
         {
@@ -272,29 +273,16 @@ impl CodeMode {
             Err(refusal) => return refusal,
         };
         // Console lines go out as progress notifications as they happen,
-        // when the client asked for progress; the sink must not block, so
-        // it hands them to a task. (The console is capped, so is this.)
-        let (lines, mut incoming) = tokio::sync::mpsc::unbounded_channel::<String>();
-        let progress = context.meta.get_progress_token().map(|token| {
-            let peer: Peer<RoleServer> = context.peer.clone();
-            tokio::spawn(async move {
-                let mut n = 0.0;
-                while let Some(line) = incoming.recv().await {
-                    n += 1.0;
-                    let mut note = ProgressNotificationParam::new(token.clone(), n);
-                    note.message = Some(line);
-                    if peer.notify_progress(note).await.is_err() {
-                        break;
-                    }
-                }
-            })
-        });
+        // when the client asked for progress: gathered, a notification per
+        // batch (`progress`), the sink never blocking.
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| Progress::start(context.peer.clone(), token));
         let mut execution = Execution::new(request.code).budget(request.budget);
         execution.language = Some(request.language);
-        if progress.is_some() {
-            execution = execution.console_sink(move |line| {
-                let _ = lines.send(line.to_string());
-            });
+        if let Some(progress) = &progress {
+            execution = execution.console_sink(progress.sink());
         }
         // Cancelled by its client, or by the server stopping (which, over
         // HTTP, is no cancel of the call's own: its answer must still go).
@@ -314,9 +302,21 @@ impl CodeMode {
             }
         };
         drop(execution);
+        // The execution is over: its place goes to the next run now, not
+        // once its lines are out (a flood of them held it 50 s, and every
+        // run of every client waited behind it).
+        drop(running);
         if let Some(progress) = progress {
-            // Every console line goes out before the answer.
-            let _ = progress.await;
+            // The lines go out before the answer, but the answer waits for
+            // them only so long: the answer's console has every one.
+            let unsent = progress.finish(crate::progress::DRAIN).await;
+            if unsent > 0 {
+                say!(
+                    "run_javascript (id {}): {unsent} console lines not sent as progress within {:?} of its end (its answer's console has them)",
+                    context.id,
+                    crate::progress::DRAIN
+                );
+            }
         }
         let outcome = match ran {
             Ok(outcome) => outcome,
@@ -414,7 +414,54 @@ impl CodeMode {
     }
 
     /// `describe_tools`.
-    fn describe_tools(&self, args: JsonObject) -> CallToolResult {
+    fn describe_tools(
+        &self,
+        args: JsonObject,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let result = self.declarations(args);
+        // Upstream descriptions are as long as their servers make them:
+        // three of 6 MB made an answer of 18 MB, which a client reading
+        // 16 MiB lines (rmcp's) drops, and then waits for ever.
+        let text_len = result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text())
+            .map(|t| t.text.len())
+            .sum::<usize>();
+        // JSON escapes a character in at most 6 bytes.
+        if text_len.saturating_mul(6) <= MAX_ANSWER_BYTES {
+            return result;
+        }
+        let id = serde_json::to_vec(&context.id).map_or(0, |id| id.len());
+        let len =
+            serde_json::to_vec(&result).map_or(usize::MAX, |line| line.len().saturating_add(id));
+        if len <= MAX_ANSWER_BYTES {
+            return result;
+        }
+        let mut names: Vec<String> = self
+            .names()
+            .iter()
+            .take(SUMMARY_NAMES)
+            .map(|n| crate::naming::shown(n))
+            .collect();
+        if self.inner.bindings.len() > SUMMARY_NAMES {
+            names.push("...".into());
+        }
+        failed(
+            FailureKind::Limit,
+            &format!(
+                "the declarations asked for make an answer of {len} bytes, past the \
+                 {MAX_ANSWER_BYTES} an MCP answer may be (the upstream servers' descriptions are \
+                 long): ask for fewer, naming them in `tools` ({} tools in all: {})",
+                self.inner.bindings.len(),
+                names.join(", ")
+            ),
+        )
+    }
+
+    /// `describe_tools`'s answer, of any length.
+    fn declarations(&self, args: JsonObject) -> CallToolResult {
         let patterns: Option<Vec<String>> = match args.get("tools") {
             None | Some(Value::Null) => None,
             Some(Value::Array(items)) => {
@@ -530,20 +577,36 @@ impl RunRequest {
                     let n = value.as_u64().filter(|n| *n > 0).ok_or_else(|| {
                         format!("limits.{key}: a whole number above 0, not {value}")
                     })?;
-                    let (ceiling, unit) = match key.as_str() {
-                        "wall_clock_ms" => (limits.budget.wall_clock.as_millis() as u64, "ms"),
-                        "max_calls" => (limits.budget.max_calls, ""),
-                        "max_bytes" => (limits.budget.max_bytes, " bytes"),
-                        "max_memory_bytes" => (limits.budget.max_memory, " bytes"),
+                    // Compared whole: a wall clock of 0.5 ms read in
+                    // whole milliseconds was 0, "none", and any client
+                    // could ask for an hour.
+                    let (over, ceiling) = match key.as_str() {
+                        "wall_clock_ms" => {
+                            let ceiling = limits.budget.wall_clock;
+                            let over = !ceiling.is_zero() && Duration::from_millis(n) > ceiling;
+                            let said = match ceiling.subsec_nanos() % 1_000_000 {
+                                0 => format!("{}ms", ceiling.as_millis()),
+                                _ => format!("{ceiling:?}"),
+                            };
+                            (over, said)
+                        }
+                        "max_calls" => over(n, limits.budget.max_calls, ""),
+                        "max_bytes" => over(n, limits.budget.max_bytes, " bytes"),
+                        "max_memory_bytes" => over(n, limits.budget.max_memory, " bytes"),
                         _ => {
                             return Err(format!(
                                 "limits.{key}: unknown; the limits are wall_clock_ms, max_calls, max_bytes and max_memory_bytes"
                             ));
                         }
                     };
-                    if ceiling != 0 && n > ceiling {
+                    if over {
+                        let unit = match key.as_str() {
+                            "wall_clock_ms" => "ms",
+                            "max_calls" => "",
+                            _ => " bytes",
+                        };
                         return Err(format!(
-                            "limits.{key}: {n}{unit} is more than this server allows ({ceiling}{unit}); ask for at most that"
+                            "limits.{key}: {n}{unit} is more than this server allows ({ceiling}); ask for at most that"
                         ));
                     }
                     match key.as_str() {
@@ -567,6 +630,11 @@ impl RunRequest {
             budget,
         })
     }
+}
+
+/// Whether `n` is above `ceiling` (0: none), and the ceiling as said.
+fn over(n: u64, ceiling: u64, unit: &str) -> (bool, String) {
+    (ceiling != 0 && n > ceiling, format!("{ceiling}{unit}"))
 }
 
 /// The most names `run_javascript`'s description lists.
@@ -739,7 +807,7 @@ impl ServerHandler for CodeMode {
                     .admit(&self.unread.descriptions, false, bytes, &context)
                     .await
                 {
-                    Ok(_held) => self.describe_tools(args),
+                    Ok(_held) => self.describe_tools(args, &context),
                     Err(refusal) => refusal,
                 }
             }
@@ -773,16 +841,26 @@ impl ServerHandler for CodeMode {
 /// for any other.
 fn unread_request(request: &CustomRequest) -> ErrorData {
     let method = request.method.as_str();
+    // Params that read here, as rmcp keeps them, were not read by rmcp as
+    // the method's all the same: a member given twice (kept once here).
+    const TWICE: &str = "a member is given twice";
     let unfit = match method {
-        "tools/call" => request
-            .params_as::<CallToolRequestParams>()
-            .err()
-            .map(|e| e.to_string())
-            .or_else(|| request.params.is_none().then(|| "no params".to_owned())),
-        "tools/list" => request
-            .params_as::<PaginatedRequestParams>()
-            .err()
-            .map(|e| e.to_string()),
+        "tools/call" => Some(
+            request
+                .params_as::<CallToolRequestParams>()
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_else(|| match request.params {
+                    None => "no params".to_owned(),
+                    Some(_) => TWICE.to_owned(),
+                }),
+        ),
+        "tools/list" => Some(
+            request
+                .params_as::<PaginatedRequestParams>()
+                .err()
+                .map_or_else(|| TWICE.to_owned(), |e| e.to_string()),
+        ),
         _ => None,
     };
     match unfit {
@@ -858,6 +936,38 @@ mod tests {
             &limits(),
         );
         assert_eq!(r.unwrap().budget.max_bytes, 1 << 40);
+    }
+
+    /// A configured wall clock under a millisecond was read in whole
+    /// milliseconds, 0, "none": a client could ask for an hour.
+    #[test]
+    fn a_wall_clock_under_a_millisecond_is_still_a_ceiling() {
+        let mut limits = limits();
+        limits.budget.wall_clock = Duration::from_micros(500);
+        for ms in [1, 3_600_000] {
+            let err = RunRequest::read(
+                args(json!({"code": "1", "limits": {"wall_clock_ms": ms}})),
+                &limits,
+            )
+            .unwrap_err();
+            assert!(
+                err.contains(&format!("{ms}ms is more than this server allows (500µs)")),
+                "{err}"
+            );
+        }
+        // Left out, the run gets the configured half millisecond.
+        let r = RunRequest::read(args(json!({"code": "1"})), &limits).unwrap();
+        assert_eq!(r.budget.wall_clock, Duration::from_micros(500));
+        // A ceiling of 1.5 ms takes 1 ms, not 2.
+        limits.budget.wall_clock = Duration::from_micros(1500);
+        let take = |ms: u64| {
+            RunRequest::read(
+                args(json!({"code": "1", "limits": {"wall_clock_ms": ms}})),
+                &limits,
+            )
+        };
+        assert_eq!(take(1).unwrap().budget.wall_clock, Duration::from_millis(1));
+        assert!(take(2).is_err());
     }
 
     #[test]

@@ -160,12 +160,22 @@ const CLOSE_WAIT: Duration = Duration::from_secs(2);
 /// The most tools one upstream server may list.
 const MAX_LISTED_TOOLS: usize = 10_000;
 
-/// Every page of the server's tools, at most [`MAX_LISTED_TOOLS`] of them:
-/// a server whose `nextCursor` never ends grew this process by about 120
-/// MB a second until the connect timeout (rmcp's `list_all_tools` follows
-/// the cursor as long as the server gives one).
+/// The most memory one upstream server's tools may take as they are kept
+/// (each tool's JSON as a tree, [`wasmwire::json::tree_bytes`], which
+/// counts a string twice over): 64 MiB, about 32 MB of descriptions,
+/// hundreds of times what a real server lists (a hundred tools with long
+/// descriptions and schemas take a few hundred KiB). The count alone let
+/// pages of one tool with a 15 MB description each grow the server past
+/// 4 GB before the 10,000th.
+pub(crate) const MAX_LISTED_BYTES: usize = 64 << 20;
+
+/// Every page of the server's tools, at most [`MAX_LISTED_TOOLS`] of them
+/// and [`MAX_LISTED_BYTES`] between them: a server whose `nextCursor`
+/// never ends grew this process by about 120 MB a second until the connect
+/// timeout (rmcp's `list_all_tools` follows the cursor as long as the
+/// server gives one).
 async fn list_tools(peer: &Peer<RoleClient>) -> Result<Vec<McpTool>, String> {
-    let mut tools = Vec::new();
+    let mut listed = Listed::default();
     let mut cursor = None;
     loop {
         let params = PaginatedRequestParams::default().with_cursor(cursor);
@@ -173,16 +183,47 @@ async fn list_tools(peer: &Peer<RoleClient>) -> Result<Vec<McpTool>, String> {
             .list_tools(Some(params))
             .await
             .map_err(|e| format!("listing its tools: {e}"))?;
-        tools.extend(page.tools);
-        if tools.len() > MAX_LISTED_TOOLS {
-            return Err(format!(
-                "listing its tools: it listed more than {MAX_LISTED_TOOLS}"
-            ));
-        }
+        listed.extend(page.tools)?;
         match page.next_cursor {
             Some(next) => cursor = Some(next),
-            None => return Ok(tools),
+            None => return Ok(listed.tools),
         }
+    }
+}
+
+/// The tools listed so far, and what they take.
+#[derive(Debug, Default)]
+struct Listed {
+    tools: Vec<McpTool>,
+    bytes: usize,
+}
+
+impl Listed {
+    /// Keeps `page`, or says which bound it would pass.
+    fn extend(&mut self, page: Vec<McpTool>) -> Result<(), String> {
+        for tool in page {
+            let text = serde_json::to_string(&tool).unwrap_or_default();
+            self.bytes = self
+                .bytes
+                .saturating_add(wasmwire::json::tree_bytes(&text).max(text.len()));
+            if self.bytes > MAX_LISTED_BYTES {
+                return Err(format!(
+                    "listing its tools: they take more than {} MiB (after {} tools; the last, {}, is {} bytes of JSON): \
+                     this server keeps at most that of one server's tools",
+                    MAX_LISTED_BYTES >> 20,
+                    self.tools.len() + 1,
+                    crate::naming::shown(&tool.name),
+                    text.len(),
+                ));
+            }
+            self.tools.push(tool);
+            if self.tools.len() > MAX_LISTED_TOOLS {
+                return Err(format!(
+                    "listing its tools: it listed more than {MAX_LISTED_TOOLS}"
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -251,5 +292,55 @@ fn config_command(config: &ServerConfig) -> String {
     match config {
         ServerConfig::Stdio { command, .. } => command.clone(),
         ServerConfig::Http { url, .. } => url.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, description: usize) -> McpTool {
+        let schema = serde_json::json!({"type": "object"});
+        let Value::Object(schema) = schema else {
+            unreachable!()
+        };
+        McpTool::new(name.to_owned(), "d".repeat(description), schema)
+    }
+
+    /// Only the count was bounded: pages of one tool with a 15 MB
+    /// description each grew the server past 4 GB before the 10,000th.
+    #[test]
+    fn a_listing_past_its_bytes_is_refused_though_its_count_is_small() {
+        let mut listed = Listed::default();
+        let mut pages = 0;
+        let err = loop {
+            match listed.extend(vec![tool(&format!("t{pages}"), 4 << 20)]) {
+                Ok(()) => pages += 1,
+                Err(e) => break e,
+            }
+            assert!(pages < 100, "never refused");
+        };
+        // Each counted as at least its text, at most its tree (a string
+        // twice over).
+        let most = MAX_LISTED_BYTES / (4 << 20);
+        assert!((most / 2 - 1..most).contains(&pages), "{pages}: {err}");
+        assert!(err.contains("more than 64 MiB"), "{err}");
+        assert!(err.contains(&format!("the last, t{pages}, is")), "{err}");
+        // Many small tools are no trouble.
+        let mut listed = Listed::default();
+        for page in 0..100 {
+            let tools = (0..10)
+                .map(|i| tool(&format!("t{page}_{i}"), 2000))
+                .collect();
+            listed.extend(tools).unwrap();
+        }
+        assert_eq!(listed.tools.len(), 1000);
+        // The count still holds.
+        let mut listed = Listed::default();
+        let many = (0..=MAX_LISTED_TOOLS)
+            .map(|i| tool(&format!("t{i}"), 0))
+            .collect();
+        let err = listed.extend(many).unwrap_err();
+        assert!(err.contains("more than 10000"), "{err}");
     }
 }

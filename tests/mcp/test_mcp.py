@@ -1438,3 +1438,156 @@ def test_an_upstream_that_floods_requests_is_held_to_a_bound_and_the_server_stil
         assert server.process.wait(timeout=10) == 0
     finally:
         server.close()
+
+
+async def test_console_lines_go_out_as_progress_in_batches_every_one_before_the_answer(tmp_path):
+    # One notification per console line: 20,000 lines made 20,000
+    # notifications, and the answer came after all of them. Now the lines
+    # written while one is sent go out together.
+    messages, values = [], []
+
+    async def progress(progress, total, message):
+        messages.append(message)
+        values.append(progress)
+
+    async with connect(tmp_path, write_config(tmp_path, {})) as session:
+        code = "for (let i = 0; i < 20000; i++) console.log('line ' + i); return 1"
+        with anyio.fail_after(HANG):
+            result = await session.call_tool("run_javascript", {"code": code}, progress_callback=progress)
+    assert result.structured_content["value"] == 1, result
+    lines = [line for message in messages for line in message.split("\n")]
+    assert lines == [f"line {i}" for i in range(20000)], (len(messages), lines[:3], lines[-3:])
+    assert len(messages) <= 200, f"{len(messages)} notifications for 20,000 lines"
+    # The progress is the count of lines sent so far.
+    assert values[-1] == 20000 and values == sorted(values), values[-5:]
+
+
+def test_a_run_that_floods_its_console_frees_its_place_when_it_ends(tmp_path):
+    # A 1 s program logging empty lines sent one notification per line,
+    # ~650,000 of them, and held its place in max_running while they went:
+    # its answer, and an unrelated run waiting for the place, came after
+    # 52 s.
+    server = RawServer(tmp_path, write_config(tmp_path, {}, max_running=1))
+    try:
+        server.initialize()
+        flood = run_request("flood", "console.log('started'); for (;;) console.log('')")
+        flood["params"]["arguments"]["limits"] = {"wall_clock_ms": 1000}
+        flood["params"]["_meta"] = {"progressToken": "flood"}
+        server.send(flood)
+        note = server.read()
+        assert note["method"] == "notifications/progress" and note["params"]["message"].startswith("started")
+        server.run("other", "return 2")
+        start, notes, answers = time.monotonic(), 1, {}
+        while len(answers) < 2:
+            line = server.read(within=20)
+            if "id" in line:
+                answers[line["id"]] = line
+            else:
+                notes += 1
+        took = time.monotonic() - start
+        assert answers["flood"]["result"]["structuredContent"]["kind"] == "limit", answers["flood"]
+        assert answers["other"]["result"]["structuredContent"]["value"] == 2, answers["other"]
+        # The 1 s wall clock and its lines (at most the 1 MiB console) out,
+        # with a wide margin: before, the two answers came 50 s later.
+        assert took < 20, f"the answers took {took:.1f} s"
+        assert notes < 1000, f"{notes} notifications"
+    finally:
+        server.close()
+
+
+def test_requests_whose_shape_rmcp_cannot_read_are_answered_under_their_id_or_null(tmp_path):
+    # rmcp answered each "Invalid request" under no id (the client, unable
+    # to match it to its call, waited for ever), said nothing to a lone
+    # surrogate's id or to a request without a method, and answered
+    # notifications, which JSON-RPC forbids.
+    call = {"name": "run_javascript", "arguments": {"code": "return 1"}}
+    answers = raw_answers(tmp_path, [
+        {"jsonrpc": "2.0", "id": "meta", "method": "tools/call", "params": {**call, "_meta": "str"}},
+        {"jsonrpc": "2.0", "id": "array", "method": "tools/call", "params": [1]},
+        {"jsonrpc": "2.0", "id": "ping", "method": "ping", "params": 5},
+        {"jsonrpc": "2.0", "id": "method", "method": 5},
+        {"jsonrpc": "2.0", "id": 1.5, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 2 ** 70, "method": "ping"},
+        {"jsonrpc": "2.0", "id": True, "method": "ping"},
+        {"jsonrpc": "2.0", "id": "\ud800", "method": "ping"},
+        {"jsonrpc": "2.0", "id": "none"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": 5},
+        {"jsonrpc": "2.0", "method": "notifications/roots/list_changed", "params": "x"},
+        # Answered at once: a run still running when stdin closes is cancelled.
+        {"jsonrpc": "2.0", "id": "last", "method": "tools/list"},
+    ])
+    assert all("id" in a for a in answers), [a for a in answers if "id" not in a]
+    by_id = {}
+    for answer in answers:
+        by_id.setdefault(json.dumps(answer["id"]), []).append(answer)
+    for id, why in [("meta", "_meta is a string"), ("array", "params are an array"),
+                    ("ping", "params are an integer"), ("method", "method is an integer"),
+                    (1.5, "no integer"), (2 ** 70, "no integer"), ("none", "no method")]:
+        (answer,) = by_id[json.dumps(id)]
+        assert answer["error"]["code"] == -32600 and why in answer["error"]["message"], answer
+    # An id that cannot be read (no string nor number; half a surrogate
+    # pair) gets null, as JSON-RPC 2.0 asks.
+    nulls = sorted(a["error"]["message"] for a in by_id["null"])
+    assert len(nulls) == 2 and "boolean" in nulls[0] and "surrogate" in nulls[1], nulls
+    # Neither notification is answered; what fits is served.
+    assert len(by_id['"last"'][0]["result"]["tools"]) == 2, by_id['"last"']
+    assert len(answers) == 11, answers
+
+
+def test_a_tools_call_with_a_member_given_twice_is_invalid_params(tmp_path):
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps({"mcpServers": {}}))
+    server = RawServer(tmp_path, path)
+    try:
+        server.initialize()
+        line = b'{"jsonrpc":"2.0","id":"t","method":"tools/call","params":{"name":"run_javascript","arguments":{"code":"1"},"name":"x"}}\n'
+        server.process.stdin.write(line)
+        server.process.stdin.flush()
+        answer = server.read()
+        assert answer["id"] == "t" and answer["error"]["code"] == -32602, answer
+        assert "given twice" in answer["error"]["message"], answer
+    finally:
+        server.close()
+
+
+def big_upstream(tmp_path, **env):
+    servers = {"big": {"command": sys.executable, "args": [str(HERE / "big_upstream.py")],
+                       "env": {k.upper(): str(v) for k, v in env.items()}}}
+    return write_config(tmp_path, servers)
+
+
+def test_an_upstream_whose_tools_take_too_much_memory_is_refused_at_startup(tmp_path):
+    # Only the count of tools was bounded (10,000): pages of one tool with
+    # a 15 MB description each grew the server past 4 GB.
+    config = big_upstream(tmp_path, tools=0, page=1, description=4_000_000)
+    server = Watched(tmp_path, ["--config", str(config)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + HANG
+        while server.process.poll() is None:
+            assert time.monotonic() < deadline, "still listing"
+            try:
+                rss = server.status("VmRSS")
+            except (KeyError, FileNotFoundError):
+                continue  # it is exiting
+            # Far past the bound's 64 MiB (and rmcp's own reading of a page).
+            assert rss < 1_000_000, f"{rss} kB while listing"
+            time.sleep(0.05)
+        assert server.process.returncode == 2
+        said = server.stderr.read_text()
+        assert 'upstream server "big"' in said and "more than 64 MiB" in said, said[-2000:]
+    finally:
+        server.close()
+
+
+async def test_describe_tools_longer_than_an_answer_may_be_is_refused_saying_so(tmp_path):
+    # Three 6 MB descriptions made an 18 MB answer, past the 16 MiB line a
+    # client built on rmcp reads: it dropped it, and waited for ever.
+    config = big_upstream(tmp_path, tools=3, page=1, description=6_000_000)
+    async with connect(tmp_path, config) as session:
+        with anyio.fail_after(HANG):
+            every = await session.call_tool("describe_tools", {})
+            one = await session.call_tool("describe_tools", {"tools": ["big_t1"]})
+    assert every.is_error and every.structured_content["kind"] == "limit", str(every)[:500]
+    error = every.structured_content["error"]
+    assert "past the" in error and "big_t0, big_t1, big_t2" in error, error
+    assert not one.is_error and "declare function big_t1(" in one.content[0].text
