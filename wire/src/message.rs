@@ -86,8 +86,15 @@ where
     let raw: Box<str> = Box::<serde_json::value::RawValue>::deserialize(d)?.into();
     let raw = String::from(raw);
     if !raw.starts_with('"') {
+        let kind = match raw.as_bytes().first() {
+            Some(b'{') => "an object",
+            Some(b'[') => "an array",
+            Some(b'n') => "null",
+            Some(b't' | b'f') => "a boolean",
+            _ => "a number",
+        };
         return Err(serde::de::Error::invalid_type(
-            serde::de::Unexpected::Other(&raw[..raw.len().min(16)]),
+            serde::de::Unexpected::Other(kind),
             &"the program's text, a string",
         ));
     }

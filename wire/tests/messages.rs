@@ -491,3 +491,24 @@ fn a_budget_or_binding_written_as_a_list_is_refused() {
         .is_err()
     );
 }
+
+#[test]
+fn a_program_that_is_not_a_string_is_refused_naming_what_it_is() {
+    // The program is read from its raw text (item 113 of tests/HOSTILE.md):
+    // whatever else stands there is named, never sliced as text.
+    for (program, kind) in [
+        ("5", "a number"),
+        ("null", "null"),
+        ("true", "a boolean"),
+        (r#"{"ééééééééé": 1}"#, "an object"),
+        ("[\"€€€€€€€€\"]", "an array"),
+    ] {
+        let payload = format!(r#"{{"v":1,"program":{program},"result_id":"r"}}"#);
+        let err = decode::<Start>(payload.as_bytes()).expect_err(program);
+        assert!(err.to_string().contains(kind), "{program}: {err}");
+    }
+    // And a string's escapes read as JSON reads them.
+    let decoded: Start =
+        decode(br#"{"v":1,"program":"a\n\"b\"\u00e9\ud83d\ude00","result_id":"r"}"#).unwrap();
+    assert_eq!(decoded.program, "a\n\"b\"\u{e9}\u{1f600}");
+}
