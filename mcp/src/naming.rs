@@ -46,7 +46,7 @@ pub fn candidates(base: &str) -> impl Iterator<Item = String> + '_ {
 /// the server's shows.
 const SHOWN: usize = 200;
 
-/// `name` as a message shows it: whole, or cut after [`SHOWN`] bytes
+/// `name` as a message shows it: whole, or cut after 200 bytes (`SHOWN`)
 /// saying how long it was (a tool named with 6 MB put 6 MB on stderr per
 /// line that named it).
 pub fn shown(name: &str) -> String {
