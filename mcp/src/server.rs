@@ -235,12 +235,21 @@ impl CodeMode {
         if !run {
             return Ok((answer, None));
         }
+        // The stop first: a place is given back when its run ends, and the
+        // server stopping ends every run at once, so a call waiting then
+        // could take a place its stop had already refused it (and run, to
+        // be cancelled, where it was to be told it was not run).
         tokio::select! {
+            biased;
+            why = &mut stop => Err(refused(why)),
             running = self.inner.running.acquire() => match running {
+                Ok(_) if self.inner.stopping.is_cancelled() => {
+                    say!("a call (id {}) was not run: {STOPPING}", context.id);
+                    Err(refused(STOPPING))
+                }
                 Ok(running) => Ok((answer, Some(running))),
                 Err(_) => Err(refused("no place to run")),
             },
-            why = &mut stop => Err(refused(why)),
         }
     }
 
