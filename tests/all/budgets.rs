@@ -785,20 +785,21 @@ async fn a_dropped_run_frees_its_pool_slot() {
     assert_eq!(value(&outcome), json!(1), "{outcome:#?}");
 }
 
-/// A run that waits for a pool slot waits inside its wall clock; if that
-/// runs out first, its words say the program never started (they said the
-/// program "was computing or waiting on a timer"). A cancel made as a run
-/// starts (before or during its wait: which, the test cannot see) ends it
-/// cancelled, and the slot is free again after the holder ends.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_run_that_waits_out_its_wall_clock_for_a_pool_slot_says_it_never_started() {
+/// A pool of one slot, held by a run whose tool `hold` answers when
+/// `release` is notified; returned once the holder runs.
+struct Holder {
+    sandbox: std::sync::Arc<Sandbox>,
+    tools: wasmwire::Tools,
+    release: std::sync::Arc<tokio::sync::Notify>,
+    holder: tokio::task::JoinHandle<Result<Outcome, wasmwire::SandboxError>>,
+}
+
+async fn holding_the_only_slot() -> Holder {
     use std::sync::Arc;
     use tokio::sync::Notify;
     use wasmwire::{Call, HandlerError, Json, Tool, Tools};
 
     let sandbox = Arc::new(pooled(1));
-    // `hold` is called once the holder runs (so holds the only slot), and
-    // answers when released.
     let (held, release) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
     let mut tools = Tools::new();
     let (on_hold, on_release) = (held.clone(), release.clone());
@@ -825,6 +826,27 @@ async fn a_run_that_waits_out_its_wall_clock_for_a_pool_slot_says_it_never_start
         })
     };
     held.notified().await;
+    Holder {
+        sandbox,
+        tools,
+        release,
+        holder,
+    }
+}
+
+/// A run that waits for a pool slot waits inside its wall clock; if that
+/// runs out first, its words say the program never started (they said the
+/// program "was computing or waiting on a timer"). A cancel made as a run
+/// starts (before or during its wait: which, the test cannot see) ends it
+/// cancelled, and the slot is free again after the holder ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_waits_out_its_wall_clock_for_a_pool_slot_says_it_never_started() {
+    let Holder {
+        sandbox,
+        tools,
+        release,
+        holder,
+    } = holding_the_only_slot().await;
 
     let mut waiting = Execution::new("return 1");
     waiting.budget.wall_clock = Duration::from_millis(200);
@@ -878,37 +900,12 @@ async fn a_run_that_waits_out_its_wall_clock_for_a_pool_slot_says_it_never_start
 /// the end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_that_got_its_pool_slot_late_says_so_when_its_wall_clock_runs_out() {
-    use std::sync::Arc;
-    use tokio::sync::Notify;
-    use wasmwire::{Call, HandlerError, Json, Tool, Tools};
-
-    let sandbox = Arc::new(pooled(1));
-    let (held, release) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
-    let mut tools = Tools::new();
-    let (on_hold, on_release) = (held.clone(), release.clone());
-    tools
-        .register(Tool::new("hold", move |_c: Call| {
-            let (held, release) = (on_hold.clone(), on_release.clone());
-            async move {
-                held.notify_one();
-                release.notified().await;
-                Ok::<_, HandlerError>(Json("released"))
-            }
-        }))
-        .unwrap();
-    let holder = {
-        let (sandbox, tools) = (sandbox.clone(), tools.clone());
-        tokio::spawn(async move {
-            sandbox
-                .run(
-                    &Execution::new("return await hold();"),
-                    &tools,
-                    CancellationToken::new(),
-                )
-                .await
-        })
-    };
-    held.notified().await;
+    let Holder {
+        sandbox,
+        tools,
+        release,
+        holder,
+    } = holding_the_only_slot().await;
     let mut late = Execution::new("for (;;) {}");
     late.budget.wall_clock = Duration::from_secs(3);
     let releasing = async {

@@ -3,14 +3,31 @@ servers never write but others do: `tools/call` of `odd` answers with the
 line its `mode` names, each one JSON text serde_json does not read into
 values, or JSON that is no JSON-RPC answer. With `--flood`, once its tools
 are listed it sends `ping` requests as fast as it can, and reads the
-answers only when it reads a call.
+answers only when it reads a call. With `--big`, its tools are big
+instead: `TOOLS` tools (`t0`, `t1`, ...; `0`: without end), `PAGE` to a
+page of `tools/list`, each with a description of `DESCRIPTION` bytes.
 """
 
 import json
+import os
 import sys
 import threading
 
 FLOOD = "--flood" in sys.argv
+BIG = "--big" in sys.argv
+TOOLS = int(os.environ.get("TOOLS", "3"))
+PAGE = int(os.environ.get("PAGE", "1"))
+DESCRIPTION = "d" * int(os.environ.get("DESCRIPTION", "1000"))
+
+
+def big_page(params):
+    start = int((params or {}).get("cursor") or 0)
+    stop = start + PAGE if TOOLS == 0 else min(start + PAGE, TOOLS)
+    page = {"tools": [{"name": f"t{i}", "description": DESCRIPTION, "inputSchema": {"type": "object"}}
+                      for i in range(start, stop)]}
+    if TOOLS == 0 or stop < TOOLS:
+        page["nextCursor"] = str(stop)
+    return page
 
 
 def flood():
@@ -54,6 +71,10 @@ for line in sys.stdin:
             "capabilities": {"tools": {}},
             "serverInfo": {"name": "raw", "version": "1"},
         }})
+    elif method == "tools/list" and BIG:
+        send({"jsonrpc": "2.0", "id": id, "result": big_page(message.get("params"))})
+    elif method == "tools/call" and BIG:
+        send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "ok"}]}})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": id, "result": {"tools": [{
             "name": "odd",

@@ -1551,7 +1551,7 @@ def test_a_tools_call_with_a_member_given_twice_is_invalid_params(tmp_path):
 
 
 def big_upstream(tmp_path, **env):
-    servers = {"big": {"command": sys.executable, "args": [str(HERE / "big_upstream.py")],
+    servers = {"big": {"command": sys.executable, "args": [str(HERE / "raw_upstream.py"), "--big"],
                        "env": {k.upper(): str(v) for k, v in env.items()}}}
     return write_config(tmp_path, servers)
 

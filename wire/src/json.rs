@@ -130,24 +130,22 @@ pub fn skip_string(bytes: &[u8], quote: usize) -> usize {
     string_end(bytes, quote + 1, |_| {}).0
 }
 
-/// The text of a JSON string literal (`quoted`, with its quotes, as a
-/// parser that checked its syntax hands it out), read in `quoted`'s own
-/// buffer: an escape is never shorter than what it stands for, so the text
-/// is written over its escaped form. serde_json reads a string with an
-/// escape through a scratch buffer that grows by doubling and is then
-/// copied: a program of 15 MiB with a newline in it held 15 in its frame,
-/// up to 30 in that scratch and 15 in the copy at once. An escape of half a
-/// surrogate pair is refused, as serde_json refuses it.
-pub(crate) fn unescape_string(quoted: String) -> Result<String, &'static str> {
-    if !(quoted.len() >= 2 && quoted.starts_with('"') && quoted.ends_with('"')) {
-        return Err("not a JSON string");
-    }
-    let mut bytes = quoted.into_bytes();
-    bytes.pop();
+/// A JSON string's text, from `text`, its escaped form (a literal's
+/// inside, without its quotes, as a parser that checked its syntax hands
+/// it out), read in `text`'s own buffer: an escape is never shorter than
+/// the UTF-8 of what it stands for, so the text is written over its escaped
+/// form and keeps the buffer (and its spare room). serde_json reads a
+/// string with an escape through a scratch buffer that grows by doubling
+/// and is then copied: a program of 15 MiB with a newline in it held 15 in
+/// its frame, up to 30 in that scratch and 15 in the copy at once. `None`
+/// for what serde_json refuses too: an escape of half a surrogate pair, or
+/// one that is not JSON's.
+pub(crate) fn unescape_in_place(text: String) -> Option<String> {
+    let mut bytes = text.into_bytes();
     // The text so far is `bytes[..written]`; the escaped form left to read
     // begins at `read`, never before it.
     let mut written = 0;
-    let mut read = 1;
+    let mut read = 0;
     while let Some(offset) = bytes[read..].iter().position(|&b| b == b'\\') {
         bytes.copy_within(read..read + offset, written);
         written += offset;
@@ -160,14 +158,14 @@ pub(crate) fn unescape_string(quoted: String) -> Result<String, &'static str> {
     bytes.copy_within(read..len, written);
     bytes.truncate(written + (len - read));
     // Whole characters were moved and written, each a valid UTF-8 sequence.
-    String::from_utf8(bytes).map_err(|_| "not UTF-8")
+    String::from_utf8(bytes).ok()
 }
 
 /// The character the escape at `bytes[at]` (a `\\`) stands for, and the
 /// bytes it takes (2, 6, or 12 for a surrogate pair): never fewer than the
 /// character's UTF-8.
-fn escape_at(bytes: &[u8], at: usize) -> Result<(char, usize), &'static str> {
-    let c = match bytes.get(at + 1).ok_or("an escape cut off")? {
+fn escape_at(bytes: &[u8], at: usize) -> Option<(char, usize)> {
+    let c = match bytes.get(at + 1)? {
         b'"' => '"',
         b'\\' => '\\',
         b'/' => '/',
@@ -177,32 +175,24 @@ fn escape_at(bytes: &[u8], at: usize) -> Result<(char, usize), &'static str> {
         b'r' => '\r',
         b't' => '\t',
         b'u' => {
-            let unit = hex4(bytes, at + 2).ok_or("an escape without four hex digits")?;
+            let unit = hex4(bytes, at + 2)?;
             return match unit {
                 0xD800..=0xDBFF => {
-                    let low = (bytes.get(at + 6) == Some(&b'\\')
-                        && bytes.get(at + 7) == Some(&b'u'))
-                    .then(|| hex4(bytes, at + 8))
-                    .flatten();
-                    let Some(low @ 0xDC00..=0xDFFF) = low else {
-                        return Err("lone leading surrogate in hex escape");
-                    };
+                    let low = (bytes.get(at + 6..at + 8) == Some(b"\\u"))
+                        .then(|| hex4(bytes, at + 8))
+                        .flatten()
+                        .filter(|low| (0xDC00..=0xDFFF).contains(low))?;
                     let scalar =
                         0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
-                    let c =
-                        char::from_u32(scalar).ok_or("a surrogate pair that is no character")?;
-                    Ok((c, 12))
+                    Some((char::from_u32(scalar)?, 12))
                 }
-                0xDC00..=0xDFFF => Err("lone trailing surrogate in hex escape"),
-                unit => Ok((
-                    char::from_u32(u32::from(unit)).ok_or("an escape of no character")?,
-                    6,
-                )),
+                0xDC00..=0xDFFF => None,
+                unit => Some((char::from_u32(u32::from(unit))?, 6)),
             };
         }
-        _ => return Err("invalid escape"),
+        _ => return None,
     };
-    Ok((c, 2))
+    Some((c, 2))
 }
 
 /// From just after a string's opening quote: where the string ends (just
@@ -335,7 +325,7 @@ mod tests {
         ];
         for case in cases {
             let want: String = serde_json::from_str(case).expect("valid JSON");
-            let got = unescape_string(case.to_owned()).expect("unescaped");
+            let got = unescape_in_place(case[1..case.len() - 1].to_owned()).expect("unescaped");
             assert_eq!(got, want, "{case}");
         }
         for lone in [
@@ -345,7 +335,10 @@ mod tests {
             r#""\ud83d\ud83d""#,
         ] {
             assert!(serde_json::from_str::<String>(lone).is_err(), "{lone}");
-            assert!(unescape_string(lone.to_owned()).is_err(), "{lone}");
+            assert!(
+                unescape_in_place(lone[1..lone.len() - 1].to_owned()).is_none(),
+                "{lone}"
+            );
         }
     }
 
@@ -354,13 +347,14 @@ mod tests {
         fn any_text_written_as_json_unescapes_to_itself(text in proptest::prelude::any::<String>(), units in proptest::collection::vec(proptest::prelude::any::<u16>(), 0..8)) {
             // serde_json's own escapes (quotes, back slashes, controls)...
             let quoted = serde_json::to_string(&text).expect("a string");
-            proptest::prop_assert_eq!(unescape_string(quoted.clone()).expect("unescaped"), text.clone());
+            let inner = |quoted: &str| quoted[1..quoted.len() - 1].to_owned();
+            proptest::prop_assert_eq!(unescape_in_place(inner(&quoted)).expect("unescaped"), text.clone());
             // ...and every `\u` escape another writer may use.
             let escaped: String = units.iter().map(|unit| format!("\\u{unit:04x}")).collect();
             let quoted = format!("\"{escaped}{}\"", &quoted[1..quoted.len() - 1]);
             let want = serde_json::from_str::<String>(&quoted);
-            let got = unescape_string(quoted.clone());
-            proptest::prop_assert_eq!(got.ok(), want.ok());
+            let got = unescape_in_place(inner(&quoted));
+            proptest::prop_assert_eq!(got, want.ok());
         }
     }
 }

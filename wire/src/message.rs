@@ -76,7 +76,7 @@ where
 
 /// The Start's `program`, the largest thing a parent sends: its text as
 /// sent, taken whole, then read in place
-/// ([`unescape_string`](crate::json::unescape_string)), so that a program
+/// ([`unescape_in_place`](crate::json::unescape_in_place)), so that a program
 /// with escapes (every program of more than one line) is held once beside
 /// its frame, not in serde_json's scratch too.
 fn program_text<'de, D>(d: D) -> std::result::Result<String, D::Error>
@@ -98,7 +98,15 @@ where
             &"the program's text, a string",
         ));
     }
-    crate::json::unescape_string(raw).map_err(serde::de::Error::custom)
+    // Its quotes off (one move of the text), then read where it is.
+    let mut text = raw;
+    text.pop();
+    text.remove(0);
+    crate::json::unescape_in_place(text).ok_or_else(|| {
+        serde::de::Error::custom(
+            "the program has an escape JSON does not read as text (half a surrogate pair?)",
+        )
+    })
 }
 
 /// The Start's `bindings`: a list of objects, or `null` or absent for none.

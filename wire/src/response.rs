@@ -151,9 +151,9 @@ enum Unescape {
 }
 
 /// The text of the JSON string literal `literal` (quotes included), in a
-/// buffer of the literal's inner length plus one byte: an escape never
-/// reads as more bytes than it is written in, so the text never outgrows
-/// it.
+/// buffer of the literal's inner length plus one byte (room for the NUL
+/// its reader adds): copied once, then read in place
+/// ([`unescape_in_place`](crate::json::unescape_in_place)).
 fn unescape(literal: &str) -> Result<String, Unescape> {
     let inner = literal
         .strip_prefix('"')
@@ -162,58 +162,8 @@ fn unescape(literal: &str) -> Result<String, Unescape> {
     let mut text = String::new();
     text.try_reserve_exact(inner.len() + 1)
         .map_err(|_| Unescape::NoMemory(inner.len()))?;
-    let bytes = inner.as_bytes();
-    let mut at = 0;
-    while let Some(offset) = bytes[at..].iter().position(|&b| b == b'\\') {
-        // Escapes are ASCII, so `at` is always at a character's start.
-        text.push_str(&inner[at..at + offset]);
-        at += offset + 1;
-        let escape = *bytes.get(at).ok_or(Unescape::Refused)?;
-        at += 1;
-        let ch = match escape {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let high = hex4(bytes, at)?;
-                at += 4;
-                let code = match high {
-                    0xD800..=0xDBFF => {
-                        if bytes.get(at..at + 2) != Some(b"\\u") {
-                            return Err(Unescape::Refused);
-                        }
-                        let low = hex4(bytes, at + 2)?;
-                        if !(0xDC00..=0xDFFF).contains(&low) {
-                            return Err(Unescape::Refused);
-                        }
-                        at += 6;
-                        0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                    0xDC00..=0xDFFF => return Err(Unescape::Refused),
-                    _ => high,
-                };
-                char::from_u32(code).ok_or(Unescape::Refused)?
-            }
-            _ => return Err(Unescape::Refused),
-        };
-        text.push(ch);
-    }
-    text.push_str(&inner[at..]);
-    Ok(text)
-}
-
-/// The four hex digits at `at`.
-fn hex4(bytes: &[u8], at: usize) -> Result<u32, Unescape> {
-    let digits = bytes.get(at..at + 4).ok_or(Unescape::Refused)?;
-    digits.iter().try_fold(0u32, |code, &digit| {
-        let nibble = char::from(digit).to_digit(16).ok_or(Unescape::Refused)?;
-        Ok(code << 4 | nibble)
-    })
+    text.push_str(inner);
+    crate::json::unescape_in_place(text).ok_or(Unescape::Refused)
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@
 (function (native, shared) {
   "use strict";
   const apply = Reflect.apply;
+  const lengthOf = shared.lengthOf; // sort.js
   const callOf = (f) => apply(Function.prototype.bind, Function.prototype.call, [f]);
   const charCodeAt = callOf(String.prototype.charCodeAt);
   const normalize = callOf(String.prototype.normalize);
@@ -556,8 +557,7 @@
     else if (locales === null) throw new TypeErrorCtor("String.prototype.localeCompare: locales must be a string, an array of strings or undefined, not null");
     else {
       const o = ObjectCtor(locales);
-      let length = +o.length;
-      length = length > 0 ? (length < 9007199254740991 ? length - length % 1 : 9007199254740991) : 0; // ToLength
+      const length = lengthOf(o);
       tags = list();
       for (let i = 0; i < length; i++) if (i in o) {
         const tag = o[i];

@@ -24,6 +24,7 @@
   "use strict";
   const G = globalThis;
   const apply = Reflect.apply;
+  const lengthOf = shared.lengthOf; // sort.js
   const callOf = (f) => apply(Function.prototype.bind, Function.prototype.call, [f]);
   const defProp = Object.defineProperty;
   const setProto = Object.setPrototypeOf;
@@ -161,8 +162,7 @@
     let O;
     if (typeof locales === "string") { O = list(); push(O, locales); }
     else O = toObj(locales);
-    let len = +O.length;
-    len = len !== len || len <= 0 ? 0 : len > 9007199254740991 ? 9007199254740991 : len - (len % 1);
+    const len = lengthOf(O);
     for (let k = 0; k < len; k++) {
       const Pk = toStr(k);
       if (Pk in O) {
@@ -947,8 +947,7 @@
       for (let i = 0; i < joinStack.length; i++) if (joinStack[i] === array) return "";   // V8's cycle detection
       push(joinStack, array);
       try {
-        let len = +array.length;
-        len = len !== len || len <= 0 ? 0 : len > 9007199254740991 ? 9007199254740991 : len - (len % 1);
+        const len = lengthOf(array);
         let R = "";
         for (let k = 0; k < len; k++) {
           if (k > 0) R += ",";

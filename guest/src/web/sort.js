@@ -18,17 +18,18 @@
   const ObjectCtor = Object;
   const TypeErrorCtor = TypeError;
   const RangeErrorCtor = RangeError;
-  const mathMin = Math.min;
-  const mathFloor = Math.floor;
   const sortIndexed = native.sortIndexed;
   const method = (owner, name, f) =>
     defineProperty(owner, name, { __proto__: null, value: f, writable: true, enumerable: false, configurable: true });
 
+  // ToLength(Get(o, "length")): the standard's length of an array-like,
+  // for the files after this one too.
+  const MAX_LENGTH = 2 ** 53 - 1;
   const lengthOf = (o) => {
     const n = +o.length;
-    if (!(n > 0)) return 0;
-    return n === Infinity ? 2 ** 53 - 1 : mathMin(mathFloor(n), 2 ** 53 - 1);
+    return n > 0 ? (n < MAX_LENGTH ? n - (n % 1) : MAX_LENGTH) : 0;
   };
+  shared.lengthOf = lengthOf;
 
   // ToObject, as the standard has it: `null` and `undefined` throw.
   const toObject = (value, name) => {
