@@ -639,6 +639,20 @@ mod wasi {
     //! The component's call channel: its WASI stdin and stdout as
     //! preview-2 streams, written within `check-write`'s permit and read
     //! whenever `poll` says the parent sent something.
+    //!
+    //! A round trip is two host calls: the Request's `write` and the
+    //! `blocking-read` of its answer. That rests on what the parent
+    //! promises a child (the `child` world's doc):
+    //! - a permit holds until it is written: `check-write` is asked again
+    //!   only when what is left of the last one is too small for a frame;
+    //! - what a write took goes to the parent without a `flush`;
+    //! - while the child waits on its stdin (a read, or a `poll` of it),
+    //!   the parent goes on taking what it wrote, so a read never keeps a
+    //!   parent from the end of a Request it waits for.
+    //!
+    //! Each was a host call of every round trip before (`check-write`,
+    //! `flush`, and a look at stdout's pollable before the read): 0.5 to
+    //! 0.8 of 7.5 µs.
 
     use std::io;
     use std::time::Duration;
@@ -668,6 +682,8 @@ mod wasi {
         output: OutputStream,
         /// A Request was written and may not have reached the parent yet.
         unflushed: bool,
+        /// What is left of the last `check-write`'s permit.
+        permit: u64,
     }
 
     impl std::fmt::Debug for WasiLink {
@@ -696,6 +712,7 @@ mod wasi {
                 input,
                 output,
                 unflushed: false,
+                permit: 0,
             }
         }
 
@@ -720,15 +737,17 @@ mod wasi {
         }
 
         /// Waits until the parent sent something or took what was written;
-        /// reads what it sent. Whether anything arrived.
-        fn wait(&mut self, inbox: &mut Inbox) -> bool {
+        /// reads what it sent.
+        fn wait(&mut self, inbox: &mut Inbox) {
             if !inbox.is_open() {
                 // A closed stream is always readable: only the write matters.
                 self.writable.block();
-                return false;
+                return;
             }
             let ready = poll(&[&self.readable, &self.writable]);
-            ready.contains(&0) && Self::arrived(inbox, self.input.read(READ_CHUNK as u64))
+            if ready.contains(&0) {
+                Self::arrived(inbox, self.input.read(READ_CHUNK as u64));
+            }
         }
     }
 
@@ -748,20 +767,23 @@ mod wasi {
     impl Link for WasiLink {
         fn send(&mut self, mut bytes: &[u8], inbox: &mut Inbox) -> io::Result<()> {
             while !bytes.is_empty() {
-                let permit = self.output.check_write().map_err(io_error)?;
-                if permit == 0 {
+                if self.permit < bytes.len() as u64 {
+                    self.permit = self.output.check_write().map_err(io_error)?;
+                }
+                if self.permit == 0 {
                     self.wait(inbox);
                     continue;
                 }
-                let n = usize::try_from(permit)
+                let n = usize::try_from(self.permit)
                     .unwrap_or(usize::MAX)
                     .min(bytes.len());
                 self.output.write(&bytes[..n]).map_err(io_error)?;
+                self.permit -= n as u64;
                 bytes = &bytes[n..];
             }
-            self.output.flush().map_err(io_error)?;
-            // Whether it reached the parent is checked before the next
-            // blocking read, not here: the common case costs no wait.
+            // No flush, and no wait for the parent to take it: the parent
+            // takes it while the child waits on its stdin (module doc).
+            // Only the run's end waits for it (`deliver`).
             self.unflushed = true;
             Ok(())
         }
@@ -789,17 +811,10 @@ mod wasi {
                 monotonic_clock::subscribe_duration(u64::try_from(t.as_nanos()).unwrap_or(u64::MAX))
             });
             while inbox.is_open() {
-                if self.unflushed && self.writable.ready() {
-                    self.unflushed = false;
-                }
                 if let Some(alarm) = &alarm {
-                    // A timer is due at the alarm: wait for the parent, its
-                    // taking what was written, or the alarm, whichever is first.
-                    let mut pollables = vec![&self.readable, alarm];
-                    if self.unflushed {
-                        pollables.push(&self.writable);
-                    }
-                    let ready = poll(&pollables);
+                    // A timer is due at the alarm: wait for the parent or
+                    // the alarm, whichever is first.
+                    let ready = poll(&[&self.readable, alarm]);
                     if ready.contains(&0)
                         && Self::arrived(inbox, self.input.read(READ_CHUNK as u64))
                     {
@@ -810,18 +825,9 @@ mod wasi {
                     }
                     continue;
                 }
-                if !self.unflushed {
-                    // Nothing of ours is waiting: a blocking read cannot
-                    // keep the parent from anything.
-                    let read = self.input.blocking_read(READ_CHUNK as u64);
-                    if Self::arrived(inbox, read) {
-                        return;
-                    }
-                    continue;
-                }
-                // The end of a Request is still on its way: a parent that
-                // waits for it before answering must get it.
-                if self.wait(inbox) {
+                // What was written reaches the parent meanwhile (module doc).
+                let read = self.input.blocking_read(READ_CHUNK as u64);
+                if Self::arrived(inbox, read) {
                     return;
                 }
             }

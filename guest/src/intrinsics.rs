@@ -6,6 +6,8 @@
 //! needs (JSON, property definition) goes through QuickJS's C API, which no
 //! program can reach.
 
+use std::rc::Rc;
+
 use rquickjs::function::This;
 use rquickjs::object::Property;
 use wire::FailureKind;
@@ -74,9 +76,23 @@ impl<'js> Utf8<'js> {
     }
 }
 
-/// Handles on the original intrinsics. Cheap to clone (each is a reference).
+/// Handles on the original intrinsics, shared: a clone is one count, where
+/// each handle's own clone counts its value and the context (every tool
+/// call takes the run's intrinsics twice).
 #[derive(Clone, Debug)]
-pub(crate) struct Intrinsics<'js> {
+pub(crate) struct Intrinsics<'js>(Rc<Handles<'js>>);
+
+impl<'js> std::ops::Deref for Intrinsics<'js> {
+    type Target = Handles<'js>;
+
+    fn deref(&self) -> &Handles<'js> {
+        &self.0
+    }
+}
+
+/// What [`Intrinsics`] holds.
+#[derive(Debug)]
+pub(crate) struct Handles<'js> {
     /// The original `Error`: a ToolError is born as one at the call site, so
     /// its stack points at the call in the program.
     error: Constructor<'js>,
@@ -130,13 +146,13 @@ impl<'js> Intrinsics<'js> {
         let tool_error: Constructor = captured.get(1)?;
         let to_well_formed: Function = captured.get(2)?;
         let tool_error_prototype: Object = tool_error.get("prototype")?;
-        Ok(Intrinsics {
+        Ok(Intrinsics(Rc::new(Handles {
             error,
             tool_error_prototype,
             to_well_formed,
             captured,
             web,
-        })
+        })))
     }
 
     /// A new map for the ToolErrors a run issues (the original
@@ -280,9 +296,15 @@ impl<'js> Intrinsics<'js> {
             }
             Value::from_raw(ctx.clone(), raw)
         };
-        let site = site.into_object().ok_or(rquickjs::Error::Exception)?;
-        site.set_prototype(Some(&self.tool_error_prototype))?;
-        Ok(site)
+        // An `Error` until the call fails (`as_tool_error`): it is never
+        // seen before, and a prototype set now would cost every call a copy
+        // of the object's shape (QuickJS shares shapes until one changes).
+        site.into_object().ok_or(rquickjs::Error::Exception)
+    }
+
+    /// Makes a call site a `ToolError`, once its call failed.
+    pub(crate) fn as_tool_error(&self, site: &Object<'js>) -> rquickjs::Result<()> {
+        site.set_prototype(Some(&self.tool_error_prototype))
     }
 
     /// A JS string as Rust text; lone surrogates become U+FFFD.

@@ -27,7 +27,11 @@ pub(crate) fn reject<'js>(
 ) {
     call.done(session);
     let error = call.site.clone();
-    if let Err(e) = dress(&error, kind, message, &call.tool) {
+    let dressed = match session.intrinsics() {
+        Some(intrinsics) => intrinsics.as_tool_error(&error),
+        None => Ok(()),
+    };
+    if let Err(e) = dressed.and_then(|()| dress(&error, kind, message, &call.tool)) {
         // Out of memory while defining a few properties: the call still
         // fails, with whatever QuickJS threw.
         let thrown = caught(ctx, e);

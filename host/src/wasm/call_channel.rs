@@ -13,6 +13,17 @@
 //! It is a plain mutex, taken for one call or one poll and never held
 //! across a wait (an async mutex cost every host call a semaphore's
 //! acquire and release).
+//!
+//! What these streams promise a child, beyond WASI's letter (the `child`
+//! world's doc states it), so that a tool call's round trip is two host
+//! calls, a `write` and a `blocking-read`:
+//! - a `check-write` permit holds until it is written, across writes;
+//! - a write goes to the parent as far as the parent's stream takes it,
+//!   without a `flush` (which only reports a stream that ended);
+//! - while the child waits on its stdin, the rest of what it wrote keeps
+//!   going to the parent ([`pair`]: stdin's waits drive stdout), so a
+//!   child that reads its answer straight after its Request cannot keep
+//!   the parent from the Request's end.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -109,24 +120,52 @@ impl Inbound {
     }
 }
 
+/// The child's stdin and stdout: it reads the parent's Responses from
+/// `reader` and writes its Requests to `writer`. Whenever the child waits
+/// on its stdin, what it wrote and the parent has not yet taken keeps
+/// moving to `writer`.
+pub fn pair(reader: Reader, writer: Writer) -> (CallIn, CallOut) {
+    let out = CallOut::new(writer);
+    let inbound = Inbound {
+        reader,
+        ready: BytesMut::new(),
+        room: ReadRoom::new(),
+        end: End::Open,
+    };
+    (
+        CallIn {
+            inbound: Arc::new(Mutex::new(inbound)),
+            out: out.clone(),
+        },
+        out,
+    )
+}
+
 /// The child's stdin: the parent's Responses.
 #[derive(Clone)]
-pub struct CallIn(Arc<Mutex<Inbound>>);
+pub struct CallIn {
+    inbound: Arc<Mutex<Inbound>>,
+    /// The child's stdout, moved on while the child waits here.
+    out: CallOut,
+}
 
 impl CallIn {
     fn lock(&self) -> MutexGuard<'_, Inbound> {
         // Nothing panics while holding it; a poisoned lock's state is whole.
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.inbound.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// A stdin reading from `reader`.
-    pub fn new(reader: Reader) -> Self {
-        CallIn(Arc::new(Mutex::new(Inbound {
-            reader,
-            ready: BytesMut::new(),
-            room: ReadRoom::new(),
-            end: End::Open,
-        })))
+    /// Reads what the parent sent (see [`Inbound::fill`]), first moving on
+    /// what the child wrote: the parent may wait for the end of a Request
+    /// before it answers. Each lock is taken alone.
+    fn fill(&self, cx: &mut Context<'_>) -> Poll<()> {
+        {
+            let mut out = self.out.lock();
+            if !out.pending.is_empty() {
+                let _ = out.drain(cx);
+            }
+        }
+        self.lock().fill(cx)
     }
 }
 
@@ -156,7 +195,7 @@ impl InputStream for CallIn {
 #[wasmtime_wasi::async_trait]
 impl Pollable for CallIn {
     async fn ready(&mut self) {
-        std::future::poll_fn(|cx| self.lock().fill(cx)).await;
+        std::future::poll_fn(|cx| self.fill(cx)).await;
     }
 }
 
@@ -166,10 +205,10 @@ impl AsyncRead for CallIn {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        let mut inbound = self.lock();
-        if inbound.fill(cx).is_pending() {
+        if self.fill(cx).is_pending() {
             return Poll::Pending;
         }
+        let mut inbound = self.lock();
         if !inbound.ready.is_empty() {
             let n = buf.remaining().min(inbound.ready.len());
             buf.put_slice(&inbound.ready.split_to(n));
@@ -344,6 +383,8 @@ impl AsyncWrite for CallOut {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn block_on<F: std::future::Future>(f: F) -> F::Output {
@@ -359,8 +400,7 @@ mod tests {
             let (parent, child) = tokio::io::duplex(1024);
             let (parent_read, mut parent_write) = tokio::io::split(parent);
             let (child_read, child_write) = tokio::io::split(child);
-            let mut stdin = CallIn::new(Box::new(child_read));
-            let mut stdout = CallOut::new(Box::new(child_write));
+            let (mut stdin, mut stdout) = pair(Box::new(child_read), Box::new(child_write));
 
             assert_eq!(stdout.check_write().expect("open"), WRITE_BUDGET);
             stdout
@@ -393,8 +433,8 @@ mod tests {
         block_on(async {
             let (parent, child) = tokio::io::duplex(256 << 10);
             let (_parent_read, mut parent_write) = tokio::io::split(parent);
-            let (child_read, _child_write) = tokio::io::split(child);
-            let mut stdin = CallIn::new(Box::new(child_read));
+            let (child_read, child_write) = tokio::io::split(child);
+            let (mut stdin, _stdout) = pair(Box::new(child_read), Box::new(child_write));
             let room = |stdin: &CallIn| stdin.lock().room.size();
             tokio::io::AsyncWriteExt::write_all(&mut parent_write, b"small")
                 .await
@@ -415,6 +455,53 @@ mod tests {
             }
             assert_eq!(got, big);
             assert_eq!(room(&stdin), ReadRoom::MOST);
+        });
+    }
+
+    /// The child's side of a round trip in two host calls: a write, and a
+    /// read that waits for the answer. The parent's stream takes 16 bytes
+    /// at a time and the parent answers only once it has the whole
+    /// Request, so the Request's rest must go on while the child waits.
+    #[test]
+    fn a_request_goes_on_while_the_child_waits_for_its_answer() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async {
+            let (parent, child) = tokio::io::duplex(16);
+            let (mut parent_read, mut parent_write) = tokio::io::split(parent);
+            let (child_read, child_write) = tokio::io::split(child);
+            let (mut stdin, mut stdout) = pair(Box::new(child_read), Box::new(child_write));
+            let request: Vec<u8> = (0..1000).map(|i| (i % 251) as u8).collect();
+            let permit = stdout.check_write().expect("open");
+            // One permit, two writes: it holds until it is written.
+            let (first, rest) = request.split_at(request.len() / 2);
+            stdout.write(Bytes::copy_from_slice(first)).expect("within");
+            stdout.write(Bytes::copy_from_slice(rest)).expect("within");
+            assert!(request.len() <= permit);
+            let parent = async {
+                let mut got = vec![0; request.len()];
+                tokio::io::AsyncReadExt::read_exact(&mut parent_read, &mut got)
+                    .await
+                    .expect("the parent reads the Request");
+                assert_eq!(got, request);
+                tokio::io::AsyncWriteExt::write_all(&mut parent_write, b"answer")
+                    .await
+                    .expect("the parent answers");
+            };
+            let child = async {
+                stdin.ready().await;
+                stdin.read(64).expect("open")
+            };
+            // A bound, not a pace: without the rest of the Request both
+            // sides wait for ever.
+            let ((), answer) = tokio::time::timeout(Duration::from_secs(30), async {
+                tokio::join!(parent, child)
+            })
+            .await
+            .expect("the parent got the Request's end while the child waited");
+            assert_eq!(answer, Bytes::from_static(b"answer"));
         });
     }
 

@@ -7,7 +7,7 @@ use tokio_util::sync::CancellationToken;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::call_channel::{CallIn, CallOut};
+use super::call_channel;
 use super::limits::MemoryLimiter;
 use super::start_channel::StartChannel;
 use super::{ChildIo, ChildLimits};
@@ -56,9 +56,10 @@ impl ChildState {
             start_out,
             console,
         } = io;
+        let (stdin, stdout) = call_channel::pair(call_in, call_out);
         let wasi = WasiCtx::builder()
-            .stdin(CallIn::new(call_in))
-            .stdout(CallOut::new(call_out))
+            .stdin(stdin)
+            .stdout(stdout)
             .stderr(console)
             // These are wasmtime-wasi's defaults today; they are the sandbox's
             // walls, so they are stated rather than assumed.
