@@ -736,9 +736,13 @@ impl Sandbox {
                     );
                     match late {
                         Some((slots, waited)) => format!(
-                            "{waiting} (it started only after {} ms, waiting for one of the \
-                             pool's {slots} slots: `Pooling::max_children`)",
-                            waited.as_millis()
+                            "{waiting} (it started only after {} ms, waiting for {}: \
+                             `Pooling::max_children`)",
+                            waited.as_millis(),
+                            match slots {
+                                1 => "the pool's only slot".to_owned(),
+                                n => format!("one of the pool's {n} slots"),
+                            }
                         ),
                         None => waiting,
                     }

@@ -925,7 +925,7 @@ async fn a_run_that_got_its_pool_slot_late_says_so_when_its_wall_clock_runs_out(
             && failure.message.contains(" (it started only after ")
             && failure
                 .message
-                .ends_with("waiting for one of the pool's 1 slots: `Pooling::max_children`)"),
+                .ends_with("waiting for the pool's only slot: `Pooling::max_children`)"),
         "{}",
         failure.message
     );
