@@ -27,7 +27,7 @@
 //! before a timer fires, before it sleeps, and when the run ends). So a
 //! call never waits for the program beyond the answers already in hand,
 //! and `Promise.all` over a thousand calls costs a few writes, not a
-//! thousand (each write to the component's stdout is three host calls).
+//! thousand (in the component a write is one host call: see `WasiLink`).
 //!
 //! It can wait for an answer with a timeout ([`Transport::recv_within`]),
 //! which the event loop needs while a timer is pending: in the component
