@@ -83,15 +83,18 @@ fn embed_scripts() {
 }
 
 /// Compiles `c/format.c`, the vsnprintf QuickJS's stack traces go through in
-/// the component (and, natively, for its tests). On wasm32 with the
-/// compiler and C library that build QuickJS: wasi-sdk's, where
-/// host/build.rs set `WASI_SDK`.
+/// the component, and `c/strtod.c`, the strtod its JSON numbers go through
+/// (and both, natively, for their tests). On wasm32 with the compiler and
+/// C library that build QuickJS: wasi-sdk's, where host/build.rs set
+/// `WASI_SDK`.
 fn compile_format() {
     println!("cargo:rerun-if-changed=c/format.c");
+    println!("cargo:rerun-if-changed=c/strtod.c");
     println!("cargo:rerun-if-env-changed=WASI_SDK");
     let mut build = cc::Build::new();
     build
         .file("c/format.c")
+        .file("c/strtod.c")
         .warnings(true)
         .warnings_into_errors(true);
     if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32")

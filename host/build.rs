@@ -220,6 +220,9 @@ fn nested_build(
     // guest's own, which writes the formats they use without wasi-libc's
     // general printf machinery: guest/c/format.c.
     cflags.push("-Dvsnprintf=wasmwire_vsnprintf".to_owned());
+    // And its strtod calls (every number JSON.parse reads, integers too) to
+    // one with a fast path for short decimals: guest/c/strtod.c.
+    cflags.push("-Dstrtod=wasmwire_strtod".to_owned());
     // The guest's C (QuickJS's, and format.c) at -O2 rather than the
     // profile's -O3; cc puts these flags after its own, so this one wins.
     // QuickJS's interpreter loop (`JS_CallInternal`, where a compute-bound

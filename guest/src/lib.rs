@@ -88,6 +88,7 @@ macro_rules! script {
 
 mod bindings;
 mod c_format;
+mod c_strtod;
 mod calls;
 pub mod channel;
 mod console;

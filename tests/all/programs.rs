@@ -454,3 +454,35 @@ async fn a_large_tool_value_needs_its_own_size_and_one_with_no_room_fails_only_i
         );
     }
 }
+
+/// Every number JSON.parse reads (a tool's answer, any JSON text) goes
+/// through the guest's own strtod, which reads short decimals itself and
+/// leaves the rest to libc's: 20,000 numbers of every shape read as Node
+/// reads them, to the bit (`Object.is` keeps -0 apart, and each value's
+/// shortest text goes into a hash of them all).
+#[tokio::test]
+async fn json_numbers_read_as_in_node_to_the_bit() {
+    let program = r#"
+        let seed = 12345;
+        const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16;
+        const digits = (n) => Array.from({ length: n }, () => next() % 10).join("");
+        const texts = ["0", "-0", "1e22", "1e23", "9007199254740993", "1.7976931348623157e308",
+                       "4.9e-324", "1e-400", "1e400", "0.1", "123456789012345678901234"];
+        for (let i = 0; i < 20000; i++) {
+            const r = next();
+            let t = (r & 1 ? "-" : "") + (r % 7 === 0 ? "0" : String(1 + next() % 9) + digits(next() % 20));
+            if (r % 3 !== 0) t += "." + digits(1 + next() % 22);
+            if (r % 5 === 0) t += "e" + (next() % 700 - 350);
+            texts.push(t);
+        }
+        const read = JSON.parse("[" + texts.join(",") + "]");
+        let hash = 2166136261, negativeZeros = 0;
+        for (const x of read) {
+            if (Object.is(x, -0)) negativeZeros++;
+            for (const c of String(x)) hash = Math.imul(hash ^ c.charCodeAt(0), 16777619) >>> 0;
+        }
+        return { count: read.length, negativeZeros, hash, head: read.slice(0, 30).map(String) };
+    "#;
+    let answer = wasmwire_tests::same_as_node(program).await;
+    assert_eq!(answer["count"], 20011, "{answer}");
+}
