@@ -15,7 +15,7 @@
  * excess precision. Anything else (more digits, a larger exponent,
  * leading space, inf, nan, hex) goes to libc's strtod untouched. The
  * result and the end pointer are what strtod gives; the tests in
- * strtod.rs compare the two on many inputs.
+ * c_strtod.rs compare the two on many inputs.
  *
  * The guest's build compiles QuickJS with -Dstrtod=wasmwire_strtod
  * (host/build.rs). Native builds (the evaluator's own tests) call libc's.

@@ -646,7 +646,7 @@ mod wasi {
     //! - a permit holds until it is written: `check-write` is asked again
     //!   only when what is left of the last one is too small for a frame;
     //! - what a write took goes to the parent without a `flush`;
-    //! - while the child waits on its stdin (a read, or a `poll` of it),
+    //! - while the child waits on its stdin (a `blocking-read`, or a `poll` of it),
     //!   the parent goes on taking what it wrote, so a read never keeps a
     //!   parent from the end of a Request it waits for.
     //!
@@ -680,8 +680,9 @@ mod wasi {
         writable: Pollable,
         input: InputStream,
         output: OutputStream,
-        /// A Request was written and may not have reached the parent yet.
-        unflushed: bool,
+        /// A Request was written and may not have reached the parent yet:
+        /// the run's end waits for it (`deliver`).
+        undelivered: bool,
         /// What is left of the last `check-write`'s permit.
         permit: u64,
     }
@@ -689,7 +690,7 @@ mod wasi {
     impl std::fmt::Debug for WasiLink {
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.debug_struct("WasiLink")
-                .field("unflushed", &self.unflushed)
+                .field("undelivered", &self.undelivered)
                 .finish_non_exhaustive()
         }
     }
@@ -711,7 +712,7 @@ mod wasi {
                 writable: output.subscribe(),
                 input,
                 output,
-                unflushed: false,
+                undelivered: false,
                 permit: 0,
             }
         }
@@ -784,7 +785,7 @@ mod wasi {
             // No flush, and no wait for the parent to take it: the parent
             // takes it while the child waits on its stdin (module doc).
             // Only the run's end waits for it (`deliver`).
-            self.unflushed = true;
+            self.undelivered = true;
             Ok(())
         }
 
@@ -792,7 +793,7 @@ mod wasi {
             // Skipping what the parent sends allocates nothing, so a run
             // that ended at its memory limit can still do it.
             let mut reading = true;
-            while self.unflushed && !self.writable.ready() {
+            while self.undelivered && !self.writable.ready() {
                 if !reading {
                     self.writable.block();
                     break;
@@ -803,7 +804,7 @@ mod wasi {
                     reading = false;
                 }
             }
-            self.unflushed = false;
+            self.undelivered = false;
         }
 
         fn receive(&mut self, inbox: &mut Inbox, timeout: Option<Duration>) {

@@ -20,10 +20,11 @@
 //! - a `check-write` permit holds until it is written, across writes;
 //! - a write goes to the parent as far as the parent's stream takes it,
 //!   without a `flush` (which only reports a stream that ended);
-//! - while the child waits on its stdin, the rest of what it wrote keeps
-//!   going to the parent ([`pair`]: stdin's waits drive stdout), so a
-//!   child that reads its answer straight after its Request cannot keep
-//!   the parent from the Request's end.
+//! - while the child waits on its stdin (stdin's pollable: a blocking read
+//!   or a `poll`), the rest of what it wrote keeps going to the parent
+//!   ([`pair`]: stdin's waits drive stdout), so a child that reads its
+//!   answer straight after its Request cannot keep the parent from the
+//!   Request's end. A non-blocking `read` is not a wait and moves nothing.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
