@@ -1,12 +1,13 @@
 // Numbers formatted as en-US, exactly as ICU formats them (Node 20: V8
 // 11.3, ICU 73), and the `Intl` object: Number.prototype.toLocaleString,
 // BigInt.prototype.toLocaleString, Array.prototype.toLocaleString,
-// Intl.NumberFormat (decimal, percent and currency styles; every digit,
-// rounding, grouping and sign option) and Intl.Collator (over collate.js's
+// Intl.NumberFormat (decimal, percent and currency styles; standard,
+// scientific, engineering and compact notation; every digit, rounding,
+// grouping and sign option) and Intl.Collator (over collate.js's
 // localeCompare). It is exact or it throws: a locale whose numbers read
-// otherwise, the unit style, compact/scientific notation, and a few
-// roundingIncrement cases where ICU is itself inexact throw a TypeError
-// that says so; bad arguments throw the RangeError or TypeError V8 throws.
+// otherwise, the unit style, roundingIncrement with a notation other than
+// the standard one, and a few roundingIncrement cases where ICU is itself
+// inexact throw a TypeError that says so; bad arguments throw the RangeError or TypeError V8 throws.
 // Intl's other constructors (PluralRules, ...) throw a TypeError that names
 // what to use instead; DateTimeFormat's stub here keeps its place among
 // Intl's properties, and datetimeformat.js replaces it.
@@ -331,8 +332,11 @@
     const roundingIncrement = defaultNumberOption(options.roundingIncrement, 1, 5000, 1, "roundingIncrement");
     if (!inList(roundingIncrement, INCREMENTS)) throw new RangeErr("roundingIncrement value is out of range.");
     const notation = getOption(options, "notation", NOTATIONS, "standard", NF);
-    if (notation !== "standard" && problem === null)
-      problem = unsupported("Intl.NumberFormat: notation \"" + notation + "\" is not supported in this sandbox; only \"standard\"");
+    nf.notation = notation;
+    // Tier 2 locales write these otherwise (en-GB "1.2k" and "4tn", en-AU "1.2e3").
+    if (notation !== "standard" && problem === null && loc.tier !== 1)
+      problem = unsupported("Intl.NumberFormat: " + notation + " notation for locale \"" + loc.nf + "\" is not available in this " +
+        "sandbox (it differs from en-US's); use \"en-US\"");
     let mnfdDefault, mxfdDefault;
     if (style === "currency") { const d = cur === undefined ? 2 : cur.digits; mnfdDefault = d; mxfdDefault = d; }
     else { mnfdDefault = 0; mxfdDefault = style === "percent" ? 0 : 3; }
@@ -382,7 +386,7 @@
     }
     nf.roundingIncrement = roundingIncrement;
     nf.trailingZeroDisplay = getOption(options, "trailingZeroDisplay", TZDISPLAYS, "auto", NF);
-    getOption(options, "compactDisplay", COMPACTDISPLAYS, "short", NF);
+    nf.compactDisplay = getOption(options, "compactDisplay", COMPACTDISPLAYS, "short", NF);
     // useGrouping: GetStringOrBooleanOption
     const defaultUseGrouping = notation === "compact" ? "min2" : "auto";
     let ug = options.useGrouping;
@@ -536,9 +540,10 @@
   };
   const magnitude = (n, q) => digitCount(n) - 1 + q;   // n > 0
 
-  // FormatNumericToString: returns { int: digit string (padded), frac: digit string, zero: bool }
-  const toDigits = (nf, x) => {
-    let n = x.n, q = x.q;
+  // FormatNumericToString of x * 10^shift: returns { int: digit string (padded), frac: digit string, zero: bool,
+  // one: reads "1", mag: the rounded value's magnitude }
+  const toDigits = (nf, x, shift) => {
+    let n = x.n, q = x.q + shift;
     if (nf.style === "percent") q += 2;
     const mode = nf.roundingMode, neg = x.neg;
     let minFrac, r;
@@ -593,20 +598,46 @@
     if (j > 0) intS = slice(intS, j);
     const one = intS === "1" && fracS.length === 0;
     if (intS.length < nf.mnid) intS = repeat("0", nf.mnid - intS.length) + intS;
-    return { __proto__: null, int: intS, frac: fracS, zero: r.n === 0n, one };
+    return { __proto__: null, int: intS, frac: fracS, zero: r.n === 0n, one, mag: r.n === 0n ? 0 : magnitude(r.n, r.q), exp: 0 };
+  };
+
+  // Scientific, engineering and compact notation, as ICU takes a power of ten out (its `getMultiplier` and
+  // `chooseMultiplierAndApply`): the power for the value's magnitude, the value scaled by it rounded, and, when the
+  // rounding carried into the next magnitude and that one takes another power (999,999 -> 1,000K -> 1M), rounded
+  // again from the start with that power. en-US's compact patterns: 10^3 K (thousand) to 10^12 T (trillion);
+  // past 10^14 the value is shown in trillions (1000T).
+  const COMPACT_SHORT = L("K", "M", "B", "T"), COMPACT_LONG = L("thousand", "million", "billion", "trillion");
+  const powerTaken = (notation, mag) => {
+    if (notation === "scientific") return mag;
+    if (notation === "engineering") return mag - ((mag % 3) + 3) % 3;
+    if (mag < 3) return 0;                        // compact
+    const m = mag > 14 ? 14 : mag;
+    return m - m % 3;
+  };
+  const notated = (nf, x) => {
+    if (nf.notation === "standard" || x.n === 0n) return toDigits(nf, x, 0);
+    const mag = magnitude(x.n, x.q) + (nf.style === "percent" ? 2 : 0);
+    let exp = powerTaken(nf.notation, mag);
+    let d = toDigits(nf, x, -exp);
+    if (!d.zero && d.mag !== mag - exp) {
+      const again = powerTaken(nf.notation, mag + 1);
+      if (again !== exp) { exp = again; d = toDigits(nf, x, -exp); }
+    }
+    d.exp = exp;
+    return d;
   };
 
   // parts: null-proto list of [type, value]
   const partsFor = (nf, x) => {
     const parts = list();
     const add = (t, v) => { const p = list(); p[0] = t; p[1] = v; push(parts, p); };
-    let numParts = list(), isZero = false, one = false, digitStart = true;
+    let numParts = list(), isZero = false, one = false, digitStart = true, compacted = false;
     if (x.k === 1) push(numParts, L("nan", "NaN"));
     else if (x.k === 2) push(numParts, L("infinity", "\u221e"));
     if (x.k !== 0) digitStart = false;
     else {
-      const d = toDigits(nf, x);
-      isZero = d.zero; one = d.one;
+      const d = notated(nf, x);
+      isZero = d.zero; one = d.one && d.exp === 0;
       const ip = d.int, ug = nf.useGrouping;
       const grp = ug === false ? false : ug === "min2" ? ip.length >= 5 : ip.length >= 4;
       if (!grp) push(numParts, L("integer", ip));
@@ -616,6 +647,18 @@
         for (let i = first; i < ip.length; i += 3) { push(numParts, L("group", ",")); push(numParts, L("integer", slice(ip, i, i + 3))); }
       }
       if (d.frac.length > 0) { push(numParts, L("decimal", ".")); push(numParts, L("fraction", d.frac)); }
+      if (nf.notation === "scientific" || nf.notation === "engineering") {
+        push(numParts, L("exponentSeparator", "E"));
+        if (d.exp < 0) push(numParts, L("exponentMinusSign", "-"));
+        push(numParts, L("exponentInteger", toStr(d.exp < 0 ? -d.exp : d.exp)));
+      } else if (d.exp !== 0) {
+        // Long names only where no currency symbol or code stands before the number ("$1.2K", as ICU).
+        const i = d.exp / 3 - 1;
+        const long = nf.compactDisplay === "long" && (nf.style !== "currency" || nf.currencyDisplay === "name");
+        if (long) { push(numParts, L("literal", " ")); push(numParts, L("compact", COMPACT_LONG[i])); }
+        else push(numParts, L("compact", COMPACT_SHORT[i]));
+        compacted = true;
+      }
     }
     // sign
     let sign = 0;                       // -1 minus, 1 plus, 0 none
@@ -636,7 +679,8 @@
     if (style === "currency") {
       const cd = nf.currencyDisplay;
       const sym = cd === "code" ? nf.currency : cd === "narrowSymbol" ? nf.cur.narrow : nf.cur.sym;
-      const acc = nf.currencySign === "accounting" && sign < 0;
+      // A compacted number shows no accounting parentheses ("-$1.2K" but "($5)", as ICU).
+      const acc = nf.currencySign === "accounting" && sign < 0 && !compacted;
       if (acc) add("literal", "(");
       else if (sign < 0) add("minusSign", "-"); else if (sign > 0) add("plusSign", "+");
       add("currency", sym);
@@ -647,7 +691,8 @@
     }
     if (sign < 0) add("minusSign", "-"); else if (sign > 0) add("plusSign", "+");
     pushNum();
-    if (style === "percent") add("percentSign", "%");
+    // ICU names the sign of a compact percent a unit.
+    if (style === "percent") add(nf.notation === "compact" ? "unit" : "percentSign", "%");
     return parts;
   };
   // ICU rounds to an increment (other than 1) on its approximate double expansion, which differs from the exact
@@ -655,6 +700,9 @@
   const INC_DIGITS = 13;
   const checkIncrement = (nf, x, raw) => {
     const m = nf.roundingMode;
+    if (nf.roundingIncrement !== 1 && x.k === 0 && nf.notation !== "standard")
+      throw unsupported("Intl.NumberFormat: roundingIncrement with notation \"" + nf.notation + "\" is not supported in this sandbox; " +
+        "use it with the standard notation, or maximumFractionDigits alone");
     if (nf.roundingIncrement !== 1 && x.k === 0 && (m === "ceil" || m === "floor" || m === "expand" || m === "trunc"))
       throw unsupported("Intl.NumberFormat: roundingIncrement with roundingMode \"" + m + "\" is not supported in this sandbox " +
         "(Node's ICU rounds the binary value there, not the decimal one); use a half* roundingMode");
@@ -690,7 +738,8 @@
       put("minimumIntegerDigits", nf.mnid);
       if (nf.mnsd !== undefined) { put("minimumSignificantDigits", nf.mnsd); put("maximumSignificantDigits", nf.mxsd); }
       if (nf.mnfd !== undefined) { put("minimumFractionDigits", nf.mnfd); put("maximumFractionDigits", nf.mxfd); }
-      put("useGrouping", nf.useGrouping); put("notation", "standard"); put("signDisplay", nf.signDisplay);
+      put("useGrouping", nf.useGrouping); put("notation", nf.notation);
+      if (nf.notation === "compact") put("compactDisplay", nf.compactDisplay); put("signDisplay", nf.signDisplay);
       put("roundingMode", nf.roundingMode); put("roundingIncrement", nf.roundingIncrement);
       // V8 11.3 quirk: with trailingZeroDisplay "stripIfInteger" it reports roundingPriority "auto" (formatting is unaffected)
       put("trailingZeroDisplay", nf.trailingZeroDisplay); put("roundingPriority", nf.trailingZeroDisplay === "stripIfInteger" ? "auto" : nf.roundingPriority);
