@@ -21,3 +21,4 @@ mod surface;
 mod timers;
 mod typescript;
 mod web;
+mod words;

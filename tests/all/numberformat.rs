@@ -200,7 +200,7 @@ async fn what_cannot_be_exact_throws_and_says_what_to_do() {
           unit: refusal(() => (5).toLocaleString("en", { style: "unit", unit: "meter" })),
           dates: refusal(() => new Intl.DateTimeFormat("de-DE").format(new Date(0))),
           zone: refusal(() => new Intl.DateTimeFormat("en-US", { timeZone: "Asia/Tokyo" }).format(0)),
-          plural: refusal(() => new Intl.PluralRules("en").select(1)),
+          list: refusal(() => new Intl.ListFormat("en-GB").format(["a", "b", "c"])),
           badDigits: refusal(() => (1).toLocaleString("en", { maximumFractionDigits: 101 })),
           badTag: refusal(() => (1).toLocaleString("en_US")),
           date: refusal(() => new Date(0).toLocaleDateString("fr")),
@@ -233,7 +233,7 @@ async fn what_cannot_be_exact_throws_and_says_what_to_do() {
         "TypeError: ",
         &["DateTimeFormat", "Asia/Tokyo", "UTC"],
     );
-    says("plural", "TypeError: ", &["PluralRules"]);
+    says("list", "TypeError: ", &["ListFormat", "en-GB", "en-US"]);
     says("badDigits", "RangeError: ", &[]);
     says("badTag", "RangeError: ", &[]);
     says("date", "TypeError: ", &["\"fr\"", "en-US", "toISOString"]);

@@ -15,7 +15,8 @@
 //!   (QuickJS's counted from a reading in the snapshot);
 //! * locale formatting exact or absent, never wrong: numbers as en-US
 //!   (`numberformat.js`, which makes `Intl`), dates as en-US in UTC
-//!   (`datetimeformat.js`), each exactly as ICU formats them, and every
+//!   (`datetimeformat.js`), plurals, relative times and lists in en-US's
+//!   words (`words.js`), each exactly as ICU formats them, and every
 //!   other `toLocale*String` or locale a `TypeError` that says so (see
 //!   `intl.js`);
 //! * where QuickJS's text differs from V8's and V8's is as exact here, V8's
@@ -61,6 +62,7 @@ const SURFACES: &[(&str, Script)] = &[
         "<wasmwire:datetimeformat>",
         script!("web/datetimeformat.js"),
     ),
+    ("<wasmwire:words>", script!("web/words.js")),
 ];
 
 /// What the evaluator keeps of the web surface between set-up and a run.

@@ -8,9 +8,10 @@
 // otherwise, the unit style, roundingIncrement with a notation other than
 // the standard one, and a few roundingIncrement cases where ICU is itself
 // inexact throw a TypeError that says so; bad arguments throw the RangeError or TypeError V8 throws.
-// Intl's other constructors (PluralRules, ...) throw a TypeError that names
-// what to use instead; DateTimeFormat's stub here keeps its place among
-// Intl's properties, and datetimeformat.js replaces it.
+// Intl's other constructors (Locale, ...) throw a TypeError that names
+// what to use instead; the stubs of DateTimeFormat, PluralRules,
+// RelativeTimeFormat and ListFormat keep their places among Intl's
+// properties, and datetimeformat.js and words.js replace them.
 //
 // How: a double's digits are its shortest round-trip decimal digits (what
 // ICU rounds, so 1.005 to two places is "1.01"), a BigInt's or a numeric
@@ -890,6 +891,16 @@
       return makeArray(out);
     },
   }.supportedLocalesOf);
+
+  // For words.js (PluralRules, RelativeTimeFormat, ListFormat): the locale and option readers, and a
+  // formatter's digits and parts for a Number.
+  shared.resolveLocale = resolveLocale;
+  shared.getOption = getOption;
+  shared.coerceOptions = coerceOptions;
+  shared.makeArray = makeArray;
+  shared.numberFormatter = (bag) => wmGet(nfSlots, new NumberFormat("en-US", bag));
+  shared.numberDigits = (nf, x) => toDigits(nf, fromNumber(x), 0);
+  shared.numberParts = (nf, x) => partsFor(nf, fromNumber(x));
 
   // ---------- Intl ----------
   const Intl = {};

@@ -15,8 +15,10 @@ use super::error::WasmError;
 /// Default most wasm stack a child may use: 8 MiB. QuickJS recurses through
 /// its interpreter for every JavaScript call, so this bounds a program's
 /// recursion depth. Measured with the QuickJS guest: a plain recursion
-/// reaches about 9,000 calls, where the guest's own guard on its shadow
-/// stack stops it with the program's place (Node: about 10,800); an async
+/// reaches about 9,000 calls (Node: about 10,800), where the guest's own
+/// guard on its shadow stack stops it with the program's place if it looks
+/// in time (it looks every 10,000 QuickJS ticks, a call being one), and
+/// this stack's overflow ends it otherwise, `limit` either way; an async
 /// one about 4,500 (Node: about 3,000); at 2 MiB they ended at 2,800 and
 /// 1,500, short of what ordinary code (a recursive walk of a deep tree)
 /// needs. The stack is host memory outside `max_memory`, touched only as
