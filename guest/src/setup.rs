@@ -30,6 +30,11 @@ impl Script {
         Script(bytes)
     }
 
+    /// Bytes of the deflated text, which orders scripts by size.
+    pub(crate) fn deflated_len(self) -> usize {
+        self.0.len()
+    }
+
     /// The script's text, with the NUL QuickJS reads up to: one allocation
     /// of its exact size.
     pub(crate) fn text(self) -> rquickjs::Result<CString> {

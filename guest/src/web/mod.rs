@@ -78,11 +78,16 @@ impl Web {
         let native = natives::object(ctx)?;
         let shared = Object::new(ctx.clone())?;
         // All compiled first (see `setup::compile`), without line tables
-        // (`Lines::Strip`).
-        let compiled = SURFACES
-            .iter()
-            .map(|&(file, script)| crate::setup::compile(ctx, file, &script.text()?, Lines::Strip))
-            .collect::<rquickjs::Result<Vec<_>>>()?;
+        // (`Lines::Strip`), the longest first: a compile's passing peak
+        // then sits below the bytecode the others keep until they load,
+        // not above it (the snapshot's linear memory is its peak).
+        let mut order: Vec<usize> = (0..SURFACES.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(SURFACES[i].1.deflated_len()));
+        let mut compiled = vec![Vec::new(); SURFACES.len()];
+        for i in order {
+            let (file, script) = SURFACES[i];
+            compiled[i] = crate::setup::compile(ctx, file, &script.text()?, Lines::Strip)?;
+        }
         for bytecode in compiled {
             let surface: Function = crate::setup::load(ctx, &bytecode)?;
             surface.call::<_, ()>((native.clone(), shared.clone()))?;

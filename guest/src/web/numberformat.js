@@ -1,11 +1,11 @@
 // Numbers formatted as en-US, exactly as ICU formats them (Node 20: V8
 // 11.3, ICU 73), and the `Intl` object: Number.prototype.toLocaleString,
 // BigInt.prototype.toLocaleString, Array.prototype.toLocaleString,
-// Intl.NumberFormat (decimal, percent and currency styles; standard,
+// Intl.NumberFormat (decimal, percent, currency and unit styles; standard,
 // scientific, engineering and compact notation; every digit, rounding,
 // grouping and sign option) and Intl.Collator (over collate.js's
 // localeCompare). It is exact or it throws: a locale whose numbers read
-// otherwise, the unit style, roundingIncrement with a notation other than
+// otherwise, roundingIncrement with a notation other than
 // the standard one, and a few roundingIncrement cases where ICU is itself
 // inexact throw a TypeError that says so; bad arguments throw the RangeError or TypeError V8 throws.
 // Intl's other constructors (Locale, ...) throw a TypeError that names
@@ -256,6 +256,42 @@
     }
     return curMap[code];
   };
+  // Each sanctioned unit's words for en-US (measured in Node 20): "unit|-|short one|short other|long one|long other|narrow one|
+  // narrow other|per-unit short|per-unit narrow", "-" when the short form has no space before it (°C, %), an empty
+  // "other" the same as "one", an empty per-unit form "/" and the one form. Long forms always take a space, narrow ones
+  // never; a compound X-per-Y is X's words and Y's per-unit form (" per " and Y's long one, when long), but for ICU's
+  // own mph, mpg and a percent per anything, which is "%" in short and narrow (but "%/s" in compact notation).
+  const UNIT_WORDS = "acre||ac||acre|acres|ac|||;bit||bit||bit|bits|bit|||;byte||byte||byte|bytes|B|||;celsius|-|°C||degree Celsius|degrees Celsius|°C|||;centimeter||cm||centimeter|centimeters|cm|||;day||day|days|day|days|d||/d|;degree||deg||degree|degrees|°|||;fahrenheit|-|°F||degree Fahrenheit|degrees Fahrenheit|°|||;fluid-ounce||fl oz||fluid ounce|fluid ounces|fl oz|||;foot||ft||foot|feet|′|||/ft;gallon||gal||gallon|gallons|gal||/gal US|;gigabit||Gb||gigabit|gigabits|Gb|||;gigabyte||GB||gigabyte|gigabytes|GB|||;gram||g||gram|grams|g|||;hectare||ha||hectare|hectares|ha|||;hour||hr||hour|hours|h||/h|;inch||in||inch|inches|″|||/in;kilobit||kb||kilobit|kilobits|kb|||;kilobyte||kB||kilobyte|kilobytes|kB|||;kilogram||kg||kilogram|kilograms|kg|||;kilometer||km||kilometer|kilometers|km|||;liter||L||liter|liters|L|||;megabit||Mb||megabit|megabits|Mb|||;megabyte||MB||megabyte|megabytes|MB|||;meter||m||meter|meters|m|||;microsecond||μs||microsecond|microseconds|μs|||;mile||mi||mile|miles|mi|||;mile-scandinavian||smi||mile-scandinavian|miles-scandinavian|smi|||;milliliter||mL||milliliter|milliliters|mL|||;millimeter||mm||millimeter|millimeters|mm|||;millisecond||ms||millisecond|milliseconds|ms|||;minute||min||minute|minutes|m|||/min;month||mth|mths|month|months|m||/m|;nanosecond||ns||nanosecond|nanoseconds|ns|||;ounce||oz||ounce|ounces|oz|||;percent|-|%||percent||%|||;petabyte||PB||petabyte|petabytes|PB|||;pound||lb||pound|pounds|#|||/lb;second||sec||second|seconds|s||/s|;stone||st||stone|stones|st|||;terabit||Tb||terabit|terabits|Tb|||;terabyte||TB||terabyte|terabytes|TB|||;week||wk|wks|week|weeks|w||/w|;yard||yd||yard|yards|yd|||;year||yr|yrs|year|years|y||/y|";
+  let unitWords = null;
+  const unitInfo = (u) => {
+    if (unitWords === null) {
+      unitWords = { __proto__: null };
+      const rows = splitSemi(UNIT_WORDS);
+      for (let i = 0; i < rows.length; i++) {
+        const f = splitOn(rows[i], "|");
+        const pair = (one, other) => L(one, other === "" ? one : other);
+        unitWords[f[0]] = { __proto__: null, shortSpace: f[1] === "", short: pair(f[2], f[3]), long: pair(f[4], f[5]), narrow: pair(f[6], f[7]),
+          perShort: f[8] === "" ? "/" + f[2] : f[8], perNarrow: f[9] === "" ? "/" + f[6] : f[9], perLong: " per " + f[4] };
+      }
+    }
+    return unitWords[u];
+  };
+  // -> [space before the unit, the unit's words], for `one` or not.
+  const unitOf = (nf, one) => {
+    const d = nf.unitDisplay, u = nf.unit;
+    let num = u, den = null;
+    for (let i = 0; i + 5 <= u.length; i++) if (slice(u, i, i + 5) === "-per-") { num = slice(u, 0, i); den = slice(u, i + 5); break; }
+    const n = unitInfo(num);
+    const space = d === "long" || (d === "short" && n.shortSpace);
+    if (den !== null && d !== "long") {
+      if (num === "mile" && (den === "hour" || den === "gallon")) return L(d === "short", den === "hour" ? "mph" : "mpg");
+      if (num === "percent" && nf.notation !== "compact") return L(false, "%");
+    }
+    const words = n[d][one ? 0 : 1];
+    if (den === null) return L(space, words);
+    const p = unitInfo(den);
+    return L(space, words + (d === "long" ? p.perLong : d === "short" ? p.perShort : p.perNarrow));
+  };
   const UNITS = "acre bit byte celsius centimeter day degree fahrenheit fluid-ounce foot gallon gigabit gigabyte gram hectare hour inch kilobit kilobyte kilogram kilometer liter megabit megabyte meter microsecond mile mile-scandinavian milliliter millimeter millisecond minute month nanosecond ounce percent petabyte pound second stone terabit terabyte week yard year";
   let unitList = null;
   const isSanctionedUnit = (u) => { if (unitList === null) unitList = splitOn(UNITS, " "); return inList(u, unitList); };
@@ -314,7 +350,7 @@
     if (unit === undefined) {
       if (style === "unit") throw new TypeErr("Invalid unit argument for Intl.NumberFormat() ''");
     } else if (!isWellFormedUnit(unit)) throw new RangeErr("Invalid unit argument for Intl.NumberFormat() '" + unit + "'");
-    getOption(options, "unitDisplay", UDISPLAYS, "short", NF);
+    const unitDisplay = getOption(options, "unitDisplay", UDISPLAYS, "short", NF);
     let cur = null;
     if (style === "currency") {
       currency = upperA(currency);
@@ -326,8 +362,11 @@
       if (cur === undefined && problem === null)
         problem = unsupported("Intl.NumberFormat: currency \"" + currency + "\" is not in this sandbox's table (" +
           "it has the ISO 4217 codes Node 20 knows, e.g. USD, EUR, GBP, JPY)");
-    } else if (style === "unit" && problem === null) {
-      problem = unsupported("Intl.NumberFormat: style \"unit\" is not supported in this sandbox; format the number and append the unit yourself");
+    } else if (style === "unit") {
+      nf.unit = unit; nf.unitDisplay = unitDisplay;
+      if (problem === null && loc.tier !== 1)
+        problem = unsupported("Intl.NumberFormat: unit formatting for locale \"" + loc.nf + "\" is not available in this sandbox (its " +
+          "unit names differ from en-US); use \"en-US\"");
     }
     // roundingIncrement (V8 11.3 reads it here)
     const roundingIncrement = defaultNumberOption(options.roundingIncrement, 1, 5000, 1, "roundingIncrement");
@@ -692,6 +731,12 @@
     }
     if (sign < 0) add("minusSign", "-"); else if (sign > 0) add("plusSign", "+");
     pushNum();
+    if (style === "unit") {
+      const w = unitOf(nf, one);
+      if (w[0]) add("literal", " ");
+      add("unit", w[1]);
+      return parts;
+    }
     // ICU names the sign of a compact percent a unit.
     if (style === "percent") add(nf.notation === "compact" ? "unit" : "percentSign", "%");
     return parts;
@@ -733,6 +778,7 @@
       const o = {};
       const put = (k, v) => defProp(o, k, { __proto__: null, value: v, writable: true, enumerable: true, configurable: true });
       put("locale", nf.locale); put("numberingSystem", "latn"); put("style", nf.style);
+      if (nf.style === "unit") { put("unit", nf.unit); put("unitDisplay", nf.unitDisplay); }
       if (nf.style === "currency") { put("currency", nf.currency); put("currencyDisplay", nf.currencyDisplay);
         // V8 11.3 reads this back from the ICU skeleton: accounting + signDisplay "never" shows as "standard"
         put("currencySign", nf.signDisplay === "never" ? "standard" : nf.currencySign); }
