@@ -32,7 +32,8 @@ out.push(JSON.stringify(r.formatToParts(-1234.5, "days")), JSON.stringify(r.form
   JSON.stringify(new Intl.RelativeTimeFormat("en", { numeric: "auto" }).formatToParts(-1, "day")), JSON.stringify(r.resolvedOptions()));
 for (const a of [[1, "days"], [1, "Day"], [NaN, "day"], [Infinity, "day"], [1, "decade"], ["3", "day"], [1n, "day"], [1], [NaN, "x"]])
   out.push(t(() => r.format(...a)), t(() => r.formatToParts(...a).length));
-out.push(t(() => new Intl.RelativeTimeFormat("en", { style: "tiny" })), t(() => Intl.RelativeTimeFormat()));
+out.push(t(() => new Intl.RelativeTimeFormat("en", { style: "tiny" })), t(() => Intl.RelativeTimeFormat()),
+  t(() => new Intl.RelativeTimeFormat("en", { numberingSystem: "!!" })), new Intl.RelativeTimeFormat("en", { numberingSystem: "latn" }).format(2, "day"));
 const p = new Intl.PluralRules("en"), o = new Intl.PluralRules("en", { type: "ordinal" });
 out.push(JSON.stringify(p.resolvedOptions()), JSON.stringify(o.resolvedOptions()),
   JSON.stringify(new Intl.PluralRules("en", { type: "ordinal", minimumSignificantDigits: 2 }).resolvedOptions()),

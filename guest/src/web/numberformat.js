@@ -5,9 +5,9 @@
 // scientific, engineering and compact notation; every digit, rounding,
 // grouping and sign option) and Intl.Collator (over collate.js's
 // localeCompare). It is exact or it throws: a locale whose numbers read
-// otherwise, roundingIncrement with a notation other than
-// the standard one, and a few roundingIncrement cases where ICU is itself
-// inexact throw a TypeError that says so; bad arguments throw the RangeError or TypeError V8 throws.
+// otherwise, roundingIncrement with a notation other than the standard
+// one, and a few roundingIncrement cases where ICU is itself inexact throw
+// a TypeError that says so; bad arguments throw V8's RangeError or TypeError.
 // Intl's other constructors (Locale, ...) throw a TypeError that names
 // what to use instead; the stubs of DateTimeFormat, PluralRules,
 // RelativeTimeFormat and ListFormat keep their places among Intl's
@@ -942,6 +942,7 @@
   // formatter's digits and parts for a Number.
   shared.resolveLocale = resolveLocale;
   shared.getOption = getOption;
+  shared.isTypeSequence = isTypeSequence;
   shared.coerceOptions = coerceOptions;
   shared.makeArray = makeArray;
   shared.numberFormatter = (bag) => wmGet(nfSlots, new NumberFormat("en-US", bag));

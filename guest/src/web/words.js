@@ -27,6 +27,7 @@
   const resolveLocale = shared.resolveLocale;
   const isDefaultTag = shared.isDefaultTag;
   const getOption = shared.getOption;
+  const isTypeSequence = shared.isTypeSequence;
   const coerceOptions = shared.coerceOptions;
   const makeArray = shared.makeArray;
   const numberFormatter = shared.numberFormatter;
@@ -204,6 +205,7 @@
     const options = coerceOptions(options0);
     getOption(options, "localeMatcher", MATCHERS, "best fit", RTF);
     const ns = getOption(options, "numberingSystem", null, undefined, RTF);
+    if (ns !== undefined && !isTypeSequence(ns)) throw new RangeErr("Invalid numberingSystem : " + ns);
     const style = getOption(options, "style", L("long", "short", "narrow"), "long", RTF);
     const numeric = getOption(options, "numeric", L("always", "auto"), "always", RTF);
     const loc = localeOf("RelativeTimeFormat", req);
