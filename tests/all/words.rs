@@ -94,3 +94,31 @@ async fn a_locale_whose_words_differ_is_refused_and_says_so() {
         "{message}"
     );
 }
+
+/// A program that replaces the built-ins these formatters use changes
+/// nothing they answer: every one was captured before programs run.
+#[tokio::test]
+async fn replaced_built_ins_do_not_change_an_answer() {
+    let program = r#"
+        const ask = () => [
+          new Intl.ListFormat("en").format(["a", "b", "c"]),
+          new Intl.RelativeTimeFormat("en", { numeric: "auto" }).format(-1, "day"),
+          new Intl.RelativeTimeFormat("en", { style: "short" }).format(1234.5, "hours"),
+          new Intl.PluralRules("en", { type: "ordinal" }).select(22),
+          JSON.stringify(new Intl.RelativeTimeFormat("en").formatToParts(-2, "weeks")),
+          JSON.stringify(new Intl.ListFormat("en", { type: "disjunction" }).formatToParts(["x", "y"])),
+          JSON.stringify(new Intl.PluralRules("en").resolvedOptions()),
+        ];
+        const before = ask();
+        String.prototype.slice = () => "X"; Array.prototype.push = () => 0; Function.prototype.call = () => "Y";
+        Object.defineProperty = () => { throw 1; }; Array.prototype.join = () => "J"; String.prototype.charCodeAt = () => 0;
+        Number = () => 7; String = () => "S"; WeakMap.prototype.get = () => undefined; WeakMap.prototype.set = () => 0;
+        Reflect.apply = () => 0; Reflect.ownKeys = () => []; Object.create = () => ({}); Object.setPrototypeOf = () => 0;
+        const after = ask();
+        let differ = "";
+        for (let i = 0; i < before.length; i++) if (before[i] !== after[i]) differ += before[i] + " became " + after[i] + "\n";
+        return [differ, before[0], before[2]];
+    "#;
+    let got = value(&run(program).await);
+    assert_eq!(got, json!(["", "a, b, and c", "in 1,234.5 hr."]));
+}
