@@ -62,10 +62,17 @@
         "en-US's words (use undefined, \"en\" or \"en-US\")");
     return loc;
   };
-  const noNew = (name) => new TypeErr("Constructor Intl." + name + " requires 'new'");
-  const protoOf = (nt, fallback) => {
+  // What each constructor does first, in V8's order: `new` required, the
+  // prototype from new.target, the locale list, the options and their
+  // localeMatcher. `args` is the constructor's `arguments`.
+  const opening = (name, nt, args, fallback) => {
+    if (nt === undefined) throw new TypeErr("Constructor Intl." + name + " requires 'new'");
     const p = nt.prototype;
-    return (typeof p === "object" && p !== null) || typeof p === "function" ? p : fallback;
+    const proto = (typeof p === "object" && p !== null) || typeof p === "function" ? p : fallback;
+    const req = canonicalizeLocaleList(args.length > 0 ? args[0] : undefined);
+    const options = coerceOptions(args.length > 1 ? args[1] : undefined);
+    getOption(options, "localeMatcher", MATCHERS, "best fit", "Intl." + name);
+    return { __proto__: null, proto, req, options };
   };
   const receiver = (slots, name) => (o, m) => {
     const s = (typeof o === "object" && o !== null) ? wmGet(slots, o) : undefined;
@@ -117,12 +124,7 @@
   const prSlots = new WeakMapCtor();
   const prOf = receiver(prSlots, "PluralRules");
   function PluralRules() {
-    if (new.target === undefined) throw noNew("PluralRules");
-    const locales = arguments.length > 0 ? arguments[0] : undefined, options0 = arguments.length > 1 ? arguments[1] : undefined;
-    const proto = protoOf(new.target, PRProto);
-    const req = canonicalizeLocaleList(locales);
-    const options = coerceOptions(options0);
-    getOption(options, "localeMatcher", MATCHERS, "best fit", PR);
+    const { proto, req, options } = opening("PluralRules", new.target, arguments, PRProto);
     const type = getOption(options, "type", L("cardinal", "ordinal"), "cardinal", PR);
     // The digit options, read in V8's order, rounded as Intl.NumberFormat rounds (with its errors).
     const bag = { __proto__: null };
@@ -198,12 +200,7 @@
   AUTO.narrow = AUTO.short;
   const splitSlash = (s) => { const a = list(); let cur = ""; for (let i = 0; i < s.length; i++) { if (s[i] === "/") { push(a, cur); cur = ""; } else cur += s[i]; } push(a, cur); return a; };
   function RelativeTimeFormat() {
-    if (new.target === undefined) throw noNew("RelativeTimeFormat");
-    const locales = arguments.length > 0 ? arguments[0] : undefined, options0 = arguments.length > 1 ? arguments[1] : undefined;
-    const proto = protoOf(new.target, RTFProto);
-    const req = canonicalizeLocaleList(locales);
-    const options = coerceOptions(options0);
-    getOption(options, "localeMatcher", MATCHERS, "best fit", RTF);
+    const { proto, req, options } = opening("RelativeTimeFormat", new.target, arguments, RTFProto);
     const ns = getOption(options, "numberingSystem", null, undefined, RTF);
     if (ns !== undefined && !isTypeSequence(ns)) throw new RangeErr("Invalid numberingSystem : " + ns);
     const style = getOption(options, "style", L("long", "short", "narrow"), "long", RTF);
@@ -280,12 +277,7 @@
     unit: { __proto__: null, long: L(", ", ", ", ", "), short: L(", ", ", ", ", "), narrow: L(" ", " ", " ") },
   };
   function ListFormat() {
-    if (new.target === undefined) throw noNew("ListFormat");
-    const locales = arguments.length > 0 ? arguments[0] : undefined, options0 = arguments.length > 1 ? arguments[1] : undefined;
-    const proto = protoOf(new.target, LFProto);
-    const req = canonicalizeLocaleList(locales);
-    const options = coerceOptions(options0);
-    getOption(options, "localeMatcher", MATCHERS, "best fit", LF);
+    const { proto, req, options } = opening("ListFormat", new.target, arguments, LFProto);
     const type = getOption(options, "type", L("conjunction", "disjunction", "unit"), "conjunction", LF);
     const style = getOption(options, "style", L("long", "short", "narrow"), "long", LF);
     const loc = localeOf("ListFormat", req);
