@@ -324,16 +324,23 @@ pub async fn serve_until(
                 .serve(io)
                 .await
                 .map_err(|e| Error::Serve(e.to_string()))?;
-            tokio::select! {
-                () = stdin_closed.cancelled() => {}
-                () = &mut stopped => {}
-            }
+            let signalled = tokio::select! {
+                () = stdin_closed.cancelled() => false,
+                () = &mut stopped => true,
+            };
             // Every run is cancelled and every waiting call answered now
             // (`stopping`), not after rmcp's own wait for its handlers
-            // (5 s); rmcp's token ends its service once their answers are
-            // out.
+            // (5 s); a call read after this is answered that it was not
+            // run.
             code.stopping();
-            running.cancellation_token().cancel();
+            // On stdin's end, rmcp still reads the lines the filter passed
+            // on before its end (its token, cancelled now, dropped those
+            // not yet read: they were never answered), then drains its
+            // handlers' answers. On a signal stdin is still open: its
+            // token ends its service once their answers are out.
+            if signalled {
+                running.cancellation_token().cancel();
+            }
             // rmcp sends the answers it has and lets go of its end, then
             // the last lines go out; an answer stuck behind a stdout nobody
             // reads held this for ever. On a signal too: the client, still
@@ -343,6 +350,7 @@ pub async fn serve_until(
                 let _ = out.await;
             })
             .await;
+            // (Past the bound, dropping the service cancels its token.)
             Ok(())
         }
         Transport::Http(addr) => serve_http(code.clone(), addr, stopped).await,

@@ -1323,6 +1323,45 @@ def test_on_stdin_eof_a_client_still_reading_gets_every_answer_and_the_server_ex
         server.close()
 
 
+def test_on_stdin_eof_every_request_sent_before_it_is_answered_once(tmp_path):
+    # stdin's end cancelled rmcp's service at once, and a request the
+    # filter had passed on but rmcp had not yet read was never answered
+    # (seen: the last of a burst, under a loaded machine). Each kind that
+    # goes to rmcp: a list, a ping, runs (a run not started when the
+    # server stops is answered that it was not run).
+    config = write_config(tmp_path, {}, max_running=2, budget={"wall_clock": "60s"})
+    server = RawServer(tmp_path, config)
+    try:
+        server.initialize()
+        burst = []
+        for i in range(150):
+            burst.append({"jsonrpc": "2.0", "id": f"list{i}", "method": "tools/list"})
+            burst.append({"jsonrpc": "2.0", "id": f"ping{i}", "method": "ping"})
+            burst.append(run_request(f"run{i}", f"return {i}"))
+        server.process.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in burst))
+        server.process.stdin.close()
+        # Read as a client does, to the end of stdout: one that does not
+        # read has its answers given up after 2 s.
+        answers = []
+        while True:
+            try:
+                answers.append(server.read())
+            except AssertionError as closed:
+                assert "closed its stdout" in str(closed), closed
+                break
+        assert server.process.wait(timeout=HANG) == 0, server.stderr.read_text()
+        assert not server.pending, f"a line cut: {bytes(server.pending[-200:])!r}"
+        ids = [a.get("id") for a in answers]
+        missing = [m["id"] for m in burst if m["id"] not in ids]
+        assert not missing, f"{len(missing)} unanswered, first {missing[:5]}"
+        assert len(ids) == len(set(ids)) == len(burst), len(ids)
+        for answer in answers:
+            if answer["id"].startswith("list"):
+                assert len(answer["result"]["tools"]) == 2, answer
+    finally:
+        server.close()
+
+
 def test_on_a_signal_a_client_still_reading_gets_every_answer_and_the_server_exits_at_once(tmp_path):
     # A signal stopped the server as stdin closing does, but wrote no answer:
     # the client saw its stdout close with its calls unanswered.
