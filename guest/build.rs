@@ -9,8 +9,8 @@
 /// it is sized against the native stack rather than made huge: QuickJS uses
 /// about 300 bytes of it per JavaScript call but about three times that of
 /// wasmtime's native stack (`max_wasm_stack`), so 3.75 MiB outlasts any
-/// native stack up to about 11 MiB. The evaluator's stack guard stops a
-/// program when half of it is used. (4 MiB until the set-up scripts grew
+/// native stack up to about 11 MiB. QuickJS's stack check throws at three
+/// quarters of it used (`limits::configure_stack`). (4 MiB until the set-up scripts grew
 /// the memory an execution starts with past 6 MiB, where a budget of 8 MiB
 /// left no room for a program.)
 const STACK_BYTES: u64 = 15 << 18;

@@ -141,8 +141,14 @@ static ALLOCATOR: OwnAllocator = OwnAllocator;
 
 /// QuickJS could not be set up (in practice: no memory for a runtime).
 #[derive(Debug, thiserror::Error)]
-#[error("could not set up the JavaScript engine: {0}")]
-pub struct SetupError(#[from] rquickjs::Error);
+pub enum SetupError {
+    #[error("could not set up the JavaScript engine: {0}")]
+    /// QuickJS refused (no memory).
+    Engine(#[from] rquickjs::Error),
+    /// Its stack limit could not be set (`limits::configure_stack`).
+    #[error("could not set up the JavaScript engine: {0}")]
+    Stack(&'static str),
+}
 
 /// One QuickJS runtime and context, ready to run one program.
 ///
@@ -187,12 +193,12 @@ impl Evaluator {
         let stop = Rc::new(RefCell::new(Stop::new()));
         let heap = Heap::new(stop.clone());
         let runtime = Runtime::new_with_alloc(heap.allocator())?;
-        limits::configure_stack(&runtime);
         let guard = StackGuard::new();
         limits::install_rejection_tracker(&runtime, &stop);
         limits::install_interrupt_handler(&runtime, &guard, &heap, &stop);
         let context = Context::full(&runtime)?;
         let (random, web, originals) = context.with(|ctx| {
+            limits::configure_stack(&ctx).map_err(SetupError::Stack)?;
             heap.attach(&ctx);
             let random = Random::install(&ctx)?;
             let web = Web::install(&ctx)?;
@@ -205,7 +211,7 @@ impl Evaluator {
             console::install(&ctx, &web)?;
             timers::install(&ctx)?;
             Intrinsics::capture(&ctx, &originals, &web)?.adopt_timers(&ctx)?;
-            Ok::<_, rquickjs::Error>((random, web, originals))
+            Ok::<_, SetupError>((random, web, originals))
         })?;
         Ok(Evaluator {
             random,

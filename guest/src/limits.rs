@@ -19,16 +19,23 @@
 //! with is counted as in use outside the heap, which leaves the
 //! allocator's slack its room.
 //!
-//! **Stack.** The QuickJS in rquickjs 0.14 disables its stack check when
-//! built for WASI (`update_stack_limit` forces `stack_limit = 0` under
-//! `__wasi__`, so `JS_SetMaxStackSize` has no effect there; quickjs-ng fixed
-//! this upstream later). Natively its check works and throws `RangeError`.
-//! On wasm the guest is linked stack-first (see `build.rs`), so a shadow
-//! stack that overflows faults below address 0 instead of writing over the
-//! heap, and [`StackGuard`] watches the shadow stack from QuickJS's interrupt
-//! handler and stops a runaway recursion while half the stack is still free.
-//! The handler runs only every few thousand calls, so the guard is a best
-//! effort too; the parent's trap handling is the backstop.
+//! **Stack.** QuickJS checks its stack at every call (and in its recursive
+//! C: the JSON parser, the regexp engine, the compiler) and throws V8's
+//! `RangeError: Maximum call stack size exceeded`, which a program can
+//! catch, as in Node; uncaught, the run ends `limit` with the program's
+//! place (`outcome`). The QuickJS in rquickjs 0.14 compiles that check's
+//! limit out when built for WASI (`update_stack_limit` forces
+//! `stack_limit = 0` under `__wasi__`), so [`configure_stack`] writes the
+//! limit into the runtime itself: a quarter of the shadow stack above its
+//! bottom. On wasm the guest is linked stack-first (see `build.rs`), so a
+//! shadow stack that overflows faults below address 0 instead of writing
+//! over the heap; [`StackGuard`] watches the shadow stack from QuickJS's
+//! interrupt handler and stops, uncatchably, a program below an eighth of
+//! it (C that recursed past QuickJS's limit without a check). The native
+//! stack is the parent's (`max_wasm_stack`): a path whose calls use more of
+//! it than of the shadow stack (getters, `map` callbacks, constructors,
+//! `apply`) can reach its end first, and the parent's trap handling ends
+//! the run `limit` there, uncatchably.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -141,20 +148,110 @@ pub(crate) fn gc_threshold(heap_in_use: u64, memory_limit: Option<usize>) -> usi
     in_use.saturating_add(GC_HEADROOM.min(room / 4))
 }
 
-/// Sets QuickJS's own stack limit where it has an effect.
-pub(crate) fn configure_stack(runtime: &Runtime) {
-    // Natively the default (1 MiB) suits the threads tests run on. On WASI
-    // the call is a no-op in rquickjs 0.14; it is made anyway so that the
-    // limit takes effect once the vendored QuickJS honours it there.
+/// Sets QuickJS's own stack limit, which it checks at every call (and in
+/// its recursive C: the JSON parser, the regexp engine, the bytecode
+/// emitter): a recursion that reaches it throws `RangeError: Maximum call
+/// stack size exceeded`, as V8 does, at the same depth every time.
+///
+/// Natively the default (1 MiB) suits the threads tests run on. On wasm the
+/// limit is the shadow stack's lowest address plus [`STACK_MARGIN`] of it,
+/// written into the runtime ([`quickjs_stack`]); an error when the runtime's
+/// field cannot be found, so that a QuickJS whose layout changed fails the
+/// set-up (and every test) rather than running without a limit.
+pub(crate) fn configure_stack(ctx: &rquickjs::Ctx<'_>) -> Result<(), &'static str> {
     #[cfg(target_arch = "wasm32")]
     if let Some((low, high)) = shadow_stack::bounds() {
-        runtime.set_max_stack_size((high - low) / 2);
+        let runtime = unsafe { rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
+        // SAFETY: the runtime is alive (the context holds it), and no
+        // other thread exists.
+        unsafe { quickjs_stack::set_limit(runtime, low + (high - low) / STACK_MARGIN) }?;
     }
     #[cfg(not(target_arch = "wasm32"))]
-    let _ = runtime;
+    let _ = ctx;
+    Ok(())
+}
+
+/// The part of the shadow stack kept below QuickJS's limit (a quarter):
+/// what runs after the limit is reached (the `RangeError` made with its
+/// stack, a program's `catch`, each of its calls checked again) and C
+/// that recurses without a check.
+#[cfg(target_arch = "wasm32")]
+const STACK_MARGIN: usize = 4;
+
+/// QuickJS's stack limit on WASI.
+///
+/// rquickjs 0.14's QuickJS compiles its stack check out for WASI:
+/// `update_stack_limit` writes 0 (no limit) to the runtime's `stack_limit`
+/// under `__wasi__`, whatever `JS_SetMaxStackSize` is given. The check
+/// itself is compiled in (`js_check_stack_overflow`: the frame's address
+/// against `stack_limit`), and `__builtin_frame_address` is the shadow
+/// stack's pointer on wasm. So the limit is written into the field
+/// directly; nothing else writes it after set-up (only
+/// `JS_UpdateStackTop` and `JS_SetMaxStackSize` do, and the guest calls
+/// neither afterwards: its jobs run through `JS_ExecutePendingJob`).
+///
+/// The field is private to quickjs.c; it is found by its place beside
+/// `stack_size`, which `JS_SetMaxStackSize` writes: three words
+/// `stack_size, stack_top, stack_limit`. Each of two distinct sizes is
+/// written and the runtime searched for the one place where that size is
+/// followed, two words on, by the 0 of `stack_limit`; the two searches
+/// must agree on exactly one place.
+#[cfg(target_arch = "wasm32")]
+mod quickjs_stack {
+    use rquickjs::qjs;
+
+    /// Two sizes no other word of the runtime holds, each under rquickjs's
+    /// 16 MiB sanity bound (past it the size is taken as 0).
+    const PROBES: [qjs::size_t; 2] = [0x00a5_5a5c, 0x005a_a5a4];
+
+    /// Words of the runtime searched: its fields up to `stack_limit` are
+    /// about 150 (the arena's lists of free blocks among them).
+    const SEARCHED: usize = 512;
+
+    /// Writes `limit` as the runtime's stack limit.
+    ///
+    /// # Safety
+    ///
+    /// `runtime` is a live QuickJS runtime used by no other thread.
+    pub(super) unsafe fn set_limit(
+        runtime: *mut qjs::JSRuntime,
+        limit: usize,
+    ) -> Result<(), &'static str> {
+        let limit = qjs::size_t::try_from(limit).map_err(|_| "the stack limit is out of range")?;
+        // `uintptr_t`, the fields' type, is `size_t`'s width on wasm32.
+        let words = runtime.cast::<qjs::size_t>();
+        let places = |probe: qjs::size_t| -> Vec<usize> {
+            // SAFETY: as the caller promises; SEARCHED words (2 KiB) lie
+            // within the runtime or the heap's memory after it.
+            unsafe {
+                qjs::JS_SetMaxStackSize(runtime, probe);
+                (0..SEARCHED - 2)
+                    .filter(|&i| *words.add(i) == probe && *words.add(i + 2) == 0)
+                    .collect()
+            }
+        };
+        let (first, second) = (places(PROBES[0]), places(PROBES[1]));
+        let [at] = first[..] else {
+            return Err("QuickJS's stack limit could not be found in its runtime");
+        };
+        if second != [at] {
+            return Err("QuickJS's stack limit could not be found in its runtime");
+        }
+        // SAFETY: `at + 2` was read above; the size written is the limit's
+        // distance from the stack's top, for what reads it (nothing here).
+        unsafe {
+            let top = *words.add(at + 1);
+            qjs::JS_SetMaxStackSize(runtime, top.saturating_sub(limit));
+            *words.add(at + 2) = limit;
+        }
+        Ok(())
+    }
 }
 
 /// Stops a program whose recursion is about to exhaust the shadow stack.
+///
+/// A backstop under QuickJS's own check (see the module's docs), looking
+/// only when the interrupt handler runs: every 10,000 ticks.
 ///
 /// Installed as QuickJS's interrupt handler: when it fires, QuickJS throws
 /// an uncatchable `InternalError: interrupted`, and [`StackGuard::tripped`]
@@ -248,7 +345,7 @@ pub(crate) fn install_interrupt_handler(
     let heap = heap.clone();
     #[cfg(target_arch = "wasm32")]
     let stack =
-        shadow_stack::bounds().map(|(low, high)| (low + (high - low) / 2, guard.tripped.clone()));
+        shadow_stack::bounds().map(|(low, high)| (low + (high - low) / 8, guard.tripped.clone()));
     #[cfg(not(target_arch = "wasm32"))]
     let _ = guard;
     let stops = move || {

@@ -669,6 +669,47 @@ async fn recursion_as_deep_as_node_allows_returns() {
     assert_eq!(value(&outcome), json!([8000, 3000]));
 }
 
+/// A recursion ends where the stack ends, not where a counter stands: the
+/// guest's only stack check was a guard that looked every 10,000 QuickJS
+/// ticks, so how deep a recursion went, and whether it ended as the
+/// guard's uncatchable stop or as the wasm stack's trap, moved with the
+/// ticks spent before it (any change to the set-up scripts moved them, and
+/// two tests with them). QuickJS's own check, at every call, now throws
+/// V8's `RangeError`, which a program catches as in Node, at the same depth
+/// whatever ran before; uncaught, it ends the run `limit` with its place.
+#[tokio::test]
+async fn a_recursion_throws_at_the_same_depth_whatever_ran_before_and_can_be_caught() {
+    let outcome = run(
+        "function spin(n) { let x = 0; for (let i = 0; i < n; i++) x += i; return x; }\n\
+         let depth = 0; function down() { depth++; down(); }\n\
+         const seen = [];\n\
+         for (let ticks = 0; ticks < 10000; ticks += 1250) {\n\
+           spin(ticks); depth = 0;\n\
+           try { down(); } catch (e) { seen.push([depth, e instanceof RangeError, e.message]); }\n\
+         }\n\
+         return seen;",
+    )
+    .await;
+    let seen = value(&outcome);
+    let seen = seen.as_array().expect("an array");
+    assert_eq!(seen.len(), 8, "{seen:?}");
+    let first = &seen[0];
+    assert!(
+        first[0].as_u64().is_some_and(|depth| depth >= 10_000),
+        "{first}"
+    );
+    assert_eq!(first[1], json!(true), "{first}");
+    assert_eq!(first[2], json!("Maximum call stack size exceeded"));
+    assert!(seen.iter().all(|one| one == first), "{seen:?}");
+
+    let outcome = run("function down(n) { return down(n + 1) + 1; }\nreturn down(0);").await;
+    assert_failed(
+        &outcome,
+        FailureKind::Limit,
+        "stack limit: RangeError: Maximum call stack size exceeded at line 1, column",
+    );
+}
+
 /// Calls still queued behind the in-flight cap when the program ended were
 /// told as calls whose answers were dropped (and the console counted three
 /// where the Result counted one call): they were never sent, and the one

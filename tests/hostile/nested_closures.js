@@ -1,16 +1,11 @@
 // 100,000 closures, each calling the one before: no function recurses into
-// itself, but the stack is as deep. It ends `limit` either way a recursion
-// can end: at the guest's guard on its shadow stack ("stack limit: the
-// program recursed too deeply", with the program's place), or at the
-// parent's 8 MiB `max_wasm_stack` ("stack overflow: the child recursed too
-// deeply"). Which comes first is not the program's doing: the guard looks
-// only when QuickJS calls its interrupt handler, every 10,000 ticks (a
-// call is one), and a plain recursion fills the native stack in about
-// 9,300 calls; where the count stands when the recursion starts depends on
-// everything the snapshot's set-up ran. Adding a set-up script moved it,
-// and this case moved from the guard to the native stack.
+// itself, but the stack is as deep. QuickJS's stack check, at every call,
+// throws V8's RangeError at the same depth every time; nothing catches it,
+// so the run ends `limit` with the program's place. (Before that check was
+// restored on wasm, the guest's guard looked every 10,000 ticks, and whether
+// it or the 8 MiB wasm stack ended this case moved with the set-up scripts.)
 // expect: limit
-// error: recursed too deeply
+// error: RangeError: Maximum call stack size exceeded at line 10
 let f = () => 1;
 for (let i = 0; i < 1e5; i++) { const g = f; f = () => g() + 1; }
 return f();
