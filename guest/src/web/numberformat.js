@@ -618,8 +618,9 @@
       minFrac = -dm;
     }
     if (minFrac < 0) minFrac = 0;
-    // digits of r
+    // digits of r (and its magnitude, for the other notations, from the digits already written)
     let s = toStr(r.n), intS, fracS;
+    const mag = r.n === 0n ? 0 : s.length - 1 + r.q;
     if (r.q >= 0) { intS = r.n === 0n ? "0" : s + repeat("0", r.q); fracS = ""; }
     else {
       const k = -r.q;
@@ -638,7 +639,7 @@
     if (j > 0) intS = slice(intS, j);
     const one = intS === "1" && fracS.length === 0;
     if (intS.length < nf.mnid) intS = repeat("0", nf.mnid - intS.length) + intS;
-    return { __proto__: null, int: intS, frac: fracS, zero: r.n === 0n, one, mag: r.n === 0n ? 0 : magnitude(r.n, r.q), exp: 0 };
+    return { __proto__: null, int: intS, frac: fracS, zero: r.n === 0n, one, mag, exp: 0 };
   };
 
   // Scientific, engineering and compact notation, as ICU takes a power of ten out (its `getMultiplier` and
