@@ -731,8 +731,11 @@ def raw_answers(tmp_path, lines):
     path = tmp_path / "empty.json"
     path.write_text(json.dumps({"mcpServers": {}}))
     lines = [{**INITIALIZE, "id": 0}, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *lines]
+    # Every message with an id that is no answer is answered, one without a
+    # method too (counting only those with one closed stdin with an answer
+    # still due, which the server then dropped: item 117).
     requests = sum(1 for line in lines for m in (line if isinstance(line, list) else [line])
-                   if "id" in m and "method" in m)
+                   if "id" in m and "result" not in m and "error" not in m)
     server = RawServer(tmp_path, path)
     try:
         for line in lines:
