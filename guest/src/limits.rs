@@ -161,9 +161,11 @@ pub(crate) fn gc_threshold(heap_in_use: u64, memory_limit: Option<usize>) -> usi
 pub(crate) fn configure_stack(ctx: &rquickjs::Ctx<'_>) -> Result<(), &'static str> {
     #[cfg(target_arch = "wasm32")]
     if let Some((low, high)) = shadow_stack::bounds() {
+        // SAFETY: the context is live for the call.
         let runtime = unsafe { rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
-        // SAFETY: the runtime is alive (the context holds it), and no
-        // other thread exists.
+        // SAFETY: the runtime is alive (the context holds it), the
+        // evaluator made it with the heap's allocator, and no other thread
+        // exists.
         unsafe { quickjs_stack::set_limit(runtime, low + (high - low) / STACK_MARGIN) }?;
     }
     #[cfg(not(target_arch = "wasm32"))]
@@ -198,21 +200,21 @@ const STACK_MARGIN: usize = 4;
 /// must agree on exactly one place.
 #[cfg(target_arch = "wasm32")]
 mod quickjs_stack {
+    use rquickjs::allocator::Allocator;
     use rquickjs::qjs;
+
+    use crate::heap::HeapAllocator;
 
     /// Two sizes no other word of the runtime holds, each under rquickjs's
     /// 16 MiB sanity bound (past it the size is taken as 0).
     const PROBES: [qjs::size_t; 2] = [0x00a5_5a5c, 0x005a_a5a4];
 
-    /// Words of the runtime searched: its fields up to `stack_limit` are
-    /// about 150 (the arena's lists of free blocks among them).
-    const SEARCHED: usize = 512;
-
     /// Writes `limit` as the runtime's stack limit.
     ///
     /// # Safety
     ///
-    /// `runtime` is a live QuickJS runtime used by no other thread.
+    /// `runtime` is a live QuickJS runtime, made with the heap's allocator
+    /// ([`HeapAllocator`]), used by no other thread.
     pub(super) unsafe fn set_limit(
         runtime: *mut qjs::JSRuntime,
         limit: usize,
@@ -220,12 +222,17 @@ mod quickjs_stack {
         let limit = qjs::size_t::try_from(limit).map_err(|_| "the stack limit is out of range")?;
         // `uintptr_t`, the fields' type, is `size_t`'s width on wasm32.
         let words = runtime.cast::<qjs::size_t>();
+        // The runtime is one block of the heap's allocator (QuickJS's
+        // `js_calloc` of its size): only its own words are read.
+        // SAFETY: as the caller promises.
+        let size = unsafe { <HeapAllocator as Allocator>::usable_size(runtime.cast()) };
+        let count = size / std::mem::size_of::<qjs::size_t>();
         let places = |probe: qjs::size_t| -> Vec<usize> {
-            // SAFETY: as the caller promises; SEARCHED words (2 KiB) lie
-            // within the runtime or the heap's memory after it.
+            // SAFETY: as the caller promises; every word read is the
+            // runtime's.
             unsafe {
                 qjs::JS_SetMaxStackSize(runtime, probe);
-                (0..SEARCHED - 2)
+                (0..count.saturating_sub(2))
                     .filter(|&i| *words.add(i) == probe && *words.add(i + 2) == 0)
                     .collect()
             }
