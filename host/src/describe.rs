@@ -84,15 +84,19 @@ impl Tools {
              `CustomEvent`, `EventTarget`, `DOMException`, `atob`, `btoa`, `queueMicrotask`, \
              `performance`. `TextDecoder` is UTF-8 only. `console` is Node's (`log`, `table`, \
              `time`, ...); its output is shown to the operator, not returned.\n\
-             - Numbers format as en-US (`toLocaleString`, `Intl.NumberFormat` with decimal, \
-             percent and currency styles); other locales and compact or unit formats throw. \
+             - Numbers format as en-US (`toLocaleString`, `Intl.NumberFormat` in every style, \
+             unit and currency included, and every notation, compact included), and \
+             `Intl.PluralRules`, `Intl.RelativeTimeFormat` and `Intl.ListFormat` speak English; \
+             other locales throw. \
              Dates format as en-US, and the time zone is UTC (`toLocaleDateString`, \
              `toLocaleTimeString`, `toLocaleString`, `Intl.DateTimeFormat` with every option); \
              other locales and time zones throw. `localeCompare` sorts as in English (with `sensitivity`, `numeric`, \
              `caseFirst`, `ignorePunctuation`) for Latin, Greek, Cyrillic and Hangul text, digits and \
              punctuation; it throws for other scripts, emoji and locales whose order differs.\n\
-             - Recursion deeper than about 9,000 calls (4,500 async) ends the run, uncatchably: \
-             walk very deep data with a loop and a stack.\n",
+             - Recursion deeper than about 10,800 calls throws `RangeError: Maximum call stack size \
+             exceeded`, as in Node; through callbacks, getters or `async` functions it can instead \
+             end the run, uncatchably, from about 4,200 calls: walk very deep data with a loop and a \
+             stack.\n",
         );
         out.push_str("\nThe limits of this execution:\n");
         // "none" would read as "no calls allowed".
