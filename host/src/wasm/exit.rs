@@ -99,12 +99,14 @@ pub enum ChildFailure {
     /// shadow stack in its linear memory (seen as a fault just below address
     /// 0, which wraps to the top of the 32-bit address space). A shadow-stack
     /// overflow that faults inside `memory.fill`/`memory.copy` carries no
-    /// address and shows up as a [`Trap`](ChildFailure::Trap) instead. The
-    /// QuickJS guest stops a JavaScript recursion itself while half its
-    /// shadow stack is still free (about 9,000 plain calls, its own `limit`
-    /// Result); at the default `max_wasm_stack` (8 MiB) a recursion through
-    /// QuickJS's C (`JSON.parse` of deep brackets, an async recursion)
-    /// ends here.
+    /// address and shows up as a [`Trap`](ChildFailure::Trap) instead. In
+    /// the QuickJS guest a JavaScript recursion meets QuickJS's own stack
+    /// check first, a quarter of its shadow stack above the bottom (10,836
+    /// plain calls: a `RangeError` the program may catch, its own `limit`
+    /// Result if it does not); at the default `max_wasm_stack` (8 MiB) a
+    /// recursion through QuickJS's C (`JSON.parse` of deep brackets) or
+    /// through calls heavy on the wasm stack (callbacks, getters, an async
+    /// recursion) ends here.
     #[error("stack overflow: the child recursed too deeply")]
     StackOverflow,
     /// The caller cancelled the run.
