@@ -897,7 +897,8 @@ async fn answers_in(from: impl AsyncRead + Unpin, to: impl AsyncWrite + Unpin) {
 /// (rmcp would drop it), and what `too_long` makes of its ends and length
 /// goes in its place once it has ended. What either pushes to its second
 /// argument goes to `back` (answers to the sender of the lines) before the
-/// next line is read, waiting while `back` is full.
+/// next line is read, waiting while `back` is full. A last line without its
+/// newline is read as a line that ended.
 async fn filter_lines(
     from: impl AsyncRead + Unpin,
     mut to: impl AsyncWrite + Unpin,
@@ -910,27 +911,45 @@ async fn filter_lines(
     let mut line = Vec::new();
     // Inside a line too long to hold: only its ends are kept.
     let mut long: Option<Long> = None;
-    loop {
-        let chunk = match from.fill_buf().await {
-            Ok(chunk) if !chunk.is_empty() => chunk,
+    let mut ended = false;
+    while !ended {
+        match from.fill_buf().await {
+            Ok(chunk) if !chunk.is_empty() => {
+                let newline = chunk.iter().position(|&b| b == b'\n');
+                let take = newline.map_or(chunk.len(), |at| at + 1);
+                let part = &chunk[..take];
+                if let Some(long) = &mut long {
+                    long.take(part);
+                } else if line.len() + take > MAX_LINE_LENGTH {
+                    let mut started = Long::default();
+                    started.take(&line);
+                    started.take(part);
+                    long = Some(started);
+                    line.clear();
+                } else {
+                    line.extend_from_slice(part);
+                }
+                from.consume(take);
+                if newline.is_none() {
+                    continue;
+                }
+            }
+            // The input ended (or failed) inside a line: its sender closed
+            // it right after a message without its newline. That message
+            // is read as one that ended, so that a request there is
+            // answered: rmcp drops a line that never ends, and the client
+            // would wait on its id for ever.
+            _ if long.is_some() || line.iter().any(|b| !b.is_ascii_whitespace()) => {
+                ended = true;
+                if long.is_none() && line.len() < MAX_LINE_LENGTH {
+                    line.push(b'\n');
+                } else if long.is_none() {
+                    let mut whole = Long::default();
+                    whole.take(&line);
+                    long = Some(whole);
+                }
+            }
             _ => break,
-        };
-        let newline = chunk.iter().position(|&b| b == b'\n');
-        let take = newline.map_or(chunk.len(), |at| at + 1);
-        if let Some(long) = &mut long {
-            long.take(&chunk[..take]);
-        } else if line.len() + take > MAX_LINE_LENGTH {
-            let mut started = Long::default();
-            started.take(&line);
-            started.take(&chunk[..take]);
-            long = Some(started);
-            line.clear();
-        } else {
-            line.extend_from_slice(&chunk[..take]);
-        }
-        from.consume(take);
-        if newline.is_none() {
-            continue;
         }
         let written = if let Some(long) = long.take() {
             to.write_all(&too_long(&long, &mut answers)).await
@@ -953,8 +972,6 @@ async fn filter_lines(
             }
         }
     }
-    // A last line without its newline goes as it came (rmcp drops it).
-    let _ = to.write_all(&line).await;
 }
 
 /// Writes rmcp's lines and the filter's answers to `to`, an answer only
@@ -1649,5 +1666,32 @@ mod tests {
             lines[1],
             serde_json::from_str::<serde_json::Value>(plain).unwrap()
         );
+    }
+
+    /// An upstream that ended its output right after an answer without its
+    /// newline: rmcp drops a line that never ends, and the call waited for
+    /// ever. The line is passed on ended; a line of only blanks is not, and
+    /// a line too long to read that ends there is answered as one.
+    #[tokio::test]
+    async fn a_last_line_without_its_newline_is_passed_on_as_one_that_ended() {
+        let plain = "{\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{}}";
+        let mut to_rmcp = Vec::new();
+        answers_in(plain.as_bytes(), &mut to_rmcp).await;
+        assert_eq!(to_rmcp, format!("{plain}\n").into_bytes());
+
+        let mut to_rmcp = Vec::new();
+        answers_in(format!("{plain}\n  \t").as_bytes(), &mut to_rmcp).await;
+        assert_eq!(to_rmcp, format!("{plain}\n").into_bytes());
+
+        let long = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":11,\"result\":\"{}\"}}",
+            "x".repeat(MAX_LINE_LENGTH)
+        );
+        let mut to_rmcp = Vec::new();
+        answers_in(long.as_bytes(), &mut to_rmcp).await;
+        let lines = json_lines(&to_rmcp);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(lines[0]["id"], 11);
+        assert_eq!(lines[0]["error"]["code"], TOO_LONG);
     }
 }

@@ -1365,6 +1365,36 @@ def test_on_stdin_eof_every_request_sent_before_it_is_answered_once(tmp_path):
         server.close()
 
 
+@pytest.mark.parametrize("last, answer", [
+    (b'{"jsonrpc":"2.0","id":"last","method":"ping"}', "result"),
+    (b'{"jsonrpc":"2.0","id":"last","method":"tools/call","params":[1]}', "error"),
+    (b'{"jsonrpc":"2.0","id":"last","method":"pi', "error"),
+])
+def test_a_last_request_without_its_newline_is_answered(tmp_path, last, answer):
+    # rmcp drops a last line that never ends (as the TypeScript SDK does):
+    # a client that closed stdin right after a request without its newline
+    # waited on its id for ever. Now it is read as a line that ended: served,
+    # refused for its shape, or refused as JSON cut short, under its id.
+    config = write_config(tmp_path, {})
+    server = RawServer(tmp_path, config)
+    try:
+        server.initialize()
+        server.process.stdin.write(last)
+        server.process.stdin.close()
+        answers = []
+        while True:
+            try:
+                answers.append(server.read())
+            except AssertionError as closed:
+                assert "closed its stdout" in str(closed), closed
+                break
+        assert server.process.wait(timeout=HANG) == 0, server.stderr.read_text()
+        (got,) = [a for a in answers if a.get("id") == "last"]
+        assert answer in got, got
+    finally:
+        server.close()
+
+
 def test_on_a_signal_a_client_still_reading_gets_every_answer_and_the_server_exits_at_once(tmp_path):
     # A signal stopped the server as stdin closing does, but wrote no answer:
     # the client saw its stdout close with its calls unanswered.
