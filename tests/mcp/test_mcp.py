@@ -917,6 +917,16 @@ class RawServer(Watched):
         del self.pending[:end + 1]
         return json.loads(line)
 
+    def read_to_end(self):
+        """Every line the server writes until it closes its stdout, as JSON."""
+        lines = []
+        while True:
+            try:
+                lines.append(self.read())
+            except AssertionError as closed:
+                assert "closed its stdout" in str(closed), closed
+                return lines
+
     def initialize(self):
         self.send(INITIALIZE)
         assert self.read()["id"] == "init"
@@ -1345,13 +1355,7 @@ def test_on_stdin_eof_every_request_sent_before_it_is_answered_once(tmp_path):
         server.process.stdin.close()
         # Read as a client does, to the end of stdout: one that does not
         # read has its answers given up after 2 s.
-        answers = []
-        while True:
-            try:
-                answers.append(server.read())
-            except AssertionError as closed:
-                assert "closed its stdout" in str(closed), closed
-                break
+        answers = server.read_to_end()
         assert server.process.wait(timeout=HANG) == 0, server.stderr.read_text()
         assert not server.pending, f"a line cut: {bytes(server.pending[-200:])!r}"
         ids = [a.get("id") for a in answers]
@@ -1381,13 +1385,7 @@ def test_a_last_request_without_its_newline_is_answered(tmp_path, last, answer):
         server.initialize()
         server.process.stdin.write(last)
         server.process.stdin.close()
-        answers = []
-        while True:
-            try:
-                answers.append(server.read())
-            except AssertionError as closed:
-                assert "closed its stdout" in str(closed), closed
-                break
+        answers = server.read_to_end()
         assert server.process.wait(timeout=HANG) == 0, server.stderr.read_text()
         (got,) = [a for a in answers if a.get("id") == "last"]
         assert answer in got, got
