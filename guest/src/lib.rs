@@ -142,8 +142,8 @@ static ALLOCATOR: OwnAllocator = OwnAllocator;
 /// QuickJS could not be set up (in practice: no memory for a runtime).
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
-    #[error("could not set up the JavaScript engine: {0}")]
     /// QuickJS refused (no memory).
+    #[error("could not set up the JavaScript engine: {0}")]
     Engine(#[from] rquickjs::Error),
     /// Its stack limit could not be set (`limits::configure_stack`).
     #[error("could not set up the JavaScript engine: {0}")]
