@@ -12,22 +12,20 @@ use wasmtime::{
 use super::cache;
 use super::error::WasmError;
 
-/// Default most wasm stack a child may use: 8 MiB. QuickJS recurses through
-/// its interpreter for every JavaScript call, so this bounds a program's
-/// recursion depth. Measured with the QuickJS guest: a plain recursion
-/// reaches 10,836 calls (Node 20: about 10,400 to 13,900 by the function),
-/// where QuickJS's own stack check on the guest's shadow stack throws
-/// `RangeError: Maximum call stack size exceeded`, catchable as in Node;
-/// recursions whose calls use more native stack than shadow stack (through
-/// getters, `map` callbacks, constructors, `apply`, generators, `async`
-/// functions) end at this stack's overflow instead, at 4,250 to 9,350
-/// calls (Node throws at 3,200 to 10,400 on those), as `limit`, which no
-/// `try` catches. At 2 MiB they
-/// ended at 2,800 and 1,500, short of what ordinary code (a recursive walk
-/// of a deep tree) needs. The stack is host memory outside `max_memory`,
-/// touched only as deep as the child recurses, and returned to the kernel
-/// past [`STACK_KEEP_RESIDENT`] when the child ends: `return 1` measured
-/// the same at 2 and 8 MiB.
+/// Default most wasm stack a child may use: 8 MiB. QuickJS recurses through its
+/// interpreter for every JavaScript call, so this bounds a program's recursion
+/// depth. Measured with the QuickJS guest: a plain recursion reaches 10,836
+/// calls (Node 20: about 10,400 to 13,900 by the function), where QuickJS's own
+/// stack check on the guest's shadow stack throws `RangeError: Maximum call
+/// stack size exceeded`, catchable as in Node; recursions whose calls use more
+/// native stack than shadow stack (through getters, `map` callbacks,
+/// constructors, `apply`, generators, `async` functions) end at this stack's
+/// overflow instead, at 4,250 to 9,350 calls (Node throws at 3,200 to 10,400 on
+/// those), as `limit`, which no `try` catches. At 2 MiB they ended at 2,800 and
+/// 1,500, short of what ordinary code (a recursive walk of a deep tree) needs.
+/// The stack is host memory outside `max_memory`, touched only as deep as the
+/// child recurses, and returned to the kernel past [`STACK_KEEP_RESIDENT`] when
+/// the child ends: `return 1` measured the same at 2 and 8 MiB.
 pub const DEFAULT_MAX_WASM_STACK: usize = 8 << 20;
 
 /// Stack left to host functions on top of the wasm stack, on the fiber each
