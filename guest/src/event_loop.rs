@@ -33,7 +33,6 @@ use rquickjs::{Ctx, Promise, Value, qjs};
 use wire::{ClientError, FailureKind, FrameError, ProtocolError, Reply};
 
 use crate::heap::Heap;
-use crate::limits::StackGuard;
 use crate::session::Session;
 use crate::stop::{Reason, Stop};
 use crate::throw_site;
@@ -49,8 +48,6 @@ pub(crate) enum Settled<'js> {
     Rejected(Value<'js>),
     /// It is pending and nothing left can settle it.
     Stuck,
-    /// The stack guard stopped the program.
-    Stopped,
     /// The parent broke the protocol; the text says how.
     Protocol(String),
     /// The run was stopped from outside the program.
@@ -60,13 +57,11 @@ pub(crate) enum Settled<'js> {
 /// Drives `promise` to an end. `tell_parent`: the parent takes Withdraw
 /// messages (the Start's `withdraw`). What the transport still holds when
 /// it returns, the caller flushes.
-#[allow(clippy::too_many_arguments)] // one run's parts, each used once
 pub(crate) fn drive<'js, T: Transport + ?Sized>(
     ctx: &Ctx<'js>,
     session: &Session<'js>,
     promise: &Promise<'js>,
     transport: &mut T,
-    guard: &StackGuard,
     heap: &Heap,
     stop: &Stop,
     tell_parent: bool,
@@ -80,9 +75,6 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
         }
         while let Some(job) = run_one_job(ctx) {
             note_throw(ctx, session, promise);
-            if guard.tripped() {
-                return Settled::Stopped;
-            }
             if let Some(reason) = stop.reason() {
                 // An interrupted job threw; the stop says why.
                 return halted(ctx, promise, reason);
@@ -93,9 +85,6 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
                 // so the program ends with what was thrown.
                 return Settled::Rejected(thrown);
             }
-        }
-        if guard.tripped() {
-            return Settled::Stopped;
         }
         // Calls whose signal aborted: the transport stops waiting for them
         // (and, with `tell_parent`, the parent ends their handlers).
@@ -132,7 +121,7 @@ pub(crate) fn drive<'js, T: Transport + ?Sized>(
             channel_first = true;
             // The timer's code is not an answer's: the calls go first.
             transport.flush();
-            if let Some(stop) = fire_one(ctx, session, now, guard, stop) {
+            if let Some(stop) = fire_one(ctx, session, now, stop) {
                 return stop;
             }
             continue;
@@ -185,12 +174,11 @@ fn halted<'js>(ctx: &Ctx<'js>, promise: &Promise<'js>, reason: Reason) -> Settle
 
 /// Fires the first timer due at `now`, if any. `Some` when that ends the
 /// run: the callback threw (the execution ends with what it threw, as an
-/// uncaught exception) or the stack guard stopped it.
+/// uncaught exception) or the run was stopped.
 fn fire_one<'js>(
     ctx: &Ctx<'js>,
     session: &Session<'js>,
     now: Instant,
-    guard: &StackGuard,
     stop: &Stop,
 ) -> Option<Settled<'js>> {
     let due = session
@@ -198,9 +186,6 @@ fn fire_one<'js>(
         .flatten()?;
     throw_site::take(ctx, session);
     let called = due.callback.call::<_, ()>((Rest(due.args),));
-    if guard.tripped() {
-        return Some(Settled::Stopped);
-    }
     if called.is_err()
         && let Some(reason) = stop.reason()
     {

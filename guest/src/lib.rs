@@ -122,7 +122,6 @@ use wire::{FailureKind, Start};
 use crate::event_loop::Settled;
 use crate::heap::Heap;
 use crate::intrinsics::{Intrinsics, Originals};
-use crate::limits::StackGuard;
 use crate::outcome::{Ending, Judge};
 use crate::program::Sent;
 use crate::random::Random;
@@ -170,7 +169,6 @@ pub struct Evaluator {
     /// collections.
     _runtime: Runtime,
     context: Context,
-    guard: StackGuard,
     /// QuickJS's heap, which holds the run's memory limit and counts what
     /// QuickJS holds.
     heap: Heap,
@@ -193,9 +191,8 @@ impl Evaluator {
         let stop = Rc::new(RefCell::new(Stop::new()));
         let heap = Heap::new(stop.clone());
         let runtime = Runtime::new_with_alloc(heap.allocator())?;
-        let guard = StackGuard::new();
         limits::install_rejection_tracker(&runtime, &stop);
-        limits::install_interrupt_handler(&runtime, &guard, &heap, &stop);
+        limits::install_interrupt_handler(&runtime, &heap, &stop);
         let context = Context::full(&runtime)?;
         let (random, web, originals) = context.with(|ctx| {
             limits::configure_stack(&ctx).map_err(SetupError::Stack)?;
@@ -219,7 +216,6 @@ impl Evaluator {
             originals,
             _runtime: runtime,
             context,
-            guard,
             heap,
             stop,
             used: false,
@@ -308,7 +304,6 @@ impl Evaluator {
         };
         self.heap
             .set_next_collection(limits::gc_threshold(heap_in_use, memory_limit));
-        let guard = self.guard.clone();
         let heap = self.heap.clone();
         let random = &self.random;
         let web = &self.web;
@@ -341,7 +336,6 @@ impl Evaluator {
                 session: &session,
                 sent: &sent,
                 tools: &start.bindings,
-                guard: &guard,
             };
             let ending = run_program(
                 &ctx,
@@ -350,7 +344,6 @@ impl Evaluator {
                 start,
                 sent.source(),
                 transport,
-                &guard,
                 &heap,
                 stop,
             );
@@ -508,7 +501,6 @@ fn run_program<'js, T: Transport + ?Sized>(
     start: &Start,
     source: &str,
     transport: &mut T,
-    guard: &StackGuard,
     heap: &Heap,
     stop: &Stop,
 ) -> Ending {
@@ -547,7 +539,6 @@ fn run_program<'js, T: Transport + ?Sized>(
                 session,
                 &promise,
                 transport,
-                guard,
                 heap,
                 stop,
                 start.withdraw,
@@ -597,10 +588,6 @@ fn run_program<'js, T: Transport + ?Sized>(
                  (no tool call is in flight and no job is pending)",
             )
         }
-        Settled::Stopped => Ending::failed(
-            FailureKind::Limit,
-            format!("stack limit: {}", outcome::recursed("")),
-        ),
         Settled::Protocol(why) => Ending::Protocol(why),
         Settled::Halted(reason) => reason.ending(),
     }

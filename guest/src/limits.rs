@@ -29,15 +29,15 @@
 //! limit into the runtime itself: a quarter of the shadow stack above its
 //! bottom. On wasm the guest is linked stack-first (see `build.rs`), so a
 //! shadow stack that overflows faults below address 0 instead of writing
-//! over the heap; [`StackGuard`] watches the shadow stack from QuickJS's
-//! interrupt handler and stops, uncatchably, a program below an eighth of
-//! it (C that recursed past QuickJS's limit without a check). The native
-//! stack is the parent's (`max_wasm_stack`): a path whose calls use more of
+//! over the heap (the parent ends such a run `limit`); nothing else
+//! watches it (a guard that looked from the interrupt handler could no
+//! longer trip: the handler runs only in frames QuickJS's check has just
+//! passed, a quarter of the stack above the bottom). The native stack is
+//! the parent's (`max_wasm_stack`): a path whose calls use more of
 //! it than of the shadow stack (getters, `map` callbacks, constructors,
 //! `apply`) can reach its end first, and the parent's trap handling ends
 //! the run `limit` there, uncatchably.
 
-use std::cell::Cell;
 use std::rc::Rc;
 
 use rquickjs::Runtime;
@@ -255,32 +255,6 @@ mod quickjs_stack {
     }
 }
 
-/// Stops a program whose recursion is about to exhaust the shadow stack.
-///
-/// A backstop under QuickJS's own check (see the module's docs), looking
-/// only when the interrupt handler runs: every 10,000 ticks.
-///
-/// Installed as QuickJS's interrupt handler: when it fires, QuickJS throws
-/// an uncatchable `InternalError: interrupted`, and [`StackGuard::tripped`]
-/// tells the evaluator why.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct StackGuard {
-    tripped: Rc<Cell<bool>>,
-}
-
-impl StackGuard {
-    /// A guard, armed by [`install_interrupt_handler`] (on wasm; natively
-    /// QuickJS's own check does the job and the guard never trips).
-    pub(crate) fn new() -> Self {
-        StackGuard::default()
-    }
-
-    /// Whether the guard stopped the program.
-    pub(crate) fn tripped(&self) -> bool {
-        self.tripped.get()
-    }
-}
-
 #[cfg(target_arch = "wasm32")]
 mod shadow_stack {
     // Defined by wasm-ld: the bounds of the shadow stack in linear memory.
@@ -297,14 +271,6 @@ mod shadow_stack {
             &raw const __stack_high as usize,
         );
         (high > low).then_some((low, high))
-    }
-
-    /// Roughly the current shadow stack pointer: the address of a local
-    /// that is forced into linear memory.
-    #[inline(never)]
-    pub(super) fn pointer() -> usize {
-        let marker = 0u8;
-        core::hint::black_box(&marker) as *const u8 as usize
     }
 }
 
@@ -332,7 +298,7 @@ pub(crate) fn install_rejection_tracker(
 
 /// Installs QuickJS's interrupt handler: the run's stop (its wall clock,
 /// or a cancel from another thread, or the heap refusing an allocation: see
-/// `stop`) and the stack guard (on wasm).
+/// `stop`).
 ///
 /// QuickJS calls it every 10,000 ticks (`JS_INTERRUPT_COUNTER_INIT`); when
 /// it says yes, QuickJS throws an uncatchable `InternalError: interrupted`,
@@ -344,32 +310,13 @@ pub(crate) fn install_rejection_tracker(
 /// room for it first.
 pub(crate) fn install_interrupt_handler(
     runtime: &Runtime,
-    guard: &StackGuard,
     heap: &crate::heap::Heap,
     stop: &Rc<std::cell::RefCell<crate::stop::Stop>>,
 ) {
     let stop = stop.clone();
     let heap = heap.clone();
-    #[cfg(target_arch = "wasm32")]
-    let stack =
-        shadow_stack::bounds().map(|(low, high)| (low + (high - low) / 8, guard.tripped.clone()));
-    #[cfg(not(target_arch = "wasm32"))]
-    let _ = guard;
-    let stops = move || {
-        if stop.try_borrow().is_ok_and(|stop| stop.is_stopped()) {
-            return true;
-        }
-        #[cfg(target_arch = "wasm32")]
-        if let Some((floor, tripped)) = &stack {
-            if shadow_stack::pointer() < *floor {
-                tripped.set(true);
-            }
-            return tripped.get();
-        }
-        false
-    };
     runtime.set_interrupt_handler(Some(Box::new(move || {
-        let stopped = stops();
+        let stopped = stop.try_borrow().is_ok_and(|stop| stop.is_stopped());
         if stopped {
             heap.make_room_to_stop();
         }

@@ -7,7 +7,7 @@
 //! | reason                                         | kind      |
 //! |------------------------------------------------|-----------|
 //! | a ToolError the evaluator issued               | its own   |
-//! | QuickJS's stack overflow, or the guard         | `limit`   |
+//! | QuickJS's stack overflow                       | `limit`   |
 //! | QuickJS's out-of-memory errors, or a `null`    | `limit`   |
 //! | (or `undefined`) thrown with the heap near its |           |
 //! | limit (see `limits::MemoryWatch`)              |           |
@@ -32,7 +32,6 @@ use wire::FailureKind;
 
 use crate::hints::{self, Unbalanced};
 use crate::intrinsics::Intrinsics;
-use crate::limits::StackGuard;
 use crate::program::{self, Place, Sent};
 use crate::session::Session;
 use crate::stop::Reason;
@@ -191,8 +190,6 @@ pub(crate) struct Judge<'a, 'js> {
     pub(crate) sent: &'a Sent,
     /// The tools, to name the one a misspelt name meant.
     pub(crate) tools: &'a [wire::StartBinding],
-    /// Tells whether an interrupt was the stack guard's.
-    pub(crate) guard: &'a StackGuard,
 }
 
 impl<'js> Judge<'_, 'js> {
@@ -282,9 +279,6 @@ impl<'js> Judge<'_, 'js> {
         }
         // A DOMException is not one of QuickJS's errors, but is an Error.
         if reason.type_of() != Type::Exception && !self.intrinsics.inherits_from_error(reason) {
-            if reason.is_null() && self.guard.tripped() {
-                return self.stack_limit(&recursed(""));
-            }
             // QuickJS throws null when it cannot allocate even the error
             // for "out of memory"; its heap refused, which stopped the run,
             // and the stop's ending replaces this one.
@@ -429,9 +423,6 @@ impl<'js> Judge<'_, 'js> {
         let place = located
             .map(|at| format!(" at {}", self.sent.shown(at.position())))
             .unwrap_or_default();
-        if headline == "InternalError: interrupted" && self.guard.tripped() {
-            return self.stack_limit(&recursed(&place));
-        }
         match quickjs_limit(&headline) {
             // A JavaScript recursion (not the regexp compiler's, nor one
             // function's operands): what to write instead.
@@ -702,13 +693,6 @@ pub(crate) enum Cap {
     Memory,
     /// A fixed cap on one value's size, or on a count.
     Size,
-}
-
-/// Why a run the stack guard stopped ended, at `place` (` at line 3,
-/// column 9`, or empty): a program cannot catch it, and is told what to
-/// write instead.
-pub(crate) fn recursed(place: &str) -> String {
-    format!("the program recursed too deeply{place} (no try/catch stops this: {LOOP_INSTEAD})")
 }
 
 /// What a program that ran out of stack can write instead.
