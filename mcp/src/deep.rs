@@ -154,7 +154,7 @@ fn unreadable(line: &[u8]) -> Option<Unreadable> {
     Some(Unreadable {
         why,
         id: member(&text, "id")
-            .filter(|id| is_id(id))
+            .filter(|id| is_id(id) && !replaced(id, line))
             .map(str::to_owned),
         has_id: value_at(&text, "id").is_some(),
         request: method,
@@ -528,6 +528,13 @@ pub(crate) fn id_of(text: &str) -> Option<serde_json::Value> {
         .and_then(|id| serde_json::from_str(id).ok())
 }
 
+/// Whether `id`, read from text made lossily from `bytes`, may hold a
+/// U+FFFD that stands for bytes that were no UTF-8: an id the client never
+/// sent, so none is read (the answer goes under `null`).
+fn replaced(id: &str, bytes: &[u8]) -> bool {
+    id.contains('\u{FFFD}') && std::str::from_utf8(bytes).is_err()
+}
+
 /// Whether `text` is a JSON-RPC id: a string or a number.
 fn is_id(text: &str) -> bool {
     matches!(
@@ -682,7 +689,7 @@ impl Long {
     fn id(&self) -> Option<String> {
         let head = String::from_utf8_lossy(&self.head);
         member(&head, "id")
-            .filter(|id| is_id(id))
+            .filter(|id| is_id(id) && !replaced(id, &self.head))
             .map(str::to_owned)
             .or_else(|| trailing_id(&self.tail))
     }
@@ -863,6 +870,7 @@ async fn requests(
             Vec::new()
         },
         Some(&answers),
+        Unended::Ended,
     )
     .await;
 }
@@ -887,8 +895,45 @@ async fn answers_in(from: impl AsyncRead + Unpin, to: impl AsyncWrite + Unpin) {
             _ => Vec::new(),
         },
         None,
+        Unended::Whole,
     )
     .await;
+}
+
+/// What [`filter_lines`] makes of a last line its sender never ended.
+#[derive(Clone, Copy, Debug)]
+enum Unended {
+    /// Read as a line that ended, so that a request there is answered:
+    /// rmcp drops a line that never ends, and a client that closed its
+    /// input right after a request without its newline would wait on its
+    /// id for ever.
+    Ended,
+    /// Read as a line that ended only if it is not JSON cut short: a
+    /// server that died while writing an answer fails its call as its
+    /// exit does (`transient`, and it is started again for the next
+    /// call), not as an answer that cannot be read. A whole answer
+    /// without its newline still reaches its call.
+    Whole,
+}
+
+impl Unended {
+    /// Whether a last line is passed on (`long`: one too long to hold, of
+    /// which only the ends were kept; `line` otherwise); a blank one never
+    /// is.
+    fn passes(self, long: Option<&Long>, line: &[u8]) -> bool {
+        let blank = |bytes: &[u8]| bytes.iter().all(u8::is_ascii_whitespace);
+        match (self, long) {
+            (Unended::Ended, Some(_)) => true,
+            (Unended::Ended, None) => !blank(line),
+            // Too long to read whole: whether it ends as a message does.
+            (Unended::Whole, Some(long)) => long.tail.trim_ascii_end().ends_with(b"}"),
+            (Unended::Whole, None) => {
+                !blank(line)
+                    && serde_json::from_slice::<serde::de::IgnoredAny>(line)
+                        .map_or_else(|e| !e.is_eof(), |_| true)
+            }
+        }
+    }
 }
 
 /// Copies `from` to `to` line by line, each line as `judge` says: `None`
@@ -898,13 +943,14 @@ async fn answers_in(from: impl AsyncRead + Unpin, to: impl AsyncWrite + Unpin) {
 /// goes in its place once it has ended. What either pushes to its second
 /// argument goes to `back` (answers to the sender of the lines) before the
 /// next line is read, waiting while `back` is full. A last line without its
-/// newline is read as a line that ended.
+/// newline is read as `unended` says.
 async fn filter_lines(
     from: impl AsyncRead + Unpin,
     mut to: impl AsyncWrite + Unpin,
     mut judge: impl FnMut(&[u8], &mut Vec<Vec<u8>>) -> Option<Vec<u8>>,
     mut too_long: impl FnMut(&Long, &mut Vec<Vec<u8>>) -> Vec<u8>,
     back: Option<&mpsc::Sender<Vec<u8>>>,
+    unended: Unended,
 ) {
     let mut answers = Vec::new();
     let mut from = BufReader::new(from);
@@ -935,11 +981,9 @@ async fn filter_lines(
                 }
             }
             // The input ended (or failed) inside a line: its sender closed
-            // it right after a message without its newline. That message
-            // is read as one that ended, so that a request there is
-            // answered: rmcp drops a line that never ends, and the client
-            // would wait on its id for ever.
-            _ if long.is_some() || line.iter().any(|b| !b.is_ascii_whitespace()) => {
+            // it right after a message without its newline, or died while
+            // writing one.
+            _ if unended.passes(long.as_ref(), &line) => {
                 ended = true;
                 if long.is_none() && line.len() < MAX_LINE_LENGTH {
                     line.push(b'\n');
@@ -1247,6 +1291,19 @@ mod tests {
             (not_utf8.id.as_deref(), not_utf8.request),
             (Some("4"), true)
         );
+        // An id whose own bytes are no UTF-8 is none the client sent: it
+        // read as "\u{FFFD}", answered under an id nobody waits on.
+        for line in [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}"[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"a\xc3\",\"method\":\"ping\"}",
+        ] {
+            let unread = unreadable(line).expect("not UTF-8");
+            assert_eq!((unread.id, unread.has_id), (None, true));
+        }
+        // A U+FFFD the client sent is its id.
+        let sent = unreadable("{\"jsonrpc\":\"2.0\",\"id\":\"\u{FFFD}\",\"method\":5}".as_bytes())
+            .expect("a method that is no string");
+        assert_eq!(sent.id.as_deref(), Some("\"\u{FFFD}\""));
         // An empty line is no message.
         assert_eq!(unreadable(b"\r\n"), None);
         // JSON, but no answer rmcp reads: it would drop it as well.
@@ -1673,7 +1730,7 @@ mod tests {
     /// ever. The line is passed on ended; a line of only blanks is not, and
     /// a line too long to read that ends there is answered as one.
     #[tokio::test]
-    async fn a_last_line_without_its_newline_is_passed_on_as_one_that_ended() {
+    async fn a_whole_last_answer_without_its_newline_is_passed_on_and_a_cut_one_dropped() {
         let plain = "{\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{}}";
         let mut to_rmcp = Vec::new();
         answers_in(plain.as_bytes(), &mut to_rmcp).await;
@@ -1683,15 +1740,36 @@ mod tests {
         answers_in(format!("{plain}\n  \t").as_bytes(), &mut to_rmcp).await;
         assert_eq!(to_rmcp, format!("{plain}\n").into_bytes());
 
+        // A server that died while writing: its call fails as the exit
+        // fails it, not on JSON that cannot be read.
+        let cut = "{\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{\"content\":[{\"type\":\"te";
+        let mut to_rmcp = Vec::new();
+        answers_in(format!("{plain}\n{cut}").as_bytes(), &mut to_rmcp).await;
+        assert_eq!(to_rmcp, format!("{plain}\n").into_bytes());
+
+        // Whole but unreadable (not cut short): answered as unreadable.
+        let wrong = "{\"jsonrpc\":\"2.0\",\"id\":13,\"result\":{}} }";
+        let mut to_rmcp = Vec::new();
+        answers_in(wrong.as_bytes(), &mut to_rmcp).await;
+        assert_ne!(to_rmcp, Vec::<u8>::new(), "not dropped as cut");
+
         let long = format!(
             "{{\"jsonrpc\":\"2.0\",\"id\":11,\"result\":\"{}\"}}",
             "x".repeat(MAX_LINE_LENGTH)
         );
         let mut to_rmcp = Vec::new();
-        answers_in(long.as_bytes(), &mut to_rmcp).await;
+        answers_in(format!("{long}\n").as_bytes(), &mut to_rmcp).await;
         let lines = json_lines(&to_rmcp);
         assert_eq!(lines.len(), 1, "{lines:?}");
         assert_eq!(lines[0]["id"], 11);
         assert_eq!(lines[0]["error"]["code"], TOO_LONG);
+        // Without its newline it is still answered as too long; cut short
+        // (its end not a message's), it is dropped.
+        let mut to_rmcp = Vec::new();
+        answers_in(long.as_bytes(), &mut to_rmcp).await;
+        assert_eq!(json_lines(&to_rmcp)[0]["error"]["code"], TOO_LONG);
+        let mut to_rmcp = Vec::new();
+        answers_in(&long.as_bytes()[..long.len() - 3], &mut to_rmcp).await;
+        assert_eq!(to_rmcp, Vec::<u8>::new());
     }
 }

@@ -384,17 +384,6 @@ impl CodeMode {
         // A Result whose value cannot be read (nested deeper than the parent
         // reads) is no success, though the child's Result says ok.
         answer["ok"] = json!(ok);
-        say!(
-            "run_javascript ended {} in {:?} ({} upstream calls){}",
-            answer.get("kind").and_then(Value::as_str).unwrap_or("ok"),
-            elapsed,
-            calls,
-            match (cancel.is_cancelled(), self.inner.stopping.is_cancelled()) {
-                (true, true) => ", cancelled: the server is stopping",
-                (true, false) => ", cancelled by the client",
-                _ => "",
-            },
-        );
         let mut result = CallToolResult::structured(answer);
         result.is_error = Some(!ok);
         // A value alone can make an answer longer than a client reads.
@@ -419,6 +408,24 @@ impl CodeMode {
                 result.is_error = Some(true);
             }
         }
+        // Logged as answered: an answer too long for the client ends
+        // `limit`, whatever the run did.
+        say!(
+            "run_javascript ended {} in {:?} ({} upstream calls){}",
+            result
+                .structured_content
+                .as_ref()
+                .and_then(|answer| answer.get("kind"))
+                .and_then(Value::as_str)
+                .unwrap_or("ok"),
+            elapsed,
+            calls,
+            match (cancel.is_cancelled(), self.inner.stopping.is_cancelled()) {
+                (true, true) => ", cancelled: the server is stopping",
+                (true, false) => ", cancelled by the client",
+                _ => "",
+            },
+        );
         result
     }
 

@@ -1,7 +1,8 @@
 """An upstream MCP server written line by line, for answers the SDK's own
 servers never write but others do: `tools/call` of `odd` answers with the
 line its `mode` names, each one JSON text serde_json does not read into
-values, or JSON that is no JSON-RPC answer. With `--flood`, once its tools
+values, or JSON that is no JSON-RPC answer, or its last words before it
+exits (`LAST_WORDS`). With `--flood`, once its tools
 are listed it sends `ping` requests as fast as it can, and reads the
 answers only when it reads a call. With `--big`, its tools are big
 instead: `TOOLS` tools (`t0`, `t1`, ...; `0`: without end), `PAGE` to a
@@ -48,6 +49,13 @@ ANSWERS = {
     "fine": '{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"caf\\ud83d\\ude00"}}]}}}}',
 }
 
+# Written without a newline just before the server exits: an answer cut
+# short (it died while writing it), and a whole one (it exited right after).
+LAST_WORDS = {
+    "cut_then_exit": '{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"te',
+    "whole_then_exit": '{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"last"}}]}}}}',
+}
+
 
 WRITING = threading.Lock()
 
@@ -83,6 +91,11 @@ for line in sys.stdin:
         if FLOOD:
             FLOOD = False
             threading.Thread(target=flood, daemon=True).start()
+    elif method == "tools/call" and message["params"]["arguments"]["mode"] in LAST_WORDS:
+        with WRITING:
+            sys.stdout.write(LAST_WORDS[message["params"]["arguments"]["mode"]].format(id=json.dumps(id)))
+            sys.stdout.flush()
+        os._exit(1)
     elif method == "tools/call":
         mode = message["params"]["arguments"]["mode"]
         write(ANSWERS[mode].format(id=json.dumps(id)))

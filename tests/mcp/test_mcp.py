@@ -248,6 +248,9 @@ async def test_a_message_longer_than_rmcp_reads_is_answered_not_lost(tmp_path):
         content = result.structured_content
         assert content["ok"] is False and content["kind"] == "limit", content
         assert "an MCP answer may be" in content["error"] and "value" not in content
+        # The log says how the run was answered (it said "ended ok").
+        ended = [line for line in (tmp_path / "stderr").read_text().splitlines() if "run_javascript ended" in line]
+        assert ended[-1].split()[4] == "limit", ended
         assert (await run(session, "'y'.repeat(1000).length")).structured_content["value"] == 1000
 
 
@@ -784,6 +787,26 @@ async def test_an_upstream_answer_serde_json_does_not_read_fails_its_call_at_onc
         assert "cannot be read" in seen[mode], (mode, seen[mode])
     assert "number out of range" in seen["past_a_double"], seen
     assert seen["fine"] == "caf\U0001F600", seen
+
+
+async def test_an_upstream_that_dies_while_answering_fails_the_call_transient_and_starts_again(tmp_path):
+    # An answer cut short by the server's death was read as JSON that
+    # cannot be read (`unknown`, not worth a retry), and the next call,
+    # sent on the dying connection, failed too. A whole last answer
+    # without its newline still reaches its call.
+    servers = {"raw": {"command": sys.executable, "args": [str(HERE / "raw_upstream.py")]}}
+    program = """
+        const seen = [];
+        for (const mode of ["cut_then_exit", "fine", "whole_then_exit", "fine"]) {
+            try { seen.push(await raw_odd({mode})) } catch (e) { seen.push(e.kind + ": " + e.message) }
+        }
+        return seen
+    """
+    async with connect(tmp_path, write_config(tmp_path, servers)) as session:
+        for _ in range(3):
+            seen = (await run(session, program)).structured_content["value"]
+            assert seen[0].startswith("transient: ") and "cannot be read" not in seen[0], seen
+            assert seen[1:] == ["caf\U0001F600", "last", "caf\U0001F600"], seen
 
 
 def test_a_tools_call_whose_params_do_not_fit_is_answered_invalid_params(tmp_path):
