@@ -566,6 +566,9 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
                     self.withdraw(&withdraw.withdraw);
                     return Ok(());
                 }
+                // Told as what it tried to be: a Withdraw whose id is no
+                // string is no "Request without an `id`".
+                Err(not_withdraw) if names_withdraw(payload) => return Err(not_withdraw.into()),
                 Err(_) => return Err(e.into()),
             },
             Err(e) => return Err(e.into()),
@@ -739,6 +742,13 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
             value_len: 0,
         })
     }
+}
+
+/// Whether `payload`, a message the child sent that is no Request, has a
+/// `withdraw` member (read only on that failure).
+fn names_withdraw(payload: &[u8]) -> bool {
+    serde_json::from_slice::<HashMap<String, serde::de::IgnoredAny>>(payload)
+        .is_ok_and(|members| members.contains_key("withdraw"))
 }
 
 /// The answer to a call whose handler panicked: the handler's bug, reported

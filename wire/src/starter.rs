@@ -92,9 +92,17 @@ pub fn check_result(mut result: ResultMsg, result_id: &str) -> Result<ResultMsg,
             });
         }
         if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(&result.value) {
+            // An absent `value` (or `null`, read as absent) is no JSON text.
+            let why = if result.value.trim().is_empty() {
+                "it has none (a successful Result carries its value as JSON text: \"null\" \
+                 for null)"
+                    .to_owned()
+            } else {
+                e.to_string()
+            };
             return Err(ProtocolError::ValueNotJson {
                 id: result.result_id,
-                why: e.to_string(),
+                why,
             });
         }
     } else if result.kind.is_none() && result.error.is_empty() {

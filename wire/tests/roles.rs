@@ -298,6 +298,9 @@ fn a_result_is_checked_before_the_parent_passes_it_on() {
             "{value:?}"
         );
     }
+    // No value at all says so, not "EOF while parsing".
+    let error = check_result(ResultMsg::success(id, ""), id).unwrap_err();
+    assert!(error.to_string().contains("it has none"), "{error}");
     assert!(check_result(ResultMsg::success(id, " [1, {\"a\": null}] "), id).is_ok());
     // A failure needs a kind, or a text that says what broke the protocol;
     // either alone is enough, neither is a violation.
