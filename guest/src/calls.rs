@@ -5,7 +5,7 @@
 //! program yields. `Promise.all` over fifty calls therefore puts fifty
 //! Requests on the wire before the first Response is awaited.
 
-use std::collections::{HashMap, TryReserveError};
+use std::collections::{BTreeSet, HashMap, TryReserveError};
 
 use rquickjs::{Function, Object, Value};
 
@@ -114,11 +114,14 @@ impl<'js> Calls<'js> {
         self.queued.len()
     }
 
-    /// Takes the tools of the calls queued after the first `kept`: calls
-    /// made once the program had ended, which are never sent.
-    pub(crate) fn take_queued_after(&mut self, kept: usize) -> Vec<String> {
-        let late = self.queued.split_off(kept.min(self.queued.len()));
-        late.into_iter().map(|call| call.tool).collect()
+    /// Takes the calls queued after the first `kept`: calls made once the
+    /// program had ended, which are never sent. Their tools are tallied.
+    pub(crate) fn take_queued_after(&mut self, kept: usize) -> ToolTally {
+        let mut late = ToolTally::default();
+        for call in self.queued.drain(kept.min(self.queued.len())..) {
+            late.add(&call.tool);
+        }
+        late
     }
 
     /// Takes every queued call, oldest first, for sending.
@@ -138,13 +141,11 @@ impl<'js> Calls<'js> {
 
     /// The tools of the calls not yet answered, and how many of them are
     /// still queued here (not yet handed to the transport).
-    pub(crate) fn unanswered_tools(&self) -> (Vec<String>, usize) {
-        let tools = self
-            .queued
-            .iter()
-            .map(|call| call.tool.clone())
-            .chain(self.in_flight.values().map(|call| call.tool.clone()))
-            .collect();
+    pub(crate) fn unanswered_tools(&self) -> (ToolTally, usize) {
+        let mut tools = ToolTally::default();
+        for call in self.queued.iter().chain(self.in_flight.values()) {
+            tools.add(&call.tool);
+        }
         (tools, self.queued.len())
     }
 
@@ -159,5 +160,125 @@ impl<'js> Calls<'js> {
         // Lowest id first, so that failures are delivered deterministically.
         calls.sort_by(|(a, _), (b, _)| (a.len(), a).cmp(&(b.len(), b)));
         calls.into_iter().map(|(_, call)| call).collect()
+    }
+}
+
+/// The tools of many calls, as a warning tells them: how many calls, and
+/// the first few distinct names in order. Kept without a copy per call: a
+/// run stopped for its memory may leave 100,000 calls behind and no room
+/// to copy their names into, where Rust's failed allocation would end the
+/// child with the parent's words instead of the program's place.
+#[derive(Debug, Default)]
+pub(crate) struct ToolTally {
+    calls: usize,
+    /// The smallest distinct names seen, at most one more than are shown
+    /// (that one says there are more).
+    names: BTreeSet<String>,
+}
+
+impl ToolTally {
+    /// Names a warning shows before its "...".
+    const SHOWN: usize = 8;
+
+    /// Counts one call of `tool`.
+    pub(crate) fn add(&mut self, tool: &str) {
+        self.calls += 1;
+        self.keep(tool);
+    }
+
+    /// Counts `other`'s calls too.
+    pub(crate) fn extend(&mut self, other: ToolTally) {
+        self.calls += other.calls;
+        // The smallest names of the union are among each side's smallest.
+        for tool in &other.names {
+            self.keep(tool);
+        }
+    }
+
+    fn keep(&mut self, tool: &str) {
+        let full = self.names.len() > Self::SHOWN;
+        if self.names.contains(tool)
+            || full && self.names.last().is_some_and(|last| tool > last.as_str())
+        {
+            return;
+        }
+        self.names.insert(tool.to_owned());
+        if self.names.len() > Self::SHOWN + 1 {
+            self.names.pop_last();
+        }
+    }
+
+    /// How many calls were counted.
+    pub(crate) fn calls(&self) -> usize {
+        self.calls
+    }
+
+    /// The distinct names, sorted, at most eight, then ", ..." if there are
+    /// more.
+    pub(crate) fn names(&self) -> String {
+        let mut names = self
+            .names
+            .iter()
+            .take(Self::SHOWN)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        if self.names.len() > Self::SHOWN {
+            names.push_str(", ...");
+        }
+        names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ToolTally;
+
+    fn tally(tools: &[&str]) -> ToolTally {
+        let mut tally = ToolTally::default();
+        for tool in tools {
+            tally.add(tool);
+        }
+        tally
+    }
+
+    #[test]
+    fn a_tally_names_the_first_eight_distinct_tools_in_order() {
+        assert_eq!(tally(&[]).names(), "");
+        let few = tally(&["b", "a", "b", "a"]);
+        assert_eq!((few.calls(), few.names().as_str()), (4, "a, b"));
+        let nine: Vec<String> = (1..=9).rev().map(|i| format!("t{i}")).collect();
+        let nine: Vec<&str> = nine.iter().map(String::as_str).collect();
+        assert_eq!(
+            tally(&nine[1..]).names(),
+            "t1, t2, t3, t4, t5, t6, t7, t8",
+            "eight, no more"
+        );
+        assert_eq!(tally(&nine).names(), "t1, t2, t3, t4, t5, t6, t7, t8, ...");
+    }
+
+    #[test]
+    fn a_tally_of_many_calls_keeps_a_few_names_and_counts_them_all() {
+        let mut many = ToolTally::default();
+        for i in (0..100_000).rev() {
+            many.add(&format!("tool{:06}", i % 5_000));
+        }
+        assert_eq!(many.calls(), 100_000);
+        assert_eq!(many.names.len(), 9, "one past the names shown");
+        assert_eq!(
+            many.names(),
+            "tool000000, tool000001, tool000002, tool000003, tool000004, tool000005, \
+             tool000006, tool000007, ..."
+        );
+    }
+
+    #[test]
+    fn two_tallies_make_the_tally_of_all_their_calls() {
+        let (a, b) = (["z", "c", "x", "a", "q"], ["y", "b", "w", "d", "e", "f"]);
+        let mut joined = tally(&a);
+        joined.extend(tally(&b));
+        let all = tally(&[&a[..], &b[..]].concat());
+        assert_eq!((joined.calls(), joined.names()), (all.calls(), all.names()));
+        assert_eq!(joined.names(), "a, b, c, d, e, f, q, w, ...");
     }
 }

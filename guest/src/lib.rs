@@ -119,6 +119,7 @@ use std::rc::Rc;
 use rquickjs::{Context, Runtime};
 use wire::{FailureKind, Start};
 
+use crate::calls::ToolTally;
 use crate::event_loop::Settled;
 use crate::heap::Heap;
 use crate::intrinsics::{Intrinsics, Originals};
@@ -394,8 +395,8 @@ fn warn_left_behind<'js>(
                 .as_bytes(),
         );
     }
-    if !tools.is_empty() {
-        let count = tools.len();
+    if tools.calls() > 0 {
+        let count = tools.calls();
         // Calls the run ended before it could send (made in its last turn,
         // a timer's or a microtask's that threw) are not the cap's doing.
         let ended = queued.min(count);
@@ -411,14 +412,16 @@ fn warn_left_behind<'js>(
             parts.push(format!("{held} never sent (held by the in-flight cap)"));
         }
         if ended > 0 {
-            parts.push(format!("{ended} never sent (made as the run ended)"));
+            parts.push(format!(
+                "{ended} never sent (the run ended before it could send them)"
+            ));
         }
         session.write_console(
             format!(
                 "warn: the program ended with {} unanswered ({}): {}; await a call to have it \
                  finish\n",
                 plural(count, "tool call"),
-                tool_names(tools),
+                tool_names(&tools),
                 parts.join("; ")
             )
             .as_bytes(),
@@ -450,7 +453,7 @@ fn warn_left_behind<'js>(
 /// program ended, by code reading what it settled with. They are taken
 /// from the queue, so that they are not told as calls the in-flight cap
 /// held.
-fn take_late_calls(session: &Session<'_>, queued: usize) -> Vec<String> {
+fn take_late_calls(session: &Session<'_>, queued: usize) -> ToolTally {
     session
         .with_calls(|calls| calls.take_queued_after(queued))
         .unwrap_or_default()
@@ -458,14 +461,14 @@ fn take_late_calls(session: &Session<'_>, queued: usize) -> Vec<String> {
 
 /// A console warning for the calls made after the program ended, while its
 /// `what` (a `toJSON`, a getter), which are never sent.
-fn warn_called_too_late(session: &Session<'_>, late: Vec<String>, what: &str) {
-    if !late.is_empty() {
+fn warn_called_too_late(session: &Session<'_>, late: ToolTally, what: &str) {
+    if late.calls() > 0 {
         session.write_console(
             format!(
                 "warn: {} ({}) made after the program ended, while its {what}, never sent: \
                  a tool can be called only while the program runs\n",
-                plural(late.len(), "tool call"),
-                tool_names(late)
+                plural(late.calls(), "tool call"),
+                tool_names(&late)
             )
             .as_bytes(),
         );
@@ -482,14 +485,8 @@ fn plural(count: usize, noun: &str) -> String {
 }
 
 /// The distinct tool names, sorted, at most eight, on one line.
-fn tool_names(mut tools: Vec<String>) -> String {
-    tools.sort();
-    tools.dedup();
-    let mut names = tools.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
-    if tools.len() > 8 {
-        names.push_str(", ...");
-    }
-    console::escape_line_breaks(&names)
+fn tool_names(tools: &ToolTally) -> String {
+    console::escape_line_breaks(&tools.names())
 }
 
 /// Installs the surface, compiles and runs the program, and judges its end.

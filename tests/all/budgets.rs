@@ -745,7 +745,7 @@ async fn calls_never_sent_are_told_apart_from_calls_cancelled() {
     assert!(
         outcome
             .console
-            .contains("2 tool calls unanswered (never): 2 never sent (made as the run ended)"),
+            .contains("2 tool calls unanswered (never): 2 never sent (the run ended before it could send them)"),
         "{}",
         outcome.console
     );
@@ -1043,6 +1043,41 @@ async fn calls_and_timers_piled_up_count_towards_the_memory_limit() {
             outcome.console
         );
     }
+    assert_still_healthy(sandbox()).await;
+}
+
+/// A run stopped for its memory with tens of thousands of calls still
+/// queued: the warning that tells them copied every call's tool name into
+/// a list, the guest's own allocation failed where there was no room left,
+/// and the child ended in Rust's "memory allocation of 542796 bytes
+/// failed" and the parent's words, without the program's place. Told from
+/// a tally of a few names, it ends in the guest's words, every call
+/// counted.
+#[tokio::test]
+async fn a_run_out_of_memory_with_many_calls_queued_tells_them_all() {
+    let program = "let n = 0; const ps = [];\n\
+                   for (let i = 0; i < 200000; i++) ps.push(echo(i).then(() => n++));\n\
+                   await Promise.all(ps);\nreturn n;";
+    let outcome = run_with(program, roomy()).await;
+    // The guest's words (the parent's were "the child asked for N bytes").
+    assert_failed(
+        &outcome,
+        FailureKind::Limit,
+        "the program's heap could not grow",
+    );
+    assert!(
+        !outcome.console.contains("memory allocation"),
+        "{}",
+        outcome.console
+    );
+    let told = outcome
+        .console
+        .split("warn: the program ended with ")
+        .nth(1)
+        .and_then(|rest| rest.split(" tool calls unanswered (echo)").next())
+        .and_then(|count| count.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no count of the calls: {}", outcome.console));
+    assert!(told > 10_000, "{told}: {}", outcome.console);
     assert_still_healthy(sandbox()).await;
 }
 

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 use wasmwire::{FailureKind, Sandbox, SandboxOptions, Text, Tool, Tools};
-use wasmwire_tests::{assert_failed, budget, roomy, run, run_on, value};
+use wasmwire_tests::{assert_failed, budget, roomy, run, run_on, run_with, value};
 use wire::{Call, HandlerError};
 
 const URL_TESTS: &str = include_str!("../data/wpt/url/urltestdata.json");
@@ -417,6 +417,22 @@ async fn a_large_array_clones_within_the_default_memory() {
     assert_eq!(value(&outcome), json!([1000000, 999999, true]));
 }
 
+/// 200,000 small objects clone under the default 64 MiB, where a copy by
+/// JSON and another by spread fit too: the clone queued every object it
+/// still had to fill in as an array of three, which held more than the
+/// clone itself, and ran out of memory; the queue is flat now.
+#[tokio::test]
+async fn many_small_objects_clone_within_the_default_memory() {
+    let program = r#"
+        const rows = [];
+        for (let i = 0; i < 200000; i++) rows.push({ i });
+        const copy = structuredClone(rows);
+        return [copy.length, copy[199999].i, copy[0] !== rows[0]];
+    "#;
+    let outcome = run_with(program, roomy()).await;
+    assert_eq!(value(&outcome), json!([200000, 199999, true]));
+}
+
 #[tokio::test]
 async fn get_random_values_enforces_the_quota_and_integer_types() {
     let program = r#"
@@ -619,7 +635,7 @@ async fn a_signal_shared_by_many_calls_and_listeners_holds_none_that_are_done() 
     "#;
     // 2.5 s of work on a quiet machine: the wall clock is not what this
     // tests.
-    let outcome = wasmwire_tests::run_with(program, {
+    let outcome = run_with(program, {
         let mut b = roomy();
         b.max_memory = 8 << 20;
         b

@@ -13,14 +13,14 @@
   const { classId, arrayKeys: keysOfArray } = native;
   const DOMExceptionCtor = shared.DOMException;
   const apply = Reflect.apply;
-  const { getOwnPropertyDescriptor: gopd, getPrototypeOf, keys, defineProperty, hasOwn } = Object;
+  const { getOwnPropertyDescriptor: gopd, getPrototypeOf, setPrototypeOf, keys, defineProperty, hasOwn } = Object;
   const MapCtor = Map, SetCtor = Set, DateCtor = Date, RegExpCtor = RegExp, ErrorCtor = Error;
   const ArrayCtor = Array, ArrayBufferCtor = ArrayBuffer, DataViewCtor = DataView;
   const BooleanCtor = Boolean, NumberCtor = Number, StringCtor = String, ObjectCtor = Object;
   const memoGet = Map.prototype.get, memoSet = Map.prototype.set, memoHas = Map.prototype.has;
   const mapForEach = Map.prototype.forEach, setForEach = Set.prototype.forEach;
   const mapSetFn = Map.prototype.set, setAddFn = Set.prototype.add;
-  const arrayPush = Array.prototype.push, arrayPop = Array.prototype.pop;
+  const arrayPush = Array.prototype.push;
   const dateValue = Date.prototype.getTime;
   const regexpSource = gopd(RegExp.prototype, "source").get;
   const regexpFlags = gopd(RegExp.prototype, "flags").get;
@@ -94,7 +94,13 @@
       }
     }
     const memo = new MapCtor();
-    const work = [];   // [source, target, kind] still to fill in
+    // Objects still to fill in, three slots each (source, target, kind),
+    // flat: a list of 200,000 small objects queues 200,000 of them at
+    // once, and an array per item cost more than the clone itself. No
+    // prototype, so that writing an index reaches no setter of the
+    // program's.
+    const work = setPrototypeOf([], null);
+    let kindMade = null; // the kind of filling `make`'s target needs, or null when it is complete
 
     // The clone of one value: a primitive as it is, an object's shell
     // (filled in later from the work list), or a throw.
@@ -104,20 +110,23 @@
       if (type === "function") throw refuse(`the function ${v.name ? v.name : "(anonymous)"}`);
       if (v === null || type !== "object") return v;
       if (apply(memoHas, memo, [v])) return apply(memoGet, memo, [v]);
-      const out = make(v);
-      apply(memoSet, memo, [v, out[0]]);
-      if (out[1] !== null) apply(arrayPush, work, [[v, out[0], out[1]]]);
-      return out[0];
+      const target = make(v), kind = kindMade;
+      apply(memoSet, memo, [v, target]);
+      if (kind !== null) {
+        const n = work.length;
+        work[n] = v; work[n + 1] = target; work[n + 2] = kind;
+      }
+      return target;
     }
 
-    // [target, kind of filling it needs, or null when it is complete].
+    // The target; the kind of filling it needs in `kindMade`.
     function make(v) {
       const cls = classNames[classId(v)];
       switch (cls) {
-        case "Object": case "Arguments": return [{}, "object"];
+        case "Object": case "Arguments": { kindMade = "object"; return {}; }
         // Empty, filled in order: QuickJS keeps it a dense array (one
         // made at its full length is a sparse one, a property per index).
-        case "Array": return [new ArrayCtor(), "array"];
+        case "Array": { kindMade = "array"; return new ArrayCtor(); }
         case "Error": {
           const name = v.name;
           const Ctor = typeof name === "string" && hasOwn(errorCtors, name) ? errorCtors[name] : ErrorCtor;
@@ -126,28 +135,31 @@
           if (message !== undefined && hasOwn(message, "value")) defineProperty(e, "message", { __proto__: null, value: StringCtor(message.value), writable: true, configurable: true });
           const stack = gopd(v, "stack");
           if (stack !== undefined && hasOwn(stack, "value") && typeof stack.value === "string") defineProperty(e, "stack", { __proto__: null, value: stack.value, writable: true, configurable: true });
-          return [e, "error"];
+          kindMade = "error";
+          return e;
         }
-        case "Date": return [new DateCtor(apply(dateValue, v, [])), null];
-        case "RegExp": return [new RegExpCtor(apply(regexpSource, v, []), apply(regexpFlags, v, [])), null];
-        case "ArrayBuffer": return [apply(abSlice, v, [0]), null];
+        case "Date": { kindMade = null; return new DateCtor(apply(dateValue, v, [])); }
+        case "RegExp": { kindMade = null; return new RegExpCtor(apply(regexpSource, v, []), apply(regexpFlags, v, [])); }
+        case "ArrayBuffer": { kindMade = null; return apply(abSlice, v, [0]); }
         case "DataView": {
           const buffer = shell(apply(dvBuffer, v, []));
-          return [new DataViewCtor(buffer, apply(dvOffset, v, []), apply(dvLength, v, [])), null];
+          kindMade = null;
+          return new DataViewCtor(buffer, apply(dvOffset, v, []), apply(dvLength, v, []));
         }
         // As browsers do: its name and message (Node 20 made it `{}`).
-        case "DOMException": return [new DOMExceptionCtor(StringCtor(v.message), StringCtor(v.name)), null];
-        case "Map": return [new MapCtor(), "map"];
-        case "Set": return [new SetCtor(), "set"];
-        case "Boolean": return [new BooleanCtor(apply(booleanValue, v, [])), null];
-        case "Number": return [new NumberCtor(apply(numberValue, v, [])), null];
-        case "String": return [new StringCtor(apply(stringValue, v, [])), null];
-        case "BigInt": return [ObjectCtor(apply(bigintValue, v, [])), null];
+        case "DOMException": { kindMade = null; return new DOMExceptionCtor(StringCtor(v.message), StringCtor(v.name)); }
+        case "Map": { kindMade = "map"; return new MapCtor(); }
+        case "Set": { kindMade = "set"; return new SetCtor(); }
+        case "Boolean": { kindMade = null; return new BooleanCtor(apply(booleanValue, v, [])); }
+        case "Number": { kindMade = null; return new NumberCtor(apply(numberValue, v, [])); }
+        case "String": { kindMade = null; return new StringCtor(apply(stringValue, v, [])); }
+        case "BigInt": { kindMade = null; return ObjectCtor(apply(bigintValue, v, [])); }
         case undefined: throw refuse("an object of this kind");
         default:
           if (hasOwn(typedArrays, cls)) {
             const buffer = shell(apply(taBuffer, v, []));
-            return [new typedArrays[cls](buffer, apply(taOffset, v, []), apply(taLength, v, [])), null];
+            kindMade = null;
+            return new typedArrays[cls](buffer, apply(taOffset, v, []), apply(taLength, v, []));
           }
           throw refuse(`a ${cls}`);
       }
@@ -156,9 +168,9 @@
     const root = shell(value);
     let arrayKeys;
     while (work.length > 0) {
-      // By index: destructuring would run the program's array iterator.
-      const item = apply(arrayPop, work, []);
-      const source = item[0], target = item[1], kind = item[2];
+        const n = work.length - 3;
+      const source = work[n], target = work[n + 1], kind = work[n + 2];
+      work.length = n;
       if (kind === "map") {
         const entries = [];
         apply(mapForEach, source, [(v, k) => apply(arrayPush, entries, [k, v])]);

@@ -71,6 +71,17 @@ fn deep_recursion_ends_as_limit() {
     assert!(error.contains("a loop and a stack of your own"), "{error}");
 }
 
+/// QuickJS joins an array that holds itself until the stack runs out
+/// (V8 joins the inner one as ""): the ending names that case, which
+/// otherwise read as a hint about deep data only.
+#[test]
+fn an_array_that_holds_itself_is_named_when_its_join_runs_out_of_stack() {
+    let run = run_alone("const a = [1, 2];\na.push(a);\nreturn String(a);");
+    let (kind, error) = run.failure();
+    assert_eq!(kind, FailureKind::Limit);
+    assert!(error.contains("if an array holds itself"), "{error}");
+}
+
 #[test]
 fn recursion_that_is_caught_lets_the_program_go_on() {
     let program = "function down(n) { return down(n + 1) + 1; }\ntry { down(0); } catch (e) { return e.name; }";
