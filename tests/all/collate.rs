@@ -104,7 +104,9 @@ async fn locale_compare_answers_as_icu_does_for_english_under_every_option() {
     let (pairs, want) = icu_answers();
     let program = format!(
         "{CORPUS}\nconst compare = (a, b, o) => a.localeCompare(b, undefined, o);\n{ANSWERS}\n\
-         return {{ lines, en: pairs.map(([a, b]) => a.localeCompare(b, \"en-US\") < 0 ? \"<\" : a.localeCompare(b, \"en-US\") > 0 ? \">\" : \"=\") }};"
+         const collators = OPTIONS.map((o) => new Intl.Collator(\"en\", o));\n\
+         const collated = pairs.map(([a, b]) => collators.map((c) => sign(c.compare(a, b))).join(\"\"));\n\
+         return {{ lines, collated, en: pairs.map(([a, b]) => a.localeCompare(b, \"en-US\") < 0 ? \"<\" : a.localeCompare(b, \"en-US\") > 0 ? \">\" : \"=\") }};"
     );
     let outcome = run_with(&program, roomy()).await;
     let answers = value(&outcome);
@@ -112,6 +114,11 @@ async fn locale_compare_answers_as_icu_does_for_english_under_every_option() {
     let en = answers["en"]
         .as_array()
         .expect("the guest's answers with \"en-US\"");
+    // Intl.Collator's compare reads its options once, when it is made, and
+    // must answer as localeCompare with them does.
+    let collated = answers["collated"]
+        .as_array()
+        .expect("the guest's answers through Intl.Collator");
     assert_eq!(lines.len(), want.len(), "{:?}", outcome.result);
     let options = [
         "default",
@@ -137,6 +144,7 @@ async fn locale_compare_answers_as_icu_does_for_english_under_every_option() {
         }
         // A locale that names English's order answers as none does.
         assert_eq!(en[i], want[..1], "{a:?} vs {b:?} with \"en-US\"");
+        assert_eq!(collated[i], **want, "{a:?} vs {b:?} through Intl.Collator");
     }
     assert!(
         wrong.is_empty(),

@@ -15,11 +15,15 @@
 // compares). Its sort key (primary weights, then secondary ones) compares as
 // a plain string and is kept for the run, so a sort costs two lookups per
 // comparison; a tertiary or case-level key is made and kept only for
-// strings whose keys tie.
+// strings whose keys tie. Before any key, a native compares the primary
+// weights of two strings whose characters each have an entry of their own
+// in V (most text), and answers when they differ: the keys are made only
+// for what that leaves undecided.
 (function (native, shared) {
   "use strict";
   const apply = Reflect.apply;
   const lengthOf = shared.lengthOf; // sort.js
+  const { collationTable, comparePrimaries } = native;
   const callOf = (f) => apply(Function.prototype.bind, Function.prototype.call, [f]);
   const charCodeAt = callOf(String.prototype.charCodeAt);
   const normalize = callOf(String.prototype.normalize);
@@ -478,7 +482,7 @@
 
   function compare(a, b, sensitivity, caseFirst) {
     // sensitivity: 0 case, 1 base, 2 accent, 3 variant; caseFirst: 0 false, 1 upper, 2 lower
-    if (T === null) { T = build(); forget(); }
+    if (T === null) { T = build(); forget(); collationTable(T.V); }
     if (cached > KEPT || units > KEPT_UNITS) forget();
     const options = (numeric ? 2 : 0) + (shifted ? 1 : 0);
     const cache = caches[(sensitivity >= 2 ? 4 : 0) + options];
@@ -597,9 +601,17 @@
 
   const localeCompare = {
     localeCompare(that, locales, options) {
+      // The commonest call, `a.localeCompare(b)` in a sort's comparator,
+      // answered by the primary weights where they differ: no option to
+      // read, no call more.
+      if (T !== null && locales === undefined && options === undefined && typeof this === "string" && typeof that === "string") {
+        if (this === that) return 0;
+        const order = comparePrimaries(this, that, false);
+        if (order !== 0) return order;
+      }
       if (this === undefined || this === null)
         throw new TypeErrorCtor("String.prototype.localeCompare called on null or undefined");
-      const a = toText(this), b = toText(that);
+      const a = typeof this === "string" ? this : toText(this), b = typeof that === "string" ? that : toText(that);
       if (locales !== undefined) checkLocales(locales);
       // Read into locals: a getter may compare strings itself.
       let sensitivity = 3, caseFirst = 0, numericOn = false, shiftedOn = false;
@@ -617,11 +629,29 @@
         sensitivity = { __proto__: null, case: 0, base: 1, accent: 2, variant: 3, undefined: 3 }[option(o, "sensitivity", ["base", "accent", "case", "variant"])];
         shiftedOn = o.ignorePunctuation !== undefined && !!o.ignorePunctuation;
       }
-      if (a === b) return 0;
-      numeric = numericOn; shifted = shiftedOn;
-      return compare(a, b, sensitivity, caseFirst);
+      return ordered(a, b, sensitivity, caseFirst, numericOn, shiftedOn);
     },
   }.localeCompare;
+  // The order of a and b under options already read. Most pairs differ in
+  // a primary weight, which the native finds without a key for strings of
+  // characters V gives alone (web/collate.rs); the keys decide the rest.
+  function ordered(a, b, sensitivity, caseFirst, numericOn, shiftedOn) {
+    if (a === b) return 0;
+    if (T !== null && !numericOn) {
+      const order = comparePrimaries(a, b, shiftedOn);
+      if (order !== 0) return order;
+    }
+    numeric = numericOn; shifted = shiftedOn;
+    return compare(a, b, sensitivity, caseFirst);
+  }
+  // For Intl.Collator (numberformat.js), whose options are read once, when
+  // it is made (through localeCompare, which refuses what it cannot do):
+  // its compare calls this with their values as localeCompare reads them.
+  shared.collate = ordered;
+  shared.collateOptions = (sensitivity, caseFirst) => [
+    { __proto__: null, case: 0, base: 1, accent: 2, variant: 3 }[sensitivity],
+    { __proto__: null, upper: 1, lower: 2, false: 0 }[caseFirst],
+  ];
   defineProperty(localeCompare, "length", { value: 1 });
   defineProperty(String.prototype, "localeCompare", { value: localeCompare, writable: true, enumerable: false, configurable: true });
 })

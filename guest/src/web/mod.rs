@@ -36,6 +36,7 @@
 //! Everything a file uses is captured when it runs, before any program: a
 //! program that replaces `Map` or `Uint8Array` does not change them.
 
+mod collate;
 mod natives;
 
 pub(crate) use natives::class_id;

@@ -47,6 +47,27 @@ pub(super) fn object<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     native.set("sinceStart", Function::new(ctx.clone(), since_start)?)?;
     native.set("unnoted", Function::new(ctx.clone(), unnoted)?)?;
     native.set("sortIndexed", Function::new(ctx.clone(), sort_indexed)?)?;
+    native.set(
+        "collationTable",
+        Function::new(ctx.clone(), super::collate::set_table)?,
+    )?;
+    // SAFETY: the context is live; `from_raw` takes the new reference, and
+    // an exception value is never wrapped.
+    let compare_primaries = unsafe {
+        let raw = qjs::JS_NewCFunction2(
+            ctx.as_raw().as_ptr(),
+            Some(super::collate::compare_primaries),
+            c"comparePrimaries".as_ptr(),
+            3,
+            qjs::JSCFunctionEnum_JS_CFUNC_generic,
+            0,
+        );
+        if qjs::JS_IsException(raw) {
+            return Err(rquickjs::Error::Exception);
+        }
+        Value::from_raw(ctx.clone(), raw)
+    };
+    native.set("comparePrimaries", compare_primaries)?;
     Ok(native)
 }
 

@@ -44,6 +44,7 @@
   const numValueOf = callOf(Number.prototype.valueOf);
   const bigValueOf = callOf(BigInt.prototype.valueOf);
   const localeCompare = callOf(String.prototype.localeCompare);
+  const collate = shared.collate, collateOptions = shared.collateOptions; // collate.js
   const symToPrimitive = Symbol.toPrimitive, symToStringTag = Symbol.toStringTag;
   const ArrayProto = Array.prototype;
 
@@ -914,7 +915,12 @@
     },
     get compare() {
       const c = colOf(this, "compare");
-      if (c.bound === undefined) c.bound = (x, y) => localeCompare(toStr(x), toStr(y), c.requested, c.bag);
+      if (c.bound === undefined) {
+        // The options as localeCompare read them when the collator was made.
+        const read = collateOptions(c.sensitivity, c.caseFirst);
+        const sensitivity = read[0], caseFirst = read[1], numeric = c.numeric, shifted = c.ignorePunctuation;
+        c.bound = (x, y) => collate(toStr(x), toStr(y), sensitivity, caseFirst, numeric, shifted);
+      }
       return c.bound;
     },
   }, ColProto);
