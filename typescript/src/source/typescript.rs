@@ -286,8 +286,17 @@ fn syntax_error(program: &str, at: BytePos, message: &str) -> SourceError {
 fn syntax_error_at(program: &str, at: usize, message: &str) -> SourceError {
     let (line, column) = Lines::new(program).position(at);
     let message = unsupported(program, at).unwrap_or_else(|| {
-        // `import fs = require("fs")`, `export = x`: a module's statements.
-        if message.contains("cannot be used outside of module code") {
+        // `import A = N.B`: an alias of a namespace's member, which swc
+        // reads as a module's statement where tsc takes it in a script.
+        if message.contains("cannot be used outside of module code")
+            && let Some(alias) = namespace_alias(program, at)
+        {
+            format!(
+                "`import {alias} = ...` (an alias of a namespace's member) is not supported \
+                 here: write `const {alias} = ...` instead"
+            )
+        } else if message.contains("cannot be used outside of module code") {
+            // `import fs = require("fs")`, `export = x`: a module's statements.
             format!(
                 "{message} (the program is the body of an async function: nothing is \
                  imported or exported, and each tool is a global async function; an import \
@@ -302,6 +311,21 @@ fn syntax_error_at(program: &str, at: usize, message: &str) -> SourceError {
         line,
         column,
     }
+}
+
+/// The alias of `import Alias = Outer.Inner` at byte `at` of `program`: an
+/// import whose right side is a name, not `require(...)`.
+fn namespace_alias(program: &str, at: usize) -> Option<&str> {
+    let rest = program.get(at..)?.strip_prefix("import")?;
+    let rest = rest.strip_prefix(|c: char| c.is_whitespace())?.trim_start();
+    let end = rest
+        .find(|c: char| !(c == '_' || c == '$' || c.is_alphanumeric()))
+        .unwrap_or(rest.len());
+    let (alias, rest) = rest.split_at(end);
+    let target = rest.trim_start().strip_prefix('=')?.trim_start();
+    let named = target.starts_with(|c: char| c == '_' || c == '$' || c.is_alphabetic());
+    (!alias.is_empty() && alias != "type" && named && !target.starts_with("require"))
+        .then_some(alias)
 }
 
 /// What a parser error at byte `at` of `program` means when it is about
@@ -628,6 +652,23 @@ mod tests {
                 "{program}: {error}"
             );
         }
+    }
+
+    /// `import A = N.B` aliases a namespace's member; it was told there
+    /// are no modules, which is true and beside the point.
+    #[test]
+    fn a_namespace_alias_is_told_to_be_a_const() {
+        let program = "namespace Outer { export const Inner = 2; }\nimport Alias = Outer.Inner;\nreturn Alias;";
+        let error = strip(program).unwrap_err();
+        let SourceError::Syntax { message, line, .. } = &error else {
+            panic!("{error:?}");
+        };
+        assert_eq!(*line, 2, "{error}");
+        assert!(
+            message.contains("`import Alias = ...`") && message.contains("`const Alias = ...`"),
+            "{message}"
+        );
+        assert!(!message.contains("nothing is imported"), "{message}");
     }
 
     #[test]
