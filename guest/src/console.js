@@ -160,7 +160,9 @@
     if (k.length === 0) return false;
     for (let i = 0; i < k.length; i++) {
       const c = apply(strCharCodeAt, k, [i]);
-      const letter = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x24;
+      // Node's rule (util.inspect's keyStrRegExp): letters, `_` and digits;
+      // a `$` is quoted (`{ '$d': 4 }`).
+      const letter = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
       if (!letter && (i === 0 || c < 0x30 || c > 0x39)) return false;
     }
     return true;

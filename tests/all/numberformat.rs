@@ -182,6 +182,11 @@ async fn what_programs_write_formats_as_in_node() {
             .map((unit) => ["short", "long", "narrow"].map((unitDisplay) => n.toLocaleString("en-US", { style: "unit", unit, unitDisplay })).join("/")).join()).join(),
           JSON.stringify(new Intl.NumberFormat("en", { style: "unit", unit: "gigabyte", notation: "compact", compactDisplay: "long" }).formatToParts(1234567)),
           JSON.stringify(new Intl.NumberFormat("en", { style: "unit", unit: "liter-per-kilometer" }).resolvedOptions()),
+          // Under compact notation an explicit "auto" groups as "min2" does (ICU's), and says "auto".
+          [undefined, "auto", "always", "min2", false].map((useGrouping) => [9441e12, 1234e12, 8].map((n) =>
+            [{}, { compactDisplay: "long" }, { style: "currency", currency: "USD", minimumIntegerDigits: 4 }].map((o) =>
+              new Intl.NumberFormat("en", { notation: "compact", useGrouping, ...o }).format(n)).join("/")).join() + " " +
+            new Intl.NumberFormat("en", { notation: "compact", useGrouping }).resolvedOptions().useGrouping).join(),
         ];
     "#;
     let outcome = run(program).await;
@@ -219,6 +224,10 @@ async fn what_cannot_be_exact_throws_and_says_what_to_do() {
           badTag: refusal(() => (1).toLocaleString("en_US")),
           date: refusal(() => new Date(0).toLocaleDateString("fr")),
           upperTr: refusal(() => "i".toLocaleUpperCase("tr")),
+          // A currency not in the table, with digit options Node takes for it (its digits are 0): refused
+          // for the currency, not a RangeError for options made up from default digits.
+          oldCurrency: refusal(() => new Intl.NumberFormat("en", { style: "currency", currency: "ESP",
+            minimumFractionDigits: 1, roundingIncrement: 50 }).format(-9814.1)),
         };
     "#;
     let outcome = run(program).await;
@@ -252,6 +261,7 @@ async fn what_cannot_be_exact_throws_and_says_what_to_do() {
     says("badTag", "RangeError: ", &[]);
     says("date", "TypeError: ", &["\"fr\"", "en-US", "toISOString"]);
     says("upperTr", "TypeError: ", &["toUpperCase"]);
+    says("oldCurrency", "TypeError: ", &["\"ESP\"", "table"]);
     // What compares, Intl.Collator says it supports.
     let outcome = run(
         "return Intl.Collator.supportedLocalesOf(['de-at', 'fr', 'fr-CA', 'en-GB', 'sv', 'de-u-co-phonebk']);",

@@ -1,7 +1,7 @@
 //! `Intl.PluralRules`, `Intl.RelativeTimeFormat` and `Intl.ListFormat` in
 //! the real wasm guest, against Node.js (full ICU): every style, unit and
-//! list type, the rounding that picks a word (`0.9996` days is
-//! "tomorrow"), the parts, the resolved options and the errors, each as
+//! list type, the rounding that picks a word (`0.999` days is
+//! "tomorrow") and rounds a number (half to even), the parts, the resolved options and the errors, each as
 //! Node gives them; a locale whose words differ is refused.
 
 use serde_json::json;
@@ -26,6 +26,23 @@ for (const numeric of ["always", "auto"]) for (const style of ["long", "short", 
   const r = new Intl.RelativeTimeFormat("en", { style, numeric });
   for (const u of ["second", "minute", "hour", "day", "week", "month", "quarter", "year"])
     out.push([-2, -1, -0, 0, 1, 2, 1.5, -1234.5, 0.9996, -1e-7, 1e21, 1.0001].map((v) => r.format(v, u)).join("|"));
+}
+// Where ICU takes a word under numeric "auto" (the offset within 1% of -1,
+// 0 or 1, in doubles) and how it rounds the rest (half to even: 1.2345 is
+// "1.234"), over edges and a seeded sweep.
+let seed = 3;
+const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+const edges = [0.999, -0.004, 1.004, 1.005, -1.005, 2.004, 2.0999, -2.1, 1.0025, 1.0015, 1.2345, -10.0045, 0.0049,
+  -0.005, 0.005, 0.994, 1.0005, -0.995, 1000.0005, 12345.6785];
+for (let i = 0; i < 300; i++) edges.push(i % 2 ? Math.round((rnd() * 5 - 2.5) * 10000) / 10000 : Math.round((rnd() * 6 - 3) * 1000) / 1000 + 0.0005);
+for (const numeric of ["always", "auto"]) for (const style of ["long", "narrow"]) {
+  const f = new Intl.RelativeTimeFormat("en", { style, numeric });
+  for (const u of ["second", "day", "week"]) out.push(edges.map((v) => f.format(v, u)).join("|"));
+}
+// An empty element is no part, and the literals around it are one.
+for (const type of ["conjunction", "unit"]) for (const style of ["long", "narrow"]) {
+  const f = new Intl.ListFormat("en", { type, style });
+  out.push(JSON.stringify([["a", "", "b"], [""], ["", ""], ["", "a"], ["a", ""], ["a", "", "", "b"]].map((l) => f.formatToParts(l))));
 }
 const r = new Intl.RelativeTimeFormat("en");
 out.push(JSON.stringify(r.formatToParts(-1234.5, "days")), JSON.stringify(r.formatToParts(3, "hours")),

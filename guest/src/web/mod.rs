@@ -27,7 +27,8 @@
 //!   orders as Node orders (`sort.js`);
 //! * `localeCompare` in English's order (ICU's root collation), with its
 //!   options, exact for the characters it has tables for and a
-//!   `TypeError` for the rest (see `collate.js`).
+//!   `TypeError` for the rest (see `collate.js`); most comparisons are
+//!   decided by the primary weights, compared in Rust (`collate.rs`).
 //!
 //! The class shapes are JavaScript (one file per surface, each a function
 //! of the natives below and of what the files share); what needs a real

@@ -363,6 +363,7 @@
       if (cur === undefined && problem === null)
         problem = unsupported("Intl.NumberFormat: currency \"" + currency + "\" is not in this sandbox's table (" +
           "it has the ISO 4217 codes Node 20 knows, e.g. USD, EUR, GBP, JPY)");
+
     } else if (style === "unit") {
       nf.unit = unit; nf.unitDisplay = unitDisplay;
       if (problem === null && loc.tier !== 1)
@@ -387,6 +388,7 @@
     let mxfd = options.maximumFractionDigits;
     let mnsd = options.minimumSignificantDigits;
     let mxsd = options.maximumSignificantDigits;
+    const bothFd = mnfd !== undefined && mxfd !== undefined;
     nf.mnid = mnid;
     const roundingPriority = getOption(options, "roundingPriority", RPRIOS, "auto", "SetNumberFormatDigitOptions");
     if (roundingIncrement !== 1) mxfdDefault = mnfdDefault;
@@ -423,7 +425,12 @@
     nf.roundingType = roundingType;
     if (roundingIncrement !== 1) {
       if (roundingType !== "fd") throw new TypeErr("RoundingType is not fractionDigits");
-      if (nf.mxfd !== nf.mnfd) throw new RangeErr("maximumFractionDigits not equal to minimumFractionDigits");
+      if (nf.mxfd !== nf.mnfd) {
+        // A currency the table lacks has digits this file does not know ("ESP" has 0): unless both were given,
+        // ICU may find them equal, so the currency is refused rather than the options called invalid.
+        if (style === "currency" && cur === undefined && !bothFd) throw problem;
+        throw new RangeErr("maximumFractionDigits not equal to minimumFractionDigits");
+      }
     }
     nf.roundingIncrement = roundingIncrement;
     nf.trailingZeroDisplay = getOption(options, "trailingZeroDisplay", TZDISPLAYS, "auto", NF);
@@ -681,7 +688,9 @@
       const d = notated(nf, x);
       isZero = d.zero; one = d.one && d.exp === 0;
       const ip = d.int, ug = nf.useGrouping;
-      const grp = ug === false ? false : ug === "min2" ? ip.length >= 5 : ip.length >= 4;
+      // Under compact notation ICU's "auto" is "min2" ("9441T"); resolvedOptions still says "auto".
+      const min2 = ug === "min2" || (ug === "auto" && nf.notation === "compact");
+      const grp = ug === false ? false : min2 ? ip.length >= 5 : ip.length >= 4;
       if (!grp) push(numParts, L("integer", ip));
       else {
         let first = ip.length % 3; if (first === 0) first = 3;

@@ -8,11 +8,16 @@
 // writes "a, b and c") throws a TypeError that says so.
 //
 // A number is rounded as numberformat.js rounds it before a word is chosen,
-// as ICU does: 1.0001 is "one", and `numeric: "auto"` says "tomorrow" for
-// 0.9996 days. Every built-in is captured here, before programs run.
+// as ICU does: 1.0001 is "one". A relative time's number is rounded half to
+// even, ICU's own default (its RelativeDateTimeFormatter does not take
+// ECMA-402's half away from zero: "in 1.234 hours" for 1.2345), and
+// `numeric: "auto"` takes a word where ICU does: for an offset within 1%
+// of -1, 0 or 1 ("tomorrow" for 0.999 and 1.004 days). Every built-in is
+// captured here, before programs run.
 (function (native, shared) {
   "use strict";
   const G = globalThis;
+  const trunc = Math.trunc;
   const TypeErr = TypeError, RangeErr = RangeError;
   const NumberCtor = Number, StringCtor = String;
   const defProp = Object.defineProperty;
@@ -209,7 +214,7 @@
     if (ns !== undefined && ns !== "latn")
       throw new TypeErr("Intl.RelativeTimeFormat: numberingSystem \"" + ns + "\" is not available in this sandbox; only \"latn\" (0-9)");
     const obj = objCreate(proto);
-    wmSet(rtfSlots, obj, { __proto__: null, locale: loc.nf, style, numeric, nf: numberFormatter({ __proto__: null }) });
+    wmSet(rtfSlots, obj, { __proto__: null, locale: loc.nf, style, numeric, nf: numberFormatter({ __proto__: null, roundingMode: "halfEven" }) });
     return obj;
   }
   const RTFProto = RelativeTimeFormat.prototype;
@@ -227,10 +232,15 @@
     const nf = rtf.nf;
     const parts = list();
     const r = roundedOf(nf, v);
-    if (rtf.numeric === "auto" && !r.visibleFraction && (r.int === "0" || r.int === "1")) {
-      const words = splitSlash(AUTO[rtf.style][k]);
-      const word = r.int === "0" ? words[1] : past ? words[0] : words[2];
-      if (word !== "") { push(parts, L("literal", word)); return parts; }
+    // ICU's RelativeDateTimeFormatter::formatRelativeImpl: the offset times 100, rounded half away from zero
+    // in doubles, picks the word at -100, 0 or 100; -200 and 200 have none in English.
+    if (rtf.numeric === "auto" && v > -2.1 && v < 2.1) {
+      const x = v * 100, at = x < 0 ? trunc(x - 0.5) : trunc(x + 0.5);
+      if (at === -100 || at === 0 || at === 100) {
+        const words = splitSlash(AUTO[rtf.style][k]);
+        const word = at === 0 ? words[1] : at < 0 ? words[0] : words[2];
+        if (word !== "") { push(parts, L("literal", word)); return parts; }
+      }
     }
     const names = splitSlash(NAMES[rtf.style][k]);
     const name = r.int === "1" && !r.visibleFraction ? names[0] : names[1];
@@ -325,8 +335,17 @@
     },
     formatToParts(items) {
       const parts = listParts(lfOf(this, "formatToParts"), items);
+      // As ICU gives them: an empty element is no part, and the literals
+      // around it are one ([a][", , and "][b] for ["a", "", "b"]).
       const out = list();
-      for (let i = 0; i < parts.length; i++) push(out, { type: parts[i][0], value: parts[i][1] });
+      let literal = "";
+      for (let i = 0; i < parts.length; i++) {
+        if (parts[i][0] === "literal") { literal += parts[i][1]; continue; }
+        if (parts[i][1] === "") continue;
+        if (literal !== "") { push(out, { type: "literal", value: literal }); literal = ""; }
+        push(out, { type: "element", value: parts[i][1] });
+      }
+      if (literal !== "") push(out, { type: "literal", value: literal });
       return makeArray(out);
     },
   });

@@ -94,6 +94,19 @@ fn values_read_as_node_shows_them() {
     );
 }
 
+/// Node quotes a key unless it is letters, `_` and digits (not first):
+/// `$` included, which was written bare.
+#[test]
+fn keys_are_quoted_as_node_quotes_them() {
+    let run = run_alone(
+        "console.log({ $d: 4, _a: 1, a$: 2, 'é': 3, '1a': 4, ab1: 5, 'a-b': 6, '': 7 });",
+    );
+    assert_eq!(
+        run.console,
+        "{ '$d': 4, _a: 1, 'a$': 2, 'é': 3, '1a': 4, ab1: 5, 'a-b': 6, '': 7 }\n"
+    );
+}
+
 #[test]
 fn the_rest_of_nodes_console_is_there() {
     // Each was a TypeError ("not a function") that ended the run.
