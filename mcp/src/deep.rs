@@ -925,15 +925,41 @@ impl Unended {
         match (self, long) {
             (Unended::Ended, Some(_)) => true,
             (Unended::Ended, None) => !blank(line),
-            // Too long to read whole: whether it ends as a message does.
+            // Too long to hold whole, so only its ends can tell: whether
+            // it ends as a message does. A guess (a line cut just after a
+            // nested object closed passes, and its call is answered too
+            // long rather than failing as the exit fails it).
             (Unended::Whole, Some(long)) => long.tail.trim_ascii_end().ends_with(b"}"),
-            (Unended::Whole, None) => {
-                !blank(line)
-                    && serde_json::from_slice::<serde::de::IgnoredAny>(line)
-                        .map_or_else(|e| !e.is_eof(), |_| true)
-            }
+            (Unended::Whole, None) => !blank(line) && !cut_short(line),
         }
     }
+}
+
+/// Whether `line` is JSON text cut short: it ends inside a string, or with
+/// an object or array still open. Counted, not read, so at any depth (a
+/// reader's nesting limit would call an answer cut 200 levels deep
+/// unreadable instead).
+fn cut_short(line: &[u8]) -> bool {
+    let (mut open, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in line {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => open += 1,
+            b'}' | b']' => open = open.saturating_sub(1),
+            _ => {}
+        }
+    }
+    in_string || open > 0
 }
 
 /// Copies `from` to `to` line by line, each line as `judge` says: `None`
@@ -1081,6 +1107,9 @@ pub(crate) struct ChildTransport {
     /// own pid was killed, and a wrapper's real server, or a tool it ran,
     /// outlived `wasmwire mcp`).
     _tree: Containment,
+    /// Cancelled when the server's output has ended, before rmcp reads
+    /// that end.
+    ended: CancellationToken,
 }
 
 impl ChildTransport {
@@ -1101,13 +1130,30 @@ impl ChildTransport {
         if let Some(stderr) = child.stderr.take() {
             tokio::spawn(stderr_out(stderr));
         }
-        let (rmcp_reads, to_rmcp) = tokio::io::duplex(PIPE);
-        tokio::spawn(answers_in(stdout, to_rmcp));
+        let (rmcp_reads, mut to_rmcp) = tokio::io::duplex(PIPE);
+        let ended = CancellationToken::new();
+        let told = ended.clone();
+        tokio::spawn(async move {
+            answers_in(stdout, &mut to_rmcp).await;
+            // Told before rmcp can read the end (`to_rmcp` goes after
+            // this): rmcp fails the calls in flight when it reads it, and
+            // a call made as soon as one of them has failed must find the
+            // connection ended, not go out on it to fail too.
+            told.cancel();
+        });
         Ok(ChildTransport {
             child,
             inner: AsyncRwTransport::new_client(rmcp_reads, stdin),
             _tree: tree,
+            ended,
         })
+    }
+
+    /// Cancelled when the server's output has ended (it exited, or closed
+    /// its stdout): the connection is over, though rmcp may not have read
+    /// that yet.
+    pub(crate) fn ended(&self) -> CancellationToken {
+        self.ended.clone()
     }
 }
 
@@ -1746,6 +1792,24 @@ mod tests {
         let mut to_rmcp = Vec::new();
         answers_in(format!("{plain}\n{cut}").as_bytes(), &mut to_rmcp).await;
         assert_eq!(to_rmcp, format!("{plain}\n").into_bytes());
+
+        // Cut 200 levels deep: cut, not too deep to read.
+        let deep = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":14,\"result\":{}",
+            "[".repeat(200)
+        );
+        let mut to_rmcp = Vec::new();
+        answers_in(format!("{plain}\n{deep}").as_bytes(), &mut to_rmcp).await;
+        assert_eq!(to_rmcp, format!("{plain}\n").into_bytes());
+        // A string cut, braces inside it or an escaped quote before its end.
+        for cut in [
+            r#"{"id":15,"result":{"a":"}}"#,
+            r#"{"id":16,"result":"x\"}"#,
+        ] {
+            let mut to_rmcp = Vec::new();
+            answers_in(cut.as_bytes(), &mut to_rmcp).await;
+            assert_eq!(to_rmcp, Vec::<u8>::new(), "{cut}");
+        }
 
         // Whole but unreadable (not cut short): answered as unreadable.
         let wrong = "{\"jsonrpc\":\"2.0\",\"id\":13,\"result\":{}} }";

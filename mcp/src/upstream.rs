@@ -18,7 +18,7 @@ use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::sync::Mutex;
-use wasmwire::{FailureKind, ToolFailure};
+use wasmwire::{CancellationToken, FailureKind, ToolFailure};
 
 use crate::config::ServerConfig;
 use crate::deep::ChildTransport;
@@ -46,6 +46,9 @@ pub struct Upstream {
 #[derive(Debug, Default)]
 struct State {
     service: Option<RunningService<RoleClient, ()>>,
+    /// A stdio server's end of output ([`ChildTransport::ended`]), seen
+    /// before rmcp's transport is closed.
+    ended: Option<CancellationToken>,
     /// The last failed start: when, and why.
     failed: Option<(Instant, String)>,
 }
@@ -56,7 +59,7 @@ impl Upstream {
         name: &str,
         config: &ServerConfig,
     ) -> Result<(Upstream, Vec<McpTool>), String> {
-        let service = start(name, config).await?;
+        let (service, ended) = start(name, config).await?;
         let tools = tokio::time::timeout(CONNECT_TIMEOUT, list_tools(service.peer()))
             .await
             .map_err(|_| format!("listing its tools took more than {CONNECT_TIMEOUT:?}"))??;
@@ -65,6 +68,7 @@ impl Upstream {
             config: config.clone(),
             state: Mutex::new(State {
                 service: Some(service),
+                ended,
                 failed: None,
             }),
         };
@@ -90,8 +94,10 @@ impl Upstream {
     /// The live connection, started again if it had closed.
     async fn peer(&self) -> Result<Peer<RoleClient>, ToolFailure> {
         let mut state = self.state.lock().await;
+        let ended = state.ended.as_ref().is_some_and(|e| e.is_cancelled());
         if let Some(service) = &state.service
             && !service.peer().is_transport_closed()
+            && !ended
         {
             return Ok(service.peer().clone());
         }
@@ -119,9 +125,10 @@ impl Upstream {
             "starting it again did not finish before the call that started it ended".to_string(),
         ));
         match start(&self.name, &self.config).await {
-            Ok(service) => {
+            Ok((service, ended)) => {
                 let peer = service.peer().clone();
                 state.service = Some(service);
+                state.ended = ended;
                 state.failed = None;
                 Ok(peer)
             }
@@ -227,11 +234,12 @@ impl Listed {
     }
 }
 
-/// Starts a server and completes `initialize`, within [`CONNECT_TIMEOUT`].
+/// Starts a server and completes `initialize`, within [`CONNECT_TIMEOUT`];
+/// for a stdio server, with its end of output ([`ChildTransport::ended`]).
 async fn start(
     name: &str,
     config: &ServerConfig,
-) -> Result<RunningService<RoleClient, ()>, String> {
+) -> Result<(RunningService<RoleClient, ()>, Option<CancellationToken>), String> {
     let starting = async {
         match config {
             ServerConfig::Stdio {
@@ -259,9 +267,12 @@ async fn start(
                         _ => format!("could not start {:?}: {e}", config_command(config)),
                     }
                 })?;
-                ().serve(Bounded::new(transport, name))
-                    .await
-                    .map_err(|e| format!("initialize failed: {e}"))
+                let ended = transport.ended();
+                let service =
+                    ().serve(Bounded::new(transport, name))
+                        .await
+                        .map_err(|e| format!("initialize failed: {e}"))?;
+                Ok((service, Some(ended)))
             }
             ServerConfig::Http { url, headers } => {
                 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -277,9 +288,11 @@ async fn start(
                     StreamableHttpClientTransportConfig::with_uri(url.as_str());
                 transport_config.custom_headers = custom;
                 let transport = StreamableHttpClientTransport::from_config(transport_config);
-                ().serve(Bounded::new(transport, name))
+                let service = ()
+                    .serve(Bounded::new(transport, name))
                     .await
-                    .map_err(|e| format!("initialize with {url} failed: {e}"))
+                    .map_err(|e| format!("initialize with {url} failed: {e}"))?;
+                Ok((service, None))
             }
         }
     };
