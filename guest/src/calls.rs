@@ -164,7 +164,7 @@ impl<'js> Calls<'js> {
 }
 
 /// The tools of many calls, as a warning tells them: how many calls, and
-/// the first few distinct names in order. Kept without a copy per call: a
+/// the alphabetically first few distinct names, sorted. Kept without a copy per call: a
 /// run stopped for its memory may leave 100,000 calls behind and no room
 /// to copy their names into, where Rust's failed allocation would end the
 /// child with the parent's words instead of the program's place.

@@ -412,8 +412,9 @@ fn warn_left_behind<'js>(
             parts.push(format!("{held} never sent (held by the in-flight cap)"));
         }
         if ended > 0 {
+            let them = if ended == 1 { "it" } else { "them" };
             parts.push(format!(
-                "{ended} never sent (the run ended before it could send them)"
+                "{ended} never sent (the run ended before it could send {them})"
             ));
         }
         session.write_console(

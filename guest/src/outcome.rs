@@ -700,8 +700,8 @@ pub(crate) enum Cap {
 /// String(a)`): that reads as a recursion too deep, so it is named. (V8's
 /// cycle check, written around `join`, cost every join 70% more; not done.)
 const LOOP_INSTEAD: &str = "walk deep data with a loop and a stack of your own; or, if an array \
-                            holds itself, join it without its own copy (QuickJS, unlike V8, \
-                            joins such an array without end)";
+                            holds itself, take it out of itself before joining it (QuickJS, \
+                            unlike V8, joins such an array without end)";
 
 /// The limit an error headline (`Name: message`) of QuickJS's reports, or
 /// `None` for any other error.

@@ -228,6 +228,9 @@ async fn what_cannot_be_exact_throws_and_says_what_to_do() {
           // for the currency, not a RangeError for options made up from default digits.
           oldCurrency: refusal(() => new Intl.NumberFormat("en", { style: "currency", currency: "ESP",
             minimumFractionDigits: 1, roundingIncrement: 50 }).format(-9814.1)),
+          // Both given and unequal: ICU's RangeError, whatever the currency.
+          oldCurrencyBoth: refusal(() => new Intl.NumberFormat("en", { style: "currency", currency: "ESP",
+            minimumFractionDigits: 1, maximumFractionDigits: 2, roundingIncrement: 50 }).format(1)),
         };
     "#;
     let outcome = run(program).await;
@@ -262,6 +265,11 @@ async fn what_cannot_be_exact_throws_and_says_what_to_do() {
     says("date", "TypeError: ", &["\"fr\"", "en-US", "toISOString"]);
     says("upperTr", "TypeError: ", &["toUpperCase"]);
     says("oldCurrency", "TypeError: ", &["\"ESP\"", "table"]);
+    says(
+        "oldCurrencyBoth",
+        "RangeError: ",
+        &["maximumFractionDigits not equal"],
+    );
     // What compares, Intl.Collator says it supports.
     let outcome = run(
         "return Intl.Collator.supportedLocalesOf(['de-at', 'fr', 'fr-CA', 'en-GB', 'sv', 'de-u-co-phonebk']);",

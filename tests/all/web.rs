@@ -417,6 +417,34 @@ async fn a_large_array_clones_within_the_default_memory() {
     assert_eq!(value(&outcome), json!([1000000, 999999, true]));
 }
 
+/// A setter a program puts on an index of `Array.prototype` sees nothing
+/// of a clone and changes nothing in it: the clone's lists of a Map's
+/// entries, a Set's values and the transfer list were filled with `push`,
+/// which QuickJS sends through such a setter.
+#[tokio::test]
+async fn a_setter_on_array_indices_sees_nothing_of_a_clone() {
+    let program = r#"
+        const seen = [];
+        for (const i of [0, 1, 2, 3]) {
+          Object.defineProperty(Array.prototype, i, {
+            configurable: true,
+            set(v) { seen.push(typeof v === "object" ? "object" : String(v)); },
+            get() { return "forged"; },
+          });
+        }
+        const buffer = new ArrayBuffer(4);
+        const copy = structuredClone({ map: new Map([["k", 1], ["j", { a: 2 }]]), set: new Set(["x", 7]), buffer },
+          { transfer: [buffer] });
+        for (const i of [0, 1, 2, 3]) delete Array.prototype[i];
+        return [seen.length, [...copy.map.entries()], [...copy.set], copy.buffer.byteLength, buffer.byteLength];
+    "#;
+    let outcome = run(program).await;
+    assert_eq!(
+        value(&outcome),
+        json!([0, [["k", 1], ["j", { "a": 2 }]], ["x", 7], 4, 0])
+    );
+}
+
 /// 200,000 small objects clone under the default 64 MiB, where a copy by
 /// JSON and another by spread fit too: the clone queued every object it
 /// still had to fill in as an array of three, which held more than the

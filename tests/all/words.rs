@@ -27,8 +27,8 @@ for (const numeric of ["always", "auto"]) for (const style of ["long", "short", 
   for (const u of ["second", "minute", "hour", "day", "week", "month", "quarter", "year"])
     out.push([-2, -1, -0, 0, 1, 2, 1.5, -1234.5, 0.9996, -1e-7, 1e21, 1.0001].map((v) => r.format(v, u)).join("|"));
 }
-// Where ICU takes a word under numeric "auto" (the offset within 1% of -1,
-// 0 or 1, in doubles) and how it rounds the rest (half to even: 1.2345 is
+// Where ICU takes a word under numeric "auto" (the offset within 0.005 of
+// -1, 0 or 1: its hundredfold rounds to -100, 0 or 100, in doubles) and how it rounds the rest (half to even: 1.2345 is
 // "1.234"), over edges and a seeded sweep.
 let seed = 3;
 const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;

@@ -20,7 +20,6 @@
   const memoGet = Map.prototype.get, memoSet = Map.prototype.set, memoHas = Map.prototype.has;
   const mapForEach = Map.prototype.forEach, setForEach = Set.prototype.forEach;
   const mapSetFn = Map.prototype.set, setAddFn = Set.prototype.add;
-  const arrayPush = Array.prototype.push;
   const dateValue = Date.prototype.getTime;
   const regexpSource = gopd(RegExp.prototype, "source").get;
   const regexpFlags = gopd(RegExp.prototype, "flags").get;
@@ -81,7 +80,7 @@
     if (arguments.length === 0) throw new TypeError("structuredClone: 1 argument required, but only 0 present");
     // Transferred ArrayBuffers are cloned as any other, then detached once
     // the whole clone is made (so a clone that throws detaches nothing).
-    const transfer = [];
+    const transfer = setPrototypeOf([], null);
     if (options !== undefined && options !== null && options.transfer !== undefined) {
       for (const item of options.transfer) {
         if (classNames[classId(item)] !== "ArrayBuffer")
@@ -90,7 +89,7 @@
           throw refuse("a detached ArrayBuffer in the transfer list");
         for (let i = 0; i < transfer.length; i++)
           if (transfer[i] === item) throw refuse("an ArrayBuffer listed twice for transfer");
-        apply(arrayPush, transfer, [item]);
+        transfer[transfer.length] = item;
       }
     }
     const memo = new MapCtor();
@@ -168,16 +167,19 @@
     const root = shell(value);
     let arrayKeys;
     while (work.length > 0) {
-        const n = work.length - 3;
+      const n = work.length - 3;
       const source = work[n], target = work[n + 1], kind = work[n + 2];
       work.length = n;
       if (kind === "map") {
-        const entries = [];
-        apply(mapForEach, source, [(v, k) => apply(arrayPush, entries, [k, v])]);
+        // Lists without a prototype, written by index: a setter the program
+        // put on an index of Array.prototype would see (and could change)
+        // what is cloned through `push`.
+        const entries = setPrototypeOf([], null);
+        apply(mapForEach, source, [(v, k) => { const n = entries.length; entries[n] = k; entries[n + 1] = v; }]);
         for (let i = 0; i < entries.length; i += 2) apply(mapSetFn, target, [shell(entries[i]), shell(entries[i + 1])]);
       } else if (kind === "set") {
-        const values = [];
-        apply(setForEach, source, [(v) => apply(arrayPush, values, [v])]);
+        const values = setPrototypeOf([], null);
+        apply(setForEach, source, [(v) => { values[values.length] = v; }]);
         for (let i = 0; i < values.length; i++) apply(setAddFn, target, [shell(values[i])]);
       } else if (kind === "error") {
         const cause = gopd(source, "cause");

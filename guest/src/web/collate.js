@@ -16,9 +16,9 @@
 // a plain string and is kept for the run, so a sort costs two lookups per
 // comparison; a tertiary or case-level key is made and kept only for
 // strings whose keys tie. Before any key, a native compares the primary
-// weights of two strings whose characters each have an entry of their own
-// in V (most text), and answers when they differ: the keys are made only
-// for what that leaves undecided.
+// weights of two strings whose characters all have V >= 0 (most text),
+// and answers when they differ: the keys are made only for what that
+// leaves undecided.
 (function (native, shared) {
   "use strict";
   const apply = Reflect.apply;

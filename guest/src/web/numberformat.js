@@ -363,7 +363,6 @@
       if (cur === undefined && problem === null)
         problem = unsupported("Intl.NumberFormat: currency \"" + currency + "\" is not in this sandbox's table (" +
           "it has the ISO 4217 codes Node 20 knows, e.g. USD, EUR, GBP, JPY)");
-
     } else if (style === "unit") {
       nf.unit = unit; nf.unitDisplay = unitDisplay;
       if (problem === null && loc.tier !== 1)

@@ -11,8 +11,9 @@
 // as ICU does: 1.0001 is "one". A relative time's number is rounded half to
 // even, ICU's own default (its RelativeDateTimeFormatter does not take
 // ECMA-402's half away from zero: "in 1.234 hours" for 1.2345), and
-// `numeric: "auto"` takes a word where ICU does: for an offset within 1%
-// of -1, 0 or 1 ("tomorrow" for 0.999 and 1.004 days). Every built-in is
+// `numeric: "auto"` takes a word where ICU does: for an offset whose
+// hundredfold rounds to -100, 0 or 100, within 0.005 of -1, 0 or 1
+// ("tomorrow" for 0.999 and 1.004 days, not for 0.994). Every built-in is
 // captured here, before programs run.
 (function (native, shared) {
   "use strict";

@@ -324,8 +324,10 @@ fn namespace_alias(program: &str, at: usize) -> Option<&str> {
     let (alias, rest) = rest.split_at(end);
     let target = rest.trim_start().strip_prefix('=')?.trim_start();
     let named = target.starts_with(|c: char| c == '_' || c == '$' || c.is_alphabetic());
-    (!alias.is_empty() && alias != "type" && named && !target.starts_with("require"))
-        .then_some(alias)
+    let required = target
+        .strip_prefix("require")
+        .is_some_and(|rest| rest.trim_start().starts_with('('));
+    (!alias.is_empty() && alias != "type" && named && !required).then_some(alias)
 }
 
 /// What a parser error at byte `at` of `program` means when it is about
@@ -669,6 +671,9 @@ mod tests {
             "{message}"
         );
         assert!(!message.contains("nothing is imported"), "{message}");
+        // A namespace whose name begins with "require" is one too.
+        let error = strip("import R = requirements.B;").unwrap_err();
+        assert!(error.to_string().contains("`const R = ...`"), "{error}");
     }
 
     #[test]
