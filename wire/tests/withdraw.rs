@@ -100,38 +100,34 @@ async fn a_withdrawn_call_is_answered_cancelled_its_handler_dropped_and_it_leave
     served.abort();
 }
 
-#[tokio::test]
-async fn a_frame_that_is_neither_request_nor_withdraw_is_still_malformed() {
+/// The protocol violation a server ends with when a child sends one frame
+/// of `payload`.
+async fn violation_of(payload: &[u8]) -> String {
     let (mut to_server, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, _child_in) = tokio::io::duplex(1 << 16);
     let server = Server::new(ServerOptions::default(), Arc::new(hang(Arc::default())));
     let served = tokio::spawn(server.serve(server_in, server_out, CancellationToken::new()));
-    let payload = br#"{"v":1,"id":"1"}"#;
     to_server
         .write_all(&(payload.len() as u32).to_be_bytes())
         .await
         .unwrap();
     to_server.write_all(payload).await.unwrap();
     let error = served.await.unwrap().expect_err("a protocol violation");
-    assert!(error.to_string().contains("malformed Request"), "{error}");
+    error.to_string()
+}
+
+#[tokio::test]
+async fn a_frame_that_is_neither_request_nor_withdraw_is_still_malformed() {
+    let error = violation_of(br#"{"v":1,"id":"1"}"#).await;
+    assert!(error.contains("malformed Request"), "{error}");
 }
 
 /// A Withdraw whose id is no string was told as "malformed Request:
 /// missing field `id`", the one thing it never tried to be.
 #[tokio::test]
 async fn a_malformed_withdraw_is_told_as_a_withdraw() {
-    let (mut to_server, server_in) = tokio::io::duplex(1 << 16);
-    let (server_out, _child_in) = tokio::io::duplex(1 << 16);
-    let server = Server::new(ServerOptions::default(), Arc::new(hang(Arc::default())));
-    let served = tokio::spawn(server.serve(server_in, server_out, CancellationToken::new()));
-    let payload = br#"{"v":1,"withdraw":5}"#;
-    to_server
-        .write_all(&(payload.len() as u32).to_be_bytes())
-        .await
-        .unwrap();
-    to_server.write_all(payload).await.unwrap();
-    let error = served.await.unwrap().expect_err("a protocol violation");
-    assert!(error.to_string().contains("malformed Withdraw"), "{error}");
+    let error = violation_of(br#"{"v":1,"withdraw":5}"#).await;
+    assert!(error.contains("malformed Withdraw"), "{error}");
 }
 
 #[test]
