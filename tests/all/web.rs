@@ -424,11 +424,12 @@ async fn a_large_array_clones_within_the_default_memory() {
 #[tokio::test]
 async fn a_setter_on_array_indices_sees_nothing_of_a_clone() {
     let program = r#"
-        const seen = [];
+        // A count, not a list: pushing onto one would reach the setter.
+        let seen = 0;
         for (const i of [0, 1, 2, 3]) {
           Object.defineProperty(Array.prototype, i, {
             configurable: true,
-            set(v) { seen.push(typeof v === "object" ? "object" : String(v)); },
+            set(v) { seen++; },
             get() { return "forged"; },
           });
         }
@@ -436,7 +437,7 @@ async fn a_setter_on_array_indices_sees_nothing_of_a_clone() {
         const copy = structuredClone({ map: new Map([["k", 1], ["j", { a: 2 }]]), set: new Set(["x", 7]), buffer },
           { transfer: [buffer] });
         for (const i of [0, 1, 2, 3]) delete Array.prototype[i];
-        return [seen.length, [...copy.map.entries()], [...copy.set], copy.buffer.byteLength, buffer.byteLength];
+        return [seen, [...copy.map.entries()], [...copy.set], copy.buffer.byteLength, buffer.byteLength];
     "#;
     let outcome = run(program).await;
     assert_eq!(

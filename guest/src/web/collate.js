@@ -599,6 +599,10 @@
     throw new RangeErrorCtor(`Value ${s} out of range for Intl.Collator options property ${name}`);
   }
 
+  // The options' values as `compare` takes them (an option left out reads
+  // as undefined: the default).
+  const CASE_FIRST = { __proto__: null, upper: 1, lower: 2, false: 0, undefined: 0 };
+  const SENSITIVITY = { __proto__: null, case: 0, base: 1, accent: 2, variant: 3, undefined: 3 };
   const localeCompare = {
     localeCompare(that, locales, options) {
       // The commonest call, `a.localeCompare(b)` in a sort's comparator,
@@ -625,8 +629,8 @@
         if (collation !== undefined && toText(collation) !== "default")
           throw new TypeErrorCtor(`String.prototype.localeCompare: the collation ${stringify(toText(collation))} is not available here`);
         numericOn = o.numeric !== undefined && !!o.numeric;
-        caseFirst = { __proto__: null, upper: 1, lower: 2, false: 0, undefined: 0 }[option(o, "caseFirst", ["upper", "lower", "false"])];
-        sensitivity = { __proto__: null, case: 0, base: 1, accent: 2, variant: 3, undefined: 3 }[option(o, "sensitivity", ["base", "accent", "case", "variant"])];
+        caseFirst = CASE_FIRST[option(o, "caseFirst", ["upper", "lower", "false"])];
+        sensitivity = SENSITIVITY[option(o, "sensitivity", ["base", "accent", "case", "variant"])];
         shiftedOn = o.ignorePunctuation !== undefined && !!o.ignorePunctuation;
       }
       return ordered(a, b, sensitivity, caseFirst, numericOn, shiftedOn);
@@ -648,10 +652,7 @@
   // it is made (through localeCompare, which refuses what it cannot do):
   // its compare calls this with their values as localeCompare reads them.
   shared.collate = ordered;
-  shared.collateOptions = (sensitivity, caseFirst) => [
-    { __proto__: null, case: 0, base: 1, accent: 2, variant: 3 }[sensitivity],
-    { __proto__: null, upper: 1, lower: 2, false: 0 }[caseFirst],
-  ];
+  shared.collateOptions = (sensitivity, caseFirst) => [SENSITIVITY[sensitivity], CASE_FIRST[caseFirst]];
   defineProperty(localeCompare, "length", { value: 1 });
   defineProperty(String.prototype, "localeCompare", { value: localeCompare, writable: true, enumerable: false, configurable: true });
 })

@@ -232,7 +232,6 @@
     const past = v < 0 || (v === 0 && 1 / v < 0);
     const nf = rtf.nf;
     const parts = list();
-    const r = roundedOf(nf, v);
     // ICU's RelativeDateTimeFormatter::formatRelativeImpl: the offset times 100, rounded half away from zero
     // in doubles, picks the word at -100, 0 or 100; -200 and 200 have none in English.
     if (rtf.numeric === "auto" && v > -2.1 && v < 2.1) {
@@ -243,6 +242,7 @@
         if (word !== "") { push(parts, L("literal", word)); return parts; }
       }
     }
+    const r = roundedOf(nf, v);
     const names = splitSlash(NAMES[rtf.style][k]);
     const name = r.int === "1" && !r.visibleFraction ? names[0] : names[1];
     const digits = numberParts(nf, past ? -v : v);
