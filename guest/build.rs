@@ -92,11 +92,13 @@ fn embed_scripts() {
 fn compile_format() {
     println!("cargo:rerun-if-changed=c/format.c");
     println!("cargo:rerun-if-changed=c/strtod.c");
+    println!("cargo:rerun-if-changed=c/pow.c");
     println!("cargo:rerun-if-env-changed=WASI_SDK");
     let mut build = cc::Build::new();
     build
         .file("c/format.c")
         .file("c/strtod.c")
+        .file("c/pow.c")
         .warnings(true)
         .warnings_into_errors(true);
     if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32")

@@ -223,6 +223,9 @@ fn nested_build(
     // And its strtod calls (every number JSON.parse reads, integers too) to
     // one with a fast path for short decimals: guest/c/strtod.c.
     cflags.push("-Dstrtod=wasmwire_strtod".to_owned());
+    // And its pow calls (`**`, Math.pow) to one that squares by a
+    // multiplication, as V8 does: guest/c/pow.c.
+    cflags.push("-Dpow=wasmwire_pow".to_owned());
     // The guest's C (QuickJS's, format.c and strtod.c) at -O2 rather than the
     // profile's -O3; cc puts these flags after its own, so this one wins.
     // QuickJS's interpreter loop (`JS_CallInternal`, where a compute-bound

@@ -190,18 +190,16 @@ fn given_by_name(parameters: &[String], rest: bool, values: &[Value<'_>]) -> boo
 /// `fetch_doc(id, { signal })` would run without what the program passed.
 /// What array methods pass their callbacks is left alone, so that
 /// `ids.map(fetch_doc)` works: the index (a number) second and the array
-/// third, the three together; and so is
-/// `undefined` or `null`, and anything given to a binding that declares
-/// no parameter at all (`.then(ping)`).
+/// third, the three together; and so is `undefined` or `null`. A binding
+/// that declares no parameter reads nothing: `get_user("alice")` of
+/// `get_user()` ran without a word and answered for whoever the tool
+/// chose (`.then(() => ping())` passes nothing on).
 fn unread_argument(binding: &Binding, values: &[Value<'_>]) -> Option<String> {
     let taken = match &binding.parameters {
         Some(_) if binding.rest => return None,
         Some(parameters) => parameters.len(),
         None => 1,
     };
-    if taken == 0 {
-        return None;
-    }
     // The index and the array only as an array method passes them: a
     // number second alone is an argument (`add(7, 8)` of `add(a)`).
     let callback = callback_arguments(values);
@@ -210,6 +208,7 @@ fn unread_argument(binding: &Binding, values: &[Value<'_>]) -> Option<String> {
             !(v.is_undefined() || v.is_null() || (callback && (*i == 1 || *i == 2)))
         })?;
     let takes = match &binding.parameters {
+        Some(parameters) if parameters.is_empty() => "no arguments".to_owned(),
         Some(parameters) if parameters.len() == 1 => format!("one argument, {}", parameters[0]),
         Some(parameters) => format!("{} arguments, {}", parameters.len(), parameters.join(", ")),
         None => "one argument, its args".to_owned(),

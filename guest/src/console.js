@@ -48,13 +48,36 @@
   const taLength = gopd(typedArrayProto, "length").get;
   const taTag = gopd(typedArrayProto, Symbol.toStringTag).get;
   const abByteLength = gopd(ArrayBuffer.prototype, "byteLength").get;
+  const abDetached = gopd(ArrayBuffer.prototype, "detached").get;
+  const sabByteLength = gopd(SharedArrayBuffer.prototype, "byteLength").get;
   const dvByteLength = gopd(DataView.prototype, "byteLength").get;
+  const dvByteOffset = gopd(DataView.prototype, "byteOffset").get;
+  const dvBuffer = gopd(DataView.prototype, "buffer").get;
+  const construct = Reflect.construct, Uint8ArrayCtor = Uint8Array;
   const toStringTag = Symbol.toStringTag;
   const now = performance.now, perf = performance;
   // The web classes shown by their contents, known by their prototypes
   // (any object can carry their toStringTag).
-  const URLProto = URL.prototype, SearchParamsProto = URLSearchParams.prototype;
-  const urlHref = gopd(URL.prototype, "href").get, searchParamsForEach = URLSearchParams.prototype.forEach;
+  const SearchParamsProto = URLSearchParams.prototype;
+  const searchParamsForEach = URLSearchParams.prototype.forEach;
+  // The web classes whose state is in their getters (private fields), each
+  // shown by the getters Node shows for it, in its order: their prototype,
+  // then name and getter by turns. The getters are taken now, so a program
+  // that replaces one later runs nothing here.
+  const gettersShown = new MapCtor();
+  const showGetters = (proto, names) => {
+    const list = bare();
+    for (let i = 0; i < names.length; i++) apply(arrayPush, list, [names[i], gopd(proto, names[i]).get]);
+    apply(mapSet, gettersShown, [proto, list]);
+  };
+  showGetters(URL.prototype, ["href", "origin", "protocol", "username", "password", "host", "hostname",
+    "port", "pathname", "search", "searchParams", "hash"]);
+  showGetters(Event.prototype, ["type", "defaultPrevented", "cancelable", "timeStamp"]);
+  showGetters(AbortController.prototype, ["signal"]);
+  showGetters(AbortSignal.prototype, ["aborted"]);
+  showGetters(TextEncoder.prototype, ["encoding"]);
+  showGetters(TextDecoder.prototype, ["encoding", "fatal", "ignoreBOM"]);
+  showGetters(EventTarget.prototype, []);
   const ErrorCtor = Error, ErrorProto = Error.prototype, ObjectProto = Object.prototype, ArrayProto = Array.prototype;
   // An error's frames as a program reads them (`stack.js`), without the
   // `Name: message` this file writes itself; taken before any program.
@@ -184,7 +207,7 @@
 
   // The name an own or inherited `name` data property gives (never a getter).
   function nameOf(f) {
-    for (let o = f, i = 0; o !== null && i < 8; o = getPrototypeOf(o), i++) {
+    for (let o = plain(f), i = 0; o !== null && i < 8; o = protoOf(o), i++) {
       const d = gopd(o, "name");
       if (d !== undefined) return "value" in d && typeof d.value === "string" ? d.value : "";
     }
@@ -196,7 +219,7 @@
     let source = "";
     try { source = apply(fnToString, f, []); } catch { /* a revoked proxy's */ }
     if (apply(strSlice, source, [0, 6]) === "class " || source === "class{" || apply(strSlice, source, [0, 6]) === "class{") {
-      const base = getPrototypeOf(f);
+      const base = protoOf(f);
       const extendsText = typeof base === "function" && base !== Function.prototype && nameOf(base) ? ` extends ${nameOf(base)}` : "";
       return `[class ${name || "(anonymous)"}${extendsText}]`;
     }
@@ -210,7 +233,7 @@
   // an object with no prototype.
   function constructorName(o) {
     for (let p = o, i = 0; p !== null && i < 64; i++) {
-      p = getPrototypeOf(p);
+      p = protoOf(p);
       if (p === null) return i === 0 ? null : "";
       const d = gopd(p, "constructor");
       if (d !== undefined && "value" in d && typeof d.value === "function") {
@@ -223,7 +246,7 @@
 
   function isError(o) {
     if (kinds[classId(o)] === "Error" || kinds[classId(o)] === "DOMException") return true;
-    for (let p = getPrototypeOf(o), i = 0; p !== null && i < 64; p = getPrototypeOf(p), i++) {
+    for (let p = protoOf(o), i = 0; p !== null && i < 64; p = protoOf(p), i++) {
       if (p === ErrorProto) return true;
     }
     return false;
@@ -255,6 +278,22 @@
   function isIndex(k) {
     const n = NumberCtor(k);
     return n >= 0 && n < 4294967295 && StringCtor(n >>> 0) === k;
+  }
+
+  // The walks up a prototype chain ask no Proxy (that would run its
+  // traps): one is read as its target, and a revoked one, or a chain of
+  // proxies past 64, as the chain's end (null).
+  function plain(o) {
+    for (let i = 0; o !== null && kinds[classId(o)] === "Proxy"; i++) {
+      if (i === 64) return null;
+      o = proxyTarget(o);
+      if (o === undefined) return null;
+    }
+    return o;
+  }
+  function protoOf(o) {
+    o = plain(o);
+    return o === null ? null : plain(getPrototypeOf(o));
   }
 
   // A whole object: `Name { ... }`, `[ ... ]`, `Map(2) { ... }`, ...
@@ -296,13 +335,10 @@
       case "Symbol": return put(out, `[Symbol: ${apply(symbolToString, apply(symbolValue, o, []), [])}]`);
       case "WeakMap": case "WeakSet": return put(out, `${kind} { <items unknown> }`);
       case "WeakRef": return put(out, "WeakRef { <target unknown> }");
-      case "ArrayBuffer": case "SharedArrayBuffer":
-        return put(out, `${kind} { byteLength: ${apply(abByteLength, o, [])} }`);
-      case "DataView": return put(out, `DataView { byteLength: ${apply(dvByteLength, o, [])} }`);
     }
     // Plain objects and arrays (most of what is shown) skip the walks up
     // their prototypes.
-    const proto = getPrototypeOf(o);
+    const proto = protoOf(o);
     const common = proto === ObjectProto || proto === ArrayProto;
     if (kind === "Error" || kind === "DOMException" || (!common && isError(o))) return error(out, o, depth, state);
     const name = proto === ObjectProto ? "Object" : proto === ArrayProto ? "Array" : constructorName(o);
@@ -354,13 +390,26 @@
         let any = false;
         apply(searchParamsForEach, o, [(v, k) => { put(out, (any ? ", " : " ") + quote(k) + " => " + quote(v)); any = true; }]);
         put(out, any ? " }" : "}");
-      } else if (proto === URLProto) {
-        put(out, `URL { href: ${quote(apply(urlHref, o, []))} }`);
+      } else if (kind === "ArrayBuffer" || kind === "SharedArrayBuffer" || kind === "DataView") {
+        put(out, `${name && name !== kind ? name + " [" + kind + "]" : kind} {`);
+        if (kind === "DataView") view(out, o, depth, state);
+        else put(out, " " + bytes(o, kind));
+        properties(out, o, depth, state, false, false);
+        put(out, " }");
       } else {
+        // An instance of a web class (or of a program's class extending
+        // one) is named without the class's tag, as Node names it.
+        const shown = common ? undefined : getterValues(o);
         let prefix = name === null ? "[Object: null prototype] " : name && name !== "Object" ? name + " " : "";
-        if (typeof tagged === "string" && tagged !== "" && tagged !== name) prefix = `${prefix || "Object "}[${tagged}] `;
+        if (typeof tagged === "string" && tagged !== "" && tagged !== name && shown === undefined) prefix = `${prefix || "Object "}[${tagged}] `;
         put(out, prefix + "{");
-        const any = properties(out, o, depth, state, false, true);
+        let any = false;
+        for (let i = 0; shown !== undefined && i < shown.length && !out.full; i += 2) {
+          put(out, (any ? ", " : " ") + shown[i] + ": ");
+          value(out, shown[i + 1], depth + 1, state);
+          any = true;
+        }
+        any = properties(out, o, depth, state, false, !any);
         put(out, any ? " }" : "}");
       }
     } finally {
@@ -370,9 +419,54 @@
     if (id !== undefined) out.s = apply(strSlice, out.s, [0, mark]) + `<ref *${id}> ` + apply(strSlice, out.s, [mark]);
   }
 
+  // `[Uint8Contents]: <00 ff>, byteLength: 2`: a buffer's first bytes
+  // (as many as an array shows items) and its length.
+  function bytes(o, kind) {
+    if (kind === "ArrayBuffer" && apply(abDetached, o, [])) return "(detached), byteLength: 0";
+    const length = apply(kind === "ArrayBuffer" ? abByteLength : sabByteLength, o, []);
+    const shown = length < ARRAY_ITEMS ? length : ARRAY_ITEMS;
+    const view = construct(Uint8ArrayCtor, [o, 0, shown]);
+    let s = "[Uint8Contents]: <";
+    for (let i = 0; i < shown; i++) s += (i === 0 ? "" : " ") + (view[i] < 16 ? "0" : "") + apply(numToString, view[i], [16]);
+    if (length > shown) s += ` ... ${length - shown} more byte${length - shown > 1 ? "s" : ""}`;
+    return s + `>, byteLength: ${length}`;
+  }
+
+  // A DataView's place in its buffer, then the buffer; a view whose
+  // buffer was detached (or shrunk from under it) has no place to show.
+  function view(out, o, depth, state) {
+    const buffer = apply(dvBuffer, o, []);
+    let place;
+    try {
+      place = `byteLength: ${apply(dvByteLength, o, [])}, byteOffset: ${apply(dvByteOffset, o, [])}`;
+    } catch {
+      place = kinds[classId(buffer)] === "ArrayBuffer" && apply(abDetached, buffer, []) ? "(detached)" : "(out of bounds)";
+    }
+    put(out, ` ${place}, buffer: `);
+    value(out, buffer, depth + 1, state);
+  }
+
+  // The names and values of the getters shown for one of the web classes
+  // (`gettersShown`), found by its prototype chain; undefined for any other
+  // object, or one that only has such a prototype (a getter refuses it).
+  function getterValues(o) {
+    let list;
+    for (let p = protoOf(o), i = 0; p !== null && i < 8 && list === undefined; p = protoOf(p), i++) {
+      list = apply(mapGet, gettersShown, [p]);
+    }
+    if (list === undefined) return undefined;
+    const values = bare();
+    try {
+      for (let i = 0; i < list.length; i += 2) apply(arrayPush, values, [list[i], apply(list[i + 1], o, [])]);
+    } catch {
+      return undefined;
+    }
+    return values;
+  }
+
   function tagOf(o) {
     // An inherited toStringTag as a data property (the web classes').
-    for (let p = getPrototypeOf(o), i = 0; p !== null && i < 8; p = getPrototypeOf(p), i++) {
+    for (let p = protoOf(o), i = 0; p !== null && i < 8; p = protoOf(p), i++) {
       const d = gopd(p, toStringTag);
       if (d !== undefined) return "value" in d ? d.value : undefined;
     }
@@ -487,7 +581,7 @@
     return kept;
   }
   function dataOrInherited(o, k) {
-    for (let p = o, i = 0; p !== null && i < 64; p = getPrototypeOf(p), i++) {
+    for (let p = plain(o), i = 0; p !== null && i < 64; p = protoOf(p), i++) {
       const d = gopd(p, k);
       if (d !== undefined) return "value" in d ? d.value : undefined;
     }
@@ -511,6 +605,8 @@
   shared.errorFields = function errorFields(e) {
     const out = newOut();
     try {
+      e = plain(e);
+      if (e === null) return "";
       error(out, e, 0, { __proto__: null, seen: bare(), refs: null, depth: DEPTH }, true);
     } catch {
       return "";

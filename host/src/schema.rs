@@ -25,6 +25,11 @@
 use serde_json::Value;
 use wire::{FailureKind, Holdings, ToolFailure};
 
+mod cost;
+mod unique;
+
+pub(crate) use cost::REPORT_BUDGET;
+
 use crate::json::{HeldReadError, ReadError};
 
 /// The most broken rules one `invalid` answer lists; a model fixes the
@@ -39,6 +44,8 @@ const DEEP_ARGS_STACK: usize = 16 << 20;
 /// A compiled params schema.
 pub(crate) struct ParamsSchema {
     validator: jsonschema::Validator,
+    /// The schema itself, to bound what a list of broken rules costs.
+    schema: Value,
 }
 
 impl std::fmt::Debug for ParamsSchema {
@@ -69,6 +76,7 @@ impl ParamsSchema {
         let validator = jsonschema::options()
             .with_pattern_options(jsonschema::PatternOptions::regex())
             .with_format("regex", is_checked_regex)
+            .with_keyword("uniqueItems", unique::compile)
             .build(schema)
             .map_err(|e| {
                 let mut why = format!("the params schema is not a usable JSON Schema: {e}");
@@ -83,7 +91,10 @@ impl ParamsSchema {
                 }
                 why
             })?;
-        Ok(ParamsSchema { validator })
+        Ok(ParamsSchema {
+            validator,
+            schema: schema.clone(),
+        })
     }
 
     /// Whether a call with no args (the empty object) fits.
@@ -130,7 +141,28 @@ impl ParamsSchema {
                 }
             }
         };
+        // The text is what the tool gets; a key written twice in one
+        // object would be checked by its last value alone.
+        if members(&value) < wire::json::survey(args).members
+            && let Some(key) = repeated_key(args)
+        {
+            return Err(invalid(format!(
+                "{tool}: the args write the key {key:?} twice in one object: the params \
+                 schema would check only its last value, and the tool would read the whole \
+                 text; write each key once"
+            )));
+        }
+        // Whether they fit is asked first: jsonschema answers it once for
+        // each part of the args and each recursive definition that
+        // reaches it. Only args that do not fit are listed, and only when
+        // the list's cost is bounded (`cost`).
         let list = || {
+            if self.validator.is_valid(&value) {
+                return Ok((Vec::new(), 0));
+            }
+            if cost::report_cost(&self.schema, &value, REPORT_BUDGET).is_none() {
+                return Err(());
+            }
             let mut broken = Vec::new();
             let mut more = 0usize;
             for error in self.validator.iter_errors(&value) {
@@ -145,15 +177,23 @@ impl ParamsSchema {
                     error.kind().keyword()
                 ));
             }
-            (broken, more)
+            Ok((broken, more))
         };
         // A recursive schema (`$ref` to itself) is checked a level of stack
         // per level of the args, which may nest up to `json::MAX_DEPTH`:
         // deep args are checked on a stack of their own.
-        let (broken, more) = if depth > crate::json::SHALLOW {
+        let listed = if depth > crate::json::SHALLOW {
             stacker::grow(DEEP_ARGS_STACK, list)
         } else {
             list()
+        };
+        let Ok((broken, more)) = listed else {
+            return Err(invalid(format!(
+                "{tool}: invalid args: they do not fit its params schema, and listing what \
+                 is wrong would apply more than {REPORT_BUDGET} of its subschemas (its \
+                 definitions refer to themselves more than once at each level of the args); \
+                 check them against the tool's declaration"
+            )));
         };
         if broken.is_empty() {
             return Ok(value);
@@ -219,15 +259,7 @@ const INNER_PART: &[&str] = &[
 /// kept once found, unless the walk to it met a subschema still open
 /// (reached another way, that one counts in full).
 pub(crate) fn expanded_size(schema: &Value) -> u64 {
-    let mut walk = Walk {
-        root: schema,
-        anchors: Default::default(),
-        known: Default::default(),
-        open: Vec::new(),
-        steps: 0,
-    };
-    walk.find_anchors(schema);
-    walk.size(schema).0
+    Walk::new(schema).size(schema).0
 }
 
 /// A walk of [`expanded_size`].
@@ -251,6 +283,19 @@ const MAX_OPEN: usize = 256;
 const MAX_STEPS: u64 = 1_000_000;
 
 impl<'a> Walk<'a> {
+    /// A walk of `schema`, its anchors found.
+    fn new(schema: &'a Value) -> Self {
+        let mut walk = Walk {
+            root: schema,
+            anchors: Default::default(),
+            known: Default::default(),
+            open: Vec::new(),
+            steps: 0,
+        };
+        walk.find_anchors(schema);
+        walk
+    }
+
     fn find_anchors(&mut self, node: &'a Value) {
         match node {
             Value::Object(map) => {
@@ -358,6 +403,92 @@ impl<'a> Walk<'a> {
         }
         (total, looped)
     }
+}
+
+/// Object members in `value`, nested ones included: fewer than its text
+/// wrote when a key was written twice in one object (the last one kept).
+fn members(value: &Value) -> usize {
+    let mut count = 0;
+    let mut work = vec![value];
+    while let Some(value) = work.pop() {
+        match value {
+            Value::Object(map) => {
+                count += map.len();
+                work.extend(map.values());
+            }
+            Value::Array(items) => work.extend(items),
+            _ => {}
+        }
+    }
+    count
+}
+
+/// The first key `text` (JSON, read once already) writes twice in one
+/// object, if any.
+fn repeated_key(text: &str) -> Option<String> {
+    use serde::de::{DeserializeSeed, Error, MapAccess, SeqAccess, Visitor};
+    use std::cell::RefCell;
+
+    /// A value read for its keys alone: the first repeated one is put in
+    /// the cell, and the read stops there.
+    #[derive(Clone, Copy)]
+    struct Scan<'s>(&'s RefCell<Option<String>>);
+
+    impl<'de> DeserializeSeed<'de> for Scan<'_> {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Scan<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("JSON")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while seq.next_element_seed(self)?.is_some() {}
+            Ok(())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut seen = std::collections::HashSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if seen.contains(&key) {
+                    *self.0.borrow_mut() = Some(key);
+                    return Err(A::Error::custom("a repeated key"));
+                }
+                seen.insert(key);
+                map.next_value_seed(self)?;
+            }
+            Ok(())
+        }
+    }
+
+    let found = RefCell::new(None);
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    // Args nest up to `json::MAX_DEPTH`, past serde_json's own limit.
+    deserializer.disable_recursion_limit();
+    // Stops at the first repeat with an error, which the cell explains.
+    let _ = Scan(&found).deserialize(serde_stacker::Deserializer::new(&mut deserializer));
+    found.into_inner()
 }
 
 /// The subschemas of `keyword`'s `value`, each with the name of the part
@@ -543,6 +674,141 @@ mod tests {
             .join()
             .expect("no overflow");
         assert!(checked);
+    }
+
+    /// Found by a probe of the values crossing to tools: an OpenAPI-style
+    /// schema (a Folder is a Node, and both look inside `children`)
+    /// applies its definition twice at each level. Valid args 26 deep took
+    /// 16 s to check; invalid ones against two alternatives that both look
+    /// inside took 2.5 GB at 20 levels and the machine's memory at 24.
+    /// Whether they fit is now asked of jsonschema's `is_valid`, which
+    /// answers once per part and definition; a list of what is wrong is
+    /// made only when its cost is bounded.
+    #[test]
+    fn a_definition_applied_twice_a_level_is_checked_in_time_linear_in_the_args() {
+        let folder = ParamsSchema::compile(&json!({
+            "$defs": {
+                "Node": {"type": "object", "properties": {
+                    "name": {"type": "string"},
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Folder"}},
+                }},
+                "Folder": {"allOf": [
+                    {"$ref": "#/$defs/Node"},
+                    {"type": "object", "properties": {
+                        "children": {"type": "array", "items": {"$ref": "#/$defs/Folder"}},
+                        "owner": {"type": "string"},
+                    }},
+                ]},
+            },
+            "type": "object",
+            "properties": {"root": {"$ref": "#/$defs/Folder"}},
+        }))
+        .unwrap();
+        let mut root = json!({"name": "leaf"});
+        for i in 0..60 {
+            root = json!({"name": format!("f{i}"), "owner": "me", "children": [root]});
+        }
+        let args = json!({ "root": root }).to_string();
+        assert!(folder.check("t", &args, &unbounded()).is_ok());
+        // Shallow invalid args are still listed rule by rule.
+        let failure = folder
+            .check(
+                "t",
+                r#"{"root": {"children": [{"owner": 5}]}}"#,
+                &unbounded(),
+            )
+            .unwrap_err();
+        assert!(
+            failure
+                .message
+                .contains("args.root.children[0].owner: 5 is not of type"),
+            "{}",
+            failure.message
+        );
+        // Deep invalid ones are answered without the list.
+        let either = ParamsSchema::compile(&json!({
+            "$defs": {"n": {"anyOf": [
+                {"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}}, "minProperties": 1},
+                {"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}}, "maxProperties": 1},
+            ]}},
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/n"}},
+        }))
+        .unwrap();
+        let deep = format!("{}1{}", r#"{"a":"#.repeat(40), "}".repeat(40));
+        let failure = either.check("t", &deep, &unbounded()).unwrap_err();
+        assert_eq!(failure.kind, FailureKind::Invalid);
+        assert!(
+            failure
+                .message
+                .contains("listing what is wrong would apply more than 250000"),
+            "{}",
+            failure.message
+        );
+        let shallow = format!("{}1{}", r#"{"a":"#.repeat(3), "}".repeat(3));
+        let failure = either.check("t", &shallow, &unbounded()).unwrap_err();
+        assert!(
+            failure.message.contains("(rule `anyOf`)"),
+            "{}",
+            failure.message
+        );
+    }
+
+    /// The same probe: `{"host": "evil", "host": "db1"}` passed a schema
+    /// whose `host` must be `db1` (the check reads the last value), and the
+    /// tool was given both.
+    #[test]
+    fn a_key_written_twice_is_refused() {
+        let failure = schema()
+            .check(
+                "t",
+                r#"{"host": "evil.example.com", "host": "db1"}"#,
+                &unbounded(),
+            )
+            .unwrap_err();
+        assert_eq!(failure.kind, FailureKind::Invalid);
+        assert!(
+            failure
+                .message
+                .contains(r#"write the key "host" twice in one object"#),
+            "{}",
+            failure.message
+        );
+        let nested = r#"{"host": "db1", "items": [{"name": "a"}, {"name": "b", "name": "c"}]}"#;
+        assert!(why(nested).contains(r#"the key "name" twice"#));
+        // The same name in different objects is no repeat.
+        let ok = r#"{"host": "db1", "items": [{"name": "a"}, {"name": "b"}]}"#;
+        assert!(schema().check("t", ok, &unbounded()).is_ok());
+    }
+
+    /// `uniqueItems` is the parent's own check (`unique.rs`): jsonschema's
+    /// compared every item with every earlier one when their hashes met,
+    /// which nested empty arrays always did.
+    #[test]
+    fn unique_items_are_checked_by_value() {
+        let tags = ParamsSchema::compile(&json!({
+            "type": "object",
+            "properties": {"tags": {"type": "array", "uniqueItems": true}},
+        }))
+        .unwrap();
+        assert!(
+            tags.check("t", r#"{"tags": [1, "1", [1], [[1]]]}"#, &unbounded())
+                .is_ok()
+        );
+        let failure = tags
+            .check(
+                "t",
+                r#"{"tags": ["a", {"x": 1, "y": 2}, {"y": 2, "x": 1.0}]}"#,
+                &unbounded(),
+            )
+            .unwrap_err();
+        assert!(
+            failure.message.contains(
+                "args.tags: has non-unique elements: items 1 and 2 are equal (rule `uniqueItems`)"
+            ),
+            "{}",
+            failure.message
+        );
     }
 
     #[test]

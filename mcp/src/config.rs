@@ -123,6 +123,21 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 /// held for ever.
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The longest `header_timeout` a config may give, short of `0` (for ever).
+pub const MAX_HEADER_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// `n` of the limit `name` if a semaphore can hold that many permits (each
+/// such limit is one), else the error that says so.
+fn countable(name: &str, n: usize) -> Result<usize, String> {
+    let most = tokio::sync::Semaphore::MAX_PERMITS;
+    if n > most {
+        return Err(format!(
+            "{name}: {n} is more than can be counted; at most {most}"
+        ));
+    }
+    Ok(n)
+}
+
 /// One upstream server: a command spoken to on stdio, or a streamable-HTTP URL.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged, deny_unknown_fields)]
@@ -326,17 +341,11 @@ impl Config {
         let max_running = match self.max_running {
             None => DEFAULT_MAX_RUNNING,
             Some(0) => return Err("max_running: 0 would run nothing; at least 1".into()),
-            Some(n) => n,
+            Some(n) => countable("max_running", n)?,
         };
         let max_waiting = match self.max_waiting {
             None => DEFAULT_MAX_WAITING,
-            Some(n) if n > tokio::sync::Semaphore::MAX_PERMITS => {
-                return Err(format!(
-                    "max_waiting: {n} is more than can be counted; at most {}",
-                    tokio::sync::Semaphore::MAX_PERMITS
-                ));
-            }
-            Some(n) => n,
+            Some(n) => countable("max_waiting", n)?,
         };
         let max_waiting_bytes = match &self.max_waiting_bytes {
             None => DEFAULT_MAX_WAITING_BYTES,
@@ -360,12 +369,22 @@ impl Config {
         let max_connections = match self.max_connections {
             None => DEFAULT_MAX_CONNECTIONS,
             Some(0) => return Err("max_connections: 0 would serve no client; at least 1".into()),
-            Some(n) => n,
+            Some(n) => countable("max_connections", n)?,
         };
         let header_timeout = match &self.header_timeout {
             None => Some(DEFAULT_HEADER_TIMEOUT),
-            Some(a) => Some(duration(a).map_err(|e| format!("header_timeout: {e}"))?)
-                .filter(|d| !d.is_zero()),
+            Some(a) => match duration(a).map_err(|e| format!("header_timeout: {e}"))? {
+                d if d.is_zero() => None,
+                // hyper adds it to the time each connection opens, which
+                // overflows (a panic in every connection) past about 292
+                // billion years; a day is longer than any client needs.
+                d if d > MAX_HEADER_TIMEOUT => {
+                    return Err(format!(
+                        "header_timeout: {d:?} is longer than a day; at most 24h, or 0 for ever"
+                    ));
+                }
+                d => Some(d),
+            },
         };
         Ok(Limits {
             budget,
@@ -576,6 +595,25 @@ mod tests {
             (
                 r#"{"mcpServers": {}, "max_waiting": 18446744073709551615}"#,
                 "max_waiting: 18446744073709551615 is more than can be counted",
+            ),
+            // Each made a semaphore that panicked at start (tokio's
+            // `MAX_PERMITS`), and a header timeout past the clock's range
+            // panicked in hyper at every connection.
+            (
+                r#"{"mcpServers": {}, "max_running": 18446744073709551615}"#,
+                "max_running: 18446744073709551615 is more than can be counted",
+            ),
+            (
+                r#"{"mcpServers": {}, "max_connections": 2305843009213693952}"#,
+                "max_connections: 2305843009213693952 is more than can be counted",
+            ),
+            (
+                r#"{"mcpServers": {}, "header_timeout": "10000000000000000000s"}"#,
+                "header_timeout: 10000000000000000000s is longer than a day",
+            ),
+            (
+                r#"{"mcpServers": {}, "header_timeout": "25h"}"#,
+                "header_timeout: 90000s is longer than a day",
             ),
         ] {
             let err = Config::parse(text).unwrap_err();

@@ -798,10 +798,17 @@ async fn locale_methods_without_data_refuse_instead_of_answering_wrong() {
           typed: refusal(() => new Uint8Array([1, 2]).toLocaleString()),
           upper: refusal(() => "straße".toLocaleUpperCase()),
           upperTr: refusal(() => "i".toLocaleUpperCase("tr")),
+          upperEl: refusal(() => "ά".toLocaleUpperCase(["el-GR"])),
+          lowerLt: refusal(() => "I".toLocaleLowerCase("LT")),
+          // Every other language maps case as Unicode does (these threw).
+          upperEn: refusal(() => "straße".toLocaleUpperCase("en-US")),
+          lowerDe: refusal(() => "ÄÖ".toLocaleLowerCase(["de", "tr"])),
         };
     "#;
     let outcome = run(program).await;
     let got = value(&outcome);
+    assert_eq!(got["upperEn"], "answered \"STRASSE\"");
+    assert_eq!(got["lowerDe"], "answered \"äö\"");
     // Numbers answer as en-US (tests/all/numberformat.rs), dates as en-US
     // in UTC (tests/all/datetimeformat.rs).
     assert_eq!(got["intl"], "object");
@@ -811,7 +818,7 @@ async fn locale_methods_without_data_refuse_instead_of_answering_wrong() {
     assert_eq!(got["date"], "answered \"1/1/1970\"");
     assert_eq!(got["time"], "answered \"12:00:00 AM\"");
     assert_eq!(got["dateTime"], "answered \"1/1/1970, 12:00:00 AM\"");
-    for key in ["typed", "upperTr"] {
+    for key in ["typed", "upperTr", "upperEl", "lowerLt"] {
         let text = got[key].as_str().unwrap();
         assert!(
             text.starts_with("TypeError: ") && text.contains("no locale or time-zone data"),

@@ -7,8 +7,9 @@
 // that says so and names what to use instead, with or without arguments:
 // QuickJS's own versions answer as if there were no locale, which a reader
 // would take for a locale's and be misled. toLocaleUpperCase/
-// toLocaleLowerCase keep their locale-independent Unicode mapping without
-// an argument and throw with one.
+// toLocaleLowerCase keep their locale-independent Unicode mapping, which
+// is every locale's but those of Turkish, Azeri, Lithuanian and (upper
+// case) Greek: with one of those they throw.
 (function (native, shared) {
   "use strict";
   const { defineProperty, getPrototypeOf } = Object;
@@ -24,11 +25,29 @@
   }
   refuse(getPrototypeOf(Uint8Array.prototype), "TypedArray.prototype.toLocaleString", "Use join().");
 
+  // The languages whose case rules ICU applies beyond Unicode's own.
+  const OWN_CASE = { __proto__: null, tr: true, az: true, lt: true, el: true };
+  const isArray = Array.isArray, charCodeAt = String.prototype.charCodeAt, slice = String.prototype.slice;
+  // Whether `locales` (a tag, or a list whose first tag counts) names a
+  // language whose case mapping is Unicode's: two or three letters, then
+  // the end or a subtag.
+  function plainCase(locales) {
+    const tag = isArray(locales) ? locales[0] : locales;
+    if (tag === undefined) return true;
+    if (typeof tag !== "string") return false;
+    let end = 0;
+    for (; end < tag.length; end++) {
+      const c = apply(charCodeAt, tag, [end]) | 0x20;
+      if (c < 0x61 || c > 0x7a) break;
+    }
+    if (end < 2 || end > 3 || (end < tag.length && tag[end] !== "-")) return false;
+    return !(apply(toLowerCase, apply(slice, tag, [0, end]), []) in OWN_CASE);
+  }
   for (const [name, plain] of [["toLocaleUpperCase", toUpperCase], ["toLocaleLowerCase", toLowerCase]]) {
     const f = {
       [name](locales) {
-        if (locales !== undefined)
-          throw new TypeError(`String.prototype.${name} with a locale is not available: ${WHY}. Use ${plain.name}().`);
+        if (locales !== undefined && !plainCase(locales))
+          throw new TypeError(`String.prototype.${name} with this locale is not available: ${WHY}. Use ${plain.name}().`);
         return apply(plain, this, []);
       },
     }[name];

@@ -175,6 +175,27 @@ fn an_argument_past_a_bindings_own_is_refused_not_dropped() {
     assert_eq!(run.tools.sent.len(), 5);
 }
 
+/// A tool declared with no parameters (`now()`) sent `{}` for
+/// `now("UTC")`, `now({tz: "UTC"})` or `now([1])` without a word, and its
+/// answer was taken for the one asked (found by a probe of the values
+/// crossing to tools).
+#[test]
+fn an_argument_to_a_binding_without_parameters_is_refused() {
+    let program = r#"
+        const out = [];
+        for (const f of [() => now("UTC"), () => now({ tz: "UTC" }), () => now(undefined, 1)]) {
+            try { await f(); out.push('sent'); } catch (e) { out.push(e.name + ': ' + e.message); }
+        }
+        out.push(await now(), await now(undefined), await now(null));
+        return out;"#;
+    let run = run(program, &[("now", "now()")], Tools::new().echo("now"));
+    assert_eq!(
+        run.value(),
+        r#"["TypeError: now takes no arguments; its 1st argument, a string, would be read by nothing","TypeError: now takes no arguments; its 1st argument, an object, would be read by nothing","TypeError: now takes no arguments; its 2nd argument, a number, would be read by nothing",{},{},{}]"#
+    );
+    assert_eq!(run.tools.sent.len(), 3);
+}
+
 #[test]
 fn host_call_rejects_bad_arguments_without_sending() {
     let program = r#"

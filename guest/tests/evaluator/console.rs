@@ -577,3 +577,80 @@ fn count_reset_forgets_the_label() {
         ["x: 1", "warn: Count for 'x' does not exist", "x: 1"]
     );
 }
+
+/// Buffers, views and the web classes read as Node shows them: a
+/// SharedArrayBuffer was shown as `[object]` (ArrayBuffer's getter refused
+/// it), a buffer without its bytes, and a URL, an AbortSignal or an Event
+/// without the state their getters hold (`AbortSignal {}`).
+#[test]
+fn buffers_and_the_web_classes_show_what_they_hold() {
+    let program = r#"
+        const bytes = new Uint8Array(103); bytes[1] = 255; bytes[2] = 16;
+        console.log(new SharedArrayBuffer(2), new ArrayBuffer(0), [bytes.buffer]);
+        const b = new ArrayBuffer(4); b.tag = 1;
+        console.log(new DataView(b, 1, 2), { a: { b: { c: b } } });
+        const gone = new ArrayBuffer(4); const view = new DataView(gone);
+        structuredClone(gone, { transfer: [gone] });
+        const grown = new ArrayBuffer(8, { maxByteLength: 16 }); const tail = new DataView(grown, 4); grown.resize(2);
+        console.log(gone, view, tail);
+        console.log(new URL("https://u:p@example.com:8080/a?x=1#h"));
+        const c = new AbortController(); c.abort();
+        console.log(c, new AbortController().signal, new TextDecoder(), new TextEncoder());
+        const e = new Event("ping"); e.n = 1;
+        console.log(e.type, { ...e }, Object.create(URL.prototype), Object.create(AbortSignal.prototype));
+        class Bus extends EventTarget {}
+        console.log(new Bus());"#;
+    let run = run_alone(program);
+    let zeros = " 00".repeat(97);
+    assert_eq!(
+        run.console,
+        format!(
+            "SharedArrayBuffer {{ [Uint8Contents]: <00 00>, byteLength: 2 }} \
+             ArrayBuffer {{ [Uint8Contents]: <>, byteLength: 0 }} \
+             [ ArrayBuffer {{ [Uint8Contents]: <00 ff 10{zeros} ... 3 more bytes>, byteLength: 103 }} ]\n\
+             DataView {{ byteLength: 2, byteOffset: 1, buffer: ArrayBuffer {{ [Uint8Contents]: <00 00 00 00>, byteLength: 4, tag: 1 }} }} \
+             {{ a: {{ b: {{ c: [ArrayBuffer] }} }} }}\n\
+             ArrayBuffer {{ (detached), byteLength: 0 }} \
+             DataView {{ (detached), buffer: ArrayBuffer {{ (detached), byteLength: 0 }} }} \
+             DataView {{ (out of bounds), buffer: ArrayBuffer {{ [Uint8Contents]: <00 00>, byteLength: 2 }} }}\n\
+             URL {{ href: 'https://u:p@example.com:8080/a?x=1#h', origin: 'https://example.com:8080', \
+             protocol: 'https:', username: 'u', password: 'p', host: 'example.com:8080', hostname: 'example.com', \
+             port: '8080', pathname: '/a', search: '?x=1', searchParams: URLSearchParams {{ 'x' => '1' }}, hash: '#h' }}\n\
+             AbortController {{ signal: AbortSignal {{ aborted: true }} }} AbortSignal {{ aborted: false }} \
+             TextDecoder {{ encoding: 'utf-8', fatal: false, ignoreBOM: false }} TextEncoder {{ encoding: 'utf-8' }}\n\
+             ping {{ n: 1 }} URL {{}} AbortSignal {{}}\n\
+             Bus {{}}\n"
+        )
+    );
+}
+
+/// The walks up a prototype chain (a name, a tag, whether it is an error,
+/// the web classes' getters) asked a Proxy on the chain, running the
+/// program's traps from inside the console: one per prototype, twenty for
+/// these four logs.
+#[test]
+fn a_proxy_on_a_prototype_chain_is_not_asked() {
+    let program = r#"
+        const ran = [];
+        const handler = {};
+        for (const t of ["getPrototypeOf", "getOwnPropertyDescriptor", "get", "has", "ownKeys"]) {
+            handler[t] = (...a) => { ran.push(t); return Reflect[t](...a); };
+        }
+        class Named { constructor() { this.own = 2; } }
+        const o = Object.create(new Proxy(Named.prototype, handler));
+        o.own = 1;
+        class K {}
+        Object.setPrototypeOf(K.prototype, new Proxy(Object.prototype, handler));
+        const revoked = Proxy.revocable({}, {}); revoked.revoke();
+        console.log(o, new K(), [new K()], Object.create(revoked.proxy));
+        console.log(new Error("e", { cause: o }), Object.create(new Proxy(URL.prototype, handler)));
+        return ran.length;"#;
+    let run = run_alone(program);
+    assert_eq!(run.value(), "0", "{}", run.console);
+    assert_eq!(
+        run.console,
+        "Named { own: 1 } K {} [ K {} ] [Object: null prototype] {}
+\
+         Error: e { [cause]: Named { own: 1 } }\\n    at <anonymous> (<program>:14:45) URL {}\n"
+    );
+}
