@@ -434,6 +434,12 @@ impl<'js> Judge<'_, 'js> {
                 FailureKind::Limit,
                 format!("memory limit: {headline}{place}"),
             ),
+            Some(Cap::Size) if headline.starts_with("RangeError: too many arguments") => {
+                Ending::failed(
+                    FailureKind::Limit,
+                    format!("size limit: {headline}{place} ({SPREAD_INSTEAD})"),
+                )
+            }
             Some(Cap::Size) => {
                 Ending::failed(FailureKind::Limit, format!("size limit: {headline}{place}"))
             }
@@ -699,6 +705,12 @@ pub(crate) enum Cap {
 /// V8, joins an array that holds itself without end (`a.push(a);
 /// String(a)`): that reads as a recursion too deep, so it is named. (V8's
 /// cycle check, written around `join`, cost every join 70% more; not done.)
+/// What to write instead of a spread (or `apply`) of more values than a
+/// call takes: QuickJS passes at most 65,535 arguments, V8 about 120,000.
+const SPREAD_INSTEAD: &str = "a spread passes each value as an argument: for many values use \
+    a loop or reduce (Math.max, Math.min), push them in a loop or concat, or convert bytes \
+    with TextDecoder or in chunks of at most 65,535 (String.fromCharCode)";
+
 const LOOP_INSTEAD: &str = "walk deep data with a loop and a stack of your own; or, if an array \
                             holds itself, take it out of itself before joining it (QuickJS, \
                             unlike V8, joins such an array without end)";

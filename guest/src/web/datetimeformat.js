@@ -496,6 +496,10 @@
   // reuses it while the next such call names the same string: so locales "" (otherwise a RangeError) answers as
   // undefined right after a call with undefined. lastKey is that string (a refused locale's too: V8 had made it).
   const lastKey = [null, null, null];
+  // A formatter for a locale given as a string without options (`d.toLocaleDateString("en-US")`, which made one
+  // at each call: 50 µs a date), kept per method for the first few such locales.
+  const byLocale = [{ __proto__: null }, { __proto__: null }, { __proto__: null }];
+  const byLocaleCount = [0, 0, 0];
   const toLocale = (date, args, required, defaults) => {
     const x = getTime(date);
     if (x !== x) return "Invalid Date";
@@ -506,9 +510,15 @@
       f = plain[required];
       if (f === null) f = plain[required] = create(undefined, toDateTimeOptions(undefined, required, defaults));
       lastKey[required] = "";
+    } else if (cacheable && locales !== "" && byLocale[required][locales] !== undefined) {
+      f = byLocale[required][locales];
+      lastKey[required] = locales;
     } else {
       try { f = create(locales, toDateTimeOptions(options, required, defaults)); } catch (e) { if (cacheable && e === lastRefusal) lastKey[required] = locales; throw e; }
-      if (cacheable) lastKey[required] = locales;
+      if (cacheable) {
+        lastKey[required] = locales;
+        if (locales !== "" && byLocaleCount[required] < 16) { byLocale[required][locales] = f; byLocaleCount[required]++; }
+      }
     }
     return formatToString(f, x + 0);
   };

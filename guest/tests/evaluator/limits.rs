@@ -239,6 +239,13 @@ fn quickjs_size_caps_end_as_limit() {
             error.starts_with(&format!("size limit: {headline}")),
             "{program}: {error}"
         );
+        // A spread of too many values says what to write instead.
+        assert_eq!(
+            headline.contains("too many arguments"),
+            error
+                .contains("(a spread passes each value as an argument: for many values use a loop"),
+            "{program}: {error}"
+        );
     }
 }
 
