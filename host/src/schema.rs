@@ -190,9 +190,9 @@ impl ParamsSchema {
         let Ok((broken, more)) = listed else {
             return Err(invalid(format!(
                 "{tool}: invalid args: they do not fit its params schema, and listing what \
-                 is wrong would apply more than {REPORT_BUDGET} of its subschemas (its \
-                 definitions refer to themselves more than once at each level of the args); \
-                 check them against the tool's declaration"
+                 is wrong would apply more than {REPORT_BUDGET} of its subschemas to them (args \
+                 that large, or a schema whose definitions refer to themselves more than once \
+                 at each level of the args); check them against the tool's declaration"
             )));
         };
         if broken.is_empty() {
@@ -741,7 +741,28 @@ mod tests {
         assert!(
             failure
                 .message
-                .contains("listing what is wrong would apply more than 250000"),
+                .contains("listing what is wrong would apply more than 100000"),
+            "{}",
+            failure.message
+        );
+        // So are args so large that every part breaks a rule: each error
+        // is kept until the list is written (about 500 bytes apiece).
+        let tags = ParamsSchema::compile(&json!({
+            "type": "object",
+            "properties": {"xs": {"type": "array", "items": {"type": "string"}}},
+        }))
+        .unwrap();
+        let many = |n: usize| format!(r#"{{"xs": [{}]}}"#, vec!["1"; n].join(","));
+        let failure = tags.check("t", &many(150_000), &unbounded()).unwrap_err();
+        assert!(
+            failure.message.contains("args that large"),
+            "{}",
+            failure.message
+        );
+        let failure = tags.check("t", &many(50_000), &unbounded()).unwrap_err();
+        assert!(
+            failure.message.contains("args.xs[0]: 1 is not of type")
+                && failure.message.ends_with("and 49992 more"),
             "{}",
             failure.message
         );

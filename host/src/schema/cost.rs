@@ -27,8 +27,10 @@ use serde_json::Value;
 use super::{INNER_PART, SAME_PART, Walk, subschemas};
 
 /// The most subschemas a list of what is wrong with a call's args may
-/// apply: about a tenth of a second of jsonschema's work.
-pub(crate) const REPORT_BUDGET: u64 = 250_000;
+/// apply. Measured: args of 120,000 items that each break one rule took
+/// 74 ms to list and about 58 MB of the parent's memory while the list
+/// was made (every error is kept until the first few are written).
+pub(crate) const REPORT_BUDGET: u64 = 100_000;
 
 /// Subschemas applied to one part of the args, each with how many times.
 type Applied<'a> = HashMap<*const Value, (&'a Value, u64)>;
