@@ -70,7 +70,9 @@ impl ParamsSchema {
                 "the params schema is too large to check calls against: with its `$ref`s \
                  followed it applies more than {MAX_EXPANDED} subschemas along one path into \
                  the args (a reference used twice at each level doubles it with every level), \
-                 or its references go deeper than {MAX_OPEN} or where they cannot be followed"
+                 or its references go deeper than {MAX_OPEN} or where they cannot be followed \
+                 (outside the schema, to an anchor named twice, or inside a subschema with a \
+                 `$id` of its own)"
             ));
         }
         let validator = jsonschema::options()
@@ -147,9 +149,10 @@ impl ParamsSchema {
             && let Some(key) = repeated_key(args)
         {
             return Err(invalid(format!(
-                "{tool}: the args write the key {key:?} twice in one object: the params \
+                "{tool}: the args write the key {} twice in one object: the params \
                  schema would check only its last value, and the tool would read the whole \
-                 text; write each key once"
+                 text; write each key once",
+                Value::String(key)
             )));
         }
         // Whether they fit is asked first: jsonschema answers it once for
@@ -158,7 +161,7 @@ impl ParamsSchema {
         // the list's cost is bounded (`cost`).
         let list = || {
             if self.validator.is_valid(&value) {
-                return Ok((Vec::new(), 0));
+                return Ok(None);
             }
             if cost::report_cost(&self.schema, &value, REPORT_BUDGET).is_none() {
                 return Err(());
@@ -177,7 +180,7 @@ impl ParamsSchema {
                     error.kind().keyword()
                 ));
             }
-            Ok((broken, more))
+            Ok(Some((broken, more)))
         };
         // A recursive schema (`$ref` to itself) is checked a level of stack
         // per level of the args, which may nest up to `json::MAX_DEPTH`:
@@ -187,7 +190,7 @@ impl ParamsSchema {
         } else {
             list()
         };
-        let Ok((broken, more)) = listed else {
+        let Ok(listed) = listed else {
             return Err(invalid(format!(
                 "{tool}: invalid args: they do not fit its params schema, and listing what \
                  is wrong would apply more than {REPORT_BUDGET} of its subschemas to them (args \
@@ -195,8 +198,16 @@ impl ParamsSchema {
                  at each level of the args); check them against the tool's declaration"
             )));
         };
-        if broken.is_empty() {
+        let Some((broken, more)) = listed else {
             return Ok(value);
+        };
+        if broken.is_empty() {
+            // `is_valid` said no and the list found nothing: the two are
+            // meant to agree, and the args are not passed on a doubt.
+            return Err(invalid(format!(
+                "{tool}: invalid args: they do not fit its params schema; check them against \
+                 the tool's declaration"
+            )));
         }
         let mut why = format!("{tool}: invalid args: {}", broken.join("; "));
         if more > 0 {
@@ -268,6 +279,12 @@ struct Walk<'a> {
     /// Each `$anchor` (and `$dynamicAnchor`) of the schema, by name: a
     /// `$ref` of `#name` points there.
     anchors: std::collections::HashMap<&'a str, &'a Value>,
+    /// Anchor names given to two subschemas.
+    ambiguous: std::collections::HashSet<&'a str>,
+    /// Whether the schema is draft 4's (`id`, not `$id`, names a resource).
+    draft4: bool,
+    /// Whether a subschema below the root has an id of its own.
+    inner_id: bool,
     /// Each subschema's count, once found without meeting one still open.
     known: std::collections::HashMap<*const Value, u64>,
     /// The subschemas being counted, outermost first.
@@ -285,41 +302,83 @@ const MAX_STEPS: u64 = 1_000_000;
 impl<'a> Walk<'a> {
     /// A walk of `schema`, its anchors found.
     fn new(schema: &'a Value) -> Self {
+        let draft4 = schema
+            .get("$schema")
+            .and_then(Value::as_str)
+            .is_some_and(|s| s.contains("draft-04") || s.contains("draft-03"));
         let mut walk = Walk {
             root: schema,
             anchors: Default::default(),
+            ambiguous: Default::default(),
+            draft4,
+            inner_id: false,
             known: Default::default(),
             open: Vec::new(),
             steps: 0,
         };
-        walk.find_anchors(schema);
+        walk.find_anchors(schema, true);
         walk
     }
 
-    fn find_anchors(&mut self, node: &'a Value) {
-        match node {
-            Value::Object(map) => {
-                for keyword in ["$anchor", "$dynamicAnchor"] {
-                    if let Some(name) = map.get(keyword).and_then(Value::as_str) {
+    /// Records the anchors of `node` and the subschemas inside it: only
+    /// where a schema can be (an anchor written inside `examples`, `const`
+    /// or `default` is data, and jsonschema does not resolve to it), and
+    /// a name given twice as no anchor (which of the two a reference
+    /// means is not known). A `$id` below the root (`id` in draft 4) is
+    /// noted: inside it `#...` is resolved against that subschema, not
+    /// the root.
+    fn find_anchors(&mut self, node: &'a Value, root: bool) {
+        let Value::Object(map) = node else {
+            return;
+        };
+        for keyword in ["$anchor", "$dynamicAnchor"] {
+            if let Some(name) = map.get(keyword).and_then(Value::as_str) {
+                match self.anchors.get(name) {
+                    Some(&seen) if !std::ptr::eq(seen, node) => {
+                        self.ambiguous.insert(name);
+                    }
+                    _ => {
                         self.anchors.insert(name, node);
                     }
                 }
-                map.values().for_each(|v| self.find_anchors(v));
             }
-            Value::Array(items) => items.iter().for_each(|v| self.find_anchors(v)),
-            _ => {}
+        }
+        if !root
+            && (map.contains_key("$id")
+                || (self.draft4 && map.get("id").is_some_and(Value::is_string)))
+        {
+            self.inner_id = true;
+        }
+        for (keyword, value) in map {
+            let keyword = keyword.as_str();
+            if matches!(keyword, "$defs" | "definitions") {
+                if let Value::Object(defs) = value {
+                    defs.values().for_each(|sub| self.find_anchors(sub, false));
+                }
+            } else if SAME_PART.contains(&keyword) || INNER_PART.contains(&keyword) {
+                for (_, sub) in subschemas(keyword, value) {
+                    self.find_anchors(sub, false);
+                }
+            }
         }
     }
 
     /// What a `$ref` inside the schema points to: a JSON pointer (`#`,
-    /// `#/$defs/x`) or an anchor (`#name`); `None` for anything else,
-    /// which the count cannot follow.
+    /// `#/$defs/x`) or an anchor (`#name`), each read as a URI fragment
+    /// (`%25` is `%`); `None` for anything else, which the count cannot
+    /// follow, and for a schema with a `$id` below its root, against
+    /// which jsonschema would resolve some of them.
     fn target(&self, reference: &str) -> Option<&'a Value> {
-        let fragment = reference.strip_prefix('#')?;
+        if self.inner_id {
+            return None;
+        }
+        let fragment = percent_decoded(reference.strip_prefix('#')?)?;
         if fragment.is_empty() || fragment.starts_with('/') {
-            self.root.pointer(fragment)
+            self.root.pointer(&fragment)
+        } else if self.ambiguous.contains(fragment.as_str()) {
+            None
         } else {
-            self.anchors.get(fragment).copied()
+            self.anchors.get(fragment.as_str()).copied()
         }
     }
 
@@ -489,6 +548,31 @@ fn repeated_key(text: &str) -> Option<String> {
     // Stops at the first repeat with an error, which the cell explains.
     let _ = Scan(&found).deserialize(serde_stacker::Deserializer::new(&mut deserializer));
     found.into_inner()
+}
+
+/// A URI fragment with its `%XX` escapes decoded; `None` if they do not
+/// decode to UTF-8 (or are cut short).
+fn percent_decoded(fragment: &str) -> Option<String> {
+    if !fragment.contains('%') {
+        return Some(fragment.to_owned());
+    }
+    let bytes = fragment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = fragment.get(i + 1..i + 3)?;
+            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// The subschemas of `keyword`'s `value`, each with the name of the part
@@ -971,6 +1055,47 @@ mod tests {
         }
         schema["properties"] = json!({"a": {"$ref": "#/$defs/a"}, "b": {"allOf": fan}});
         assert!(expanded_size(&schema) > MAX_EXPANDED);
+        // Found by a review: references resolved otherwise than jsonschema
+        // resolves them hid the doubling. A key written with `%` (the
+        // reference `%25`, a decoy under the undecoded name)...
+        let mut schema = doubling(20, "allOf");
+        let defs = schema["$defs"].as_object_mut().expect("defs");
+        for level in 1..=20 {
+            let below = format!("#/$defs/l{}%25", level - 1);
+            defs.insert(
+                format!("l{level}%"),
+                json!({"allOf": [{"$ref": below}, {"$ref": below}]}),
+            );
+            defs.insert(format!("l{level}%25"), json!({}));
+        }
+        defs.insert("l0%".into(), json!({"type": "string"}));
+        schema["properties"]["a"] = json!({"$ref": "#/$defs/l20%25"});
+        assert!(expanded_size(&schema) > MAX_EXPANDED);
+        // ...an anchor's name also written inside `examples` (data, which
+        // jsonschema does not resolve to)...
+        let mut anchored = anchored.clone();
+        anchored["examples"] = json!([{"$anchor": "l20"}]);
+        assert!(expanded_size(&anchored) > MAX_EXPANDED);
+        // ...and `#` inside a subschema with an `$id` of its own, which
+        // means that subschema: such a reference is not followed, so the
+        // schema is refused.
+        let inner_id = json!({
+            "type": "object",
+            "properties": {"n": {"$id": "http://x.example/n", "anyOf": [
+                {"properties": {"a": {"$ref": "#"}}}, {"properties": {"a": {"$ref": "#"}}},
+            ]}},
+        });
+        assert!(expanded_size(&inner_id) > MAX_EXPANDED);
+        let err = ParamsSchema::compile(&inner_id).unwrap_err();
+        assert!(err.contains("a `$id` of its own"), "{err}");
+        // An inner `$id` with no reference to mislead is fine.
+        assert!(
+            ParamsSchema::compile(&json!({
+                "type": "object",
+                "properties": {"n": {"$id": "http://x.example/n", "type": "integer"}},
+            }))
+            .is_ok()
+        );
     }
 
     #[test]

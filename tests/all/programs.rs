@@ -519,3 +519,43 @@ async fn squares_are_exact_as_in_node() {
     let answer = wasmwire_tests::same_as_node(program).await;
     assert_eq!(answer["off"], 0, "{answer}");
 }
+
+/// `replace` of a global RegExp by a string in a long text is made as it
+/// goes (`engine.js`): QuickJS kept every match's result until it had them
+/// all, and 400,000 matches of `/\s+/g` in 2 MB ran out of 64 MiB. Every
+/// form of replacement text, and the matches that are empty, read as in
+/// Node, on texts long enough to take that path and on short ones.
+#[tokio::test]
+async fn a_long_text_is_replaced_as_in_node() {
+    let program = r#"
+        let seed = 7;
+        const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16;
+        const alphabet = "ab1 2\n-x😀é_Z";
+        const chars = [...alphabet];
+        const make = (n) => Array.from({ length: n }, () => chars[next() % chars.length]).join("");
+        const long = make(270000), short = make(300);
+        const cases = [
+          [/\s+/g, " "], [/(\w)(\d)/g, "$2$1"], [/(?<a>[ab])(?<b>\d)?/g, "<$<b>|$<a>|$<nope>>"],
+          [/\d/g, "$&$&"], [/-/g, "$$"], [/x/g, "[$0$00$01$10$9$]"], [/(Z)/g, "$1$2$<a>"],
+          [/(?:)/gu, "."], [/(?:)/g, "."], [/./gu, "$&,"], [/a/gy, "A"], [/B/gi, "b"], [/^./gm, "^"],
+          [/é|😀/g, "$!"], [/Z(?=a)/g, "$"],
+        ];
+        const hash = (s) => { let h = 2166136261; for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0; return h; };
+        const out = [];
+        for (const text of [long, short]) {
+          for (const [re, by] of cases) {
+            const r = text.replace(re, by);
+            out.push([String(re), by, r.length, hash(r), re.lastIndex]);
+          }
+          // `$'` and `` $` ``, with few matches (each copies most of the text).
+          out.push([hash(text.replace(/é(?=b1-)/g, "[$`]")), hash(text.replace(/1(?=b-x)/g, "[$']"))]);
+          out.push(text.replaceAll(/1/g, "one").length);
+        }
+        // 400,000 matches in 2 MB, with a string and with `$&`.
+        const words = "word\n".repeat(400000);
+        out.push(words.replace(/\s+/g, " ").length, words.replace(/o/g, "$&$&").length);
+        return out;
+    "#;
+    let answer = wasmwire_tests::same_as_node(program).await;
+    assert_eq!(answer.as_array().map(Vec::len), Some(36), "{answer}");
+}

@@ -803,12 +803,14 @@ async fn locale_methods_without_data_refuse_instead_of_answering_wrong() {
           // Every other language maps case as Unicode does (these threw).
           upperEn: refusal(() => "straße".toLocaleUpperCase("en-US")),
           lowerDe: refusal(() => "ÄÖ".toLocaleLowerCase(["de", "tr"])),
+          lowerEl: refusal(() => "ΑΣ".toLocaleLowerCase("el")),
         };
     "#;
     let outcome = run(program).await;
     let got = value(&outcome);
     assert_eq!(got["upperEn"], "answered \"STRASSE\"");
     assert_eq!(got["lowerDe"], "answered \"äö\"");
+    assert_eq!(got["lowerEl"], "answered \"ας\"");
     // Numbers answer as en-US (tests/all/numberformat.rs), dates as en-US
     // in UTC (tests/all/datetimeformat.rs).
     assert_eq!(got["intl"], "object");

@@ -25,13 +25,15 @@
   }
   refuse(getPrototypeOf(Uint8Array.prototype), "TypedArray.prototype.toLocaleString", "Use join().");
 
-  // The languages whose case rules ICU applies beyond Unicode's own.
-  const OWN_CASE = { __proto__: null, tr: true, az: true, lt: true, el: true };
+  // The languages whose case rules ICU applies beyond Unicode's own, for
+  // each direction (Greek drops its accents in upper case only).
+  const OWN_UPPER = { __proto__: null, tr: true, az: true, lt: true, el: true };
+  const OWN_LOWER = { __proto__: null, tr: true, az: true, lt: true };
   const isArray = Array.isArray, charCodeAt = String.prototype.charCodeAt, slice = String.prototype.slice;
   // Whether `locales` (a tag, or a list whose first tag counts) names a
   // language whose case mapping is Unicode's: two or three letters, then
   // the end or a subtag.
-  function plainCase(locales) {
+  function plainCase(locales, own) {
     const tag = isArray(locales) ? locales[0] : locales;
     if (tag === undefined) return true;
     if (typeof tag !== "string") return false;
@@ -41,12 +43,12 @@
       if (c < 0x61 || c > 0x7a) break;
     }
     if (end < 2 || end > 3 || (end < tag.length && tag[end] !== "-")) return false;
-    return !(apply(toLowerCase, apply(slice, tag, [0, end]), []) in OWN_CASE);
+    return !(apply(toLowerCase, apply(slice, tag, [0, end]), []) in own);
   }
-  for (const [name, plain] of [["toLocaleUpperCase", toUpperCase], ["toLocaleLowerCase", toLowerCase]]) {
+  for (const [name, plain, own] of [["toLocaleUpperCase", toUpperCase, OWN_UPPER], ["toLocaleLowerCase", toLowerCase, OWN_LOWER]]) {
     const f = {
       [name](locales) {
-        if (locales !== undefined && !plainCase(locales))
+        if (locales !== undefined && !plainCase(locales, own))
           throw new TypeError(`String.prototype.${name} with this locale is not available: ${WHY}. Use ${plain.name}().`);
         return apply(plain, this, []);
       },

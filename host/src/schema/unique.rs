@@ -69,6 +69,8 @@ impl UniqueItems {
             let mut hasher = keys.build_hasher();
             hash(item, &keys, &mut hasher);
             let same = seen.entry(hasher.finish()).or_default();
+            #[cfg(test)]
+            tests::COMPARED.with(|c| c.set(c.get() + same.len()));
             if let Some(&earlier) = same.iter().find(|&&j| equal(&items[j], item)) {
                 return Some((earlier, i));
             }
@@ -165,6 +167,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    std::thread_local! {
+        /// Items compared with an earlier one whose hash met theirs.
+        pub(super) static COMPARED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
     fn repeat(items: Value) -> Option<(usize, usize)> {
         UniqueItems { unique: true }.first_repeat(&items)
     }
@@ -223,7 +230,14 @@ mod tests {
                 v
             })
             .collect();
+        COMPARED.with(|c| c.set(0));
         assert_eq!(repeat(Value::Array(items.clone())), None);
+        // Hashes that met by chance, if any: not every earlier item.
+        assert!(
+            COMPARED.with(|c| c.get()) < 10,
+            "{}",
+            COMPARED.with(|c| c.get())
+        );
         let mut twice = items;
         twice.push(twice[7].clone());
         assert_eq!(repeat(Value::Array(twice)), Some((7, 20_000)));
