@@ -363,6 +363,18 @@ impl<'a> Walk<'a> {
         }
     }
 
+    /// For a reference keyword (`$ref`, `$dynamicRef`, `$recursiveRef`),
+    /// what it points to ([`Self::target`]; `$recursiveRef` is `#`);
+    /// `None` for any other keyword.
+    fn referenced(&self, keyword: &str, value: &Value) -> Option<Option<&'a Value>> {
+        let reference = match keyword {
+            "$recursiveRef" => Some("#"),
+            "$ref" | "$dynamicRef" => value.as_str(),
+            _ => return None,
+        };
+        Some(reference.and_then(|r| self.target(r)))
+    }
+
     /// What a `$ref` inside the schema points to: a JSON pointer (`#`,
     /// `#/$defs/x`) or an anchor (`#name`), each read as a URI fragment
     /// (`%25` is `%`); `None` for anything else, which the count cannot
@@ -409,14 +421,10 @@ impl<'a> Walk<'a> {
         let mut inner: std::collections::HashMap<Option<&str>, u64> = Default::default();
         for (keyword, value) in object {
             let keyword = keyword.as_str();
-            if matches!(keyword, "$ref" | "$dynamicRef" | "$recursiveRef") {
-                let reference = match value.as_str() {
-                    Some(_) if keyword == "$recursiveRef" => Some("#"),
-                    other => other,
-                };
+            if let Some(target) = self.referenced(keyword, value) {
                 // A reference the count cannot follow counts as too many:
                 // what it points to is not known.
-                let n = match reference.and_then(|r| self.target(r)) {
+                let n = match target {
                     Some(target) => {
                         let (n, met) = self.size(target);
                         looped |= met;

@@ -559,3 +559,64 @@ async fn a_long_text_is_replaced_as_in_node() {
     let answer = wasmwire_tests::same_as_node(program).await;
     assert_eq!(answer.as_array().map(Vec::len), Some(36), "{answer}");
 }
+
+/// Maps and Sets keyed by small numbers, objects and BigInts answer as
+/// in Node, in Node's order, after the hash of a key was mixed
+/// (guest/rquickjs-sys/PATCHES.md: every whole number below 2^21 fell in
+/// one chain).
+#[tokio::test]
+async fn maps_and_sets_of_numbers_answer_as_in_node() {
+    let program = r#"
+        const m = new Map(), s = new Set();
+        const objects = Array.from({ length: 300 }, (_, i) => ({ i }));
+        for (let i = 0; i < 5000; i++) {
+            const k = [i, i / 4, -i, i * 1000 + 1.5e9, 2 ** 40 + i, NaN, -0, 0, `${i}`][i % 9];
+            m.set(k, (m.get(k) ?? 0) + 1);
+            s.add(i % 7 === 0 ? objects[i % 300] : i % 11 === 0 ? BigInt(i) : k);
+            if (i % 13 === 0) { m.delete(i - 26); s.delete(i - 13); }
+        }
+        const counts = [...m].slice(0, 40).map(([k, v]) => [String(k), v]);
+        return {
+          size: [m.size, s.size], counts,
+          order: [...s].slice(-40).map((v) => typeof v === "object" ? `o${v.i}` : String(v)),
+          has: [m.has(-0), m.has(0), m.has(NaN), s.has(objects[7]), s.has(11n), s.has(4998), m.get("4994")],
+          dedupe: [...new Set(Array.from({ length: 20000 }, (_, i) => (i * 7919) % 2000))].slice(0, 10),
+        };
+    "#;
+    wasmwire_tests::same_as_node(program).await;
+}
+
+/// `splice` answers as in Node, and an array it shortens stays a fast one
+/// (guest/rquickjs-sys/PATCHES.md): one that removes made it a slow array,
+/// which took twice the memory, so 2,000,000 numbers spliced once no longer
+/// fit 64 MiB, and every later splice took the generic path.
+#[tokio::test]
+async fn splice_answers_as_in_node_and_keeps_an_array_fast() {
+    let program = r#"
+        const out = [];
+        const a = Array.from({ length: 50 }, (_, i) => i);
+        out.push(a.splice(0, 1), a.splice(10, 3, "x"), a.splice(-2), a.splice(5, 0, "y", "z"), a.splice(40, 99), a);
+        const holes = [1, , 3, , 5]; out.push(holes.splice(1, 2), holes.length, 1 in holes);
+        const fixed = [1, 2, 3, 4]; Object.defineProperty(fixed, "length", { writable: false });
+        try { fixed.splice(1, 2); } catch (e) { out.push(e.name, fixed.length, fixed[1], fixed[2], fixed[3]); }
+        const like = { length: 4, 0: "a", 1: "b", 2: "c", 3: "d" };
+        out.push(Array.prototype.splice.call(like, 1, 2), like);
+        const queue = Array.from({ length: 2000 }, (_, i) => i);
+        let sum = 0; while (queue.length) sum += queue.splice(0, 1)[0] + queue.splice(queue.length >> 1, 1).length;
+        out.push(sum);
+        return out;
+    "#;
+    wasmwire_tests::same_as_node(program).await;
+    let big = r#"
+        const a = Array.from({ length: 2000000 }, (_, i) => i);
+        for (let i = 0; i < 100; i++) a.splice(0, 1);
+        return [a.length, a[0], a[a.length - 1]];
+    "#;
+    let outcome = wasmwire_tests::run(big).await;
+    assert_eq!(
+        wasmwire_tests::value(&outcome),
+        serde_json::json!([1999900, 100, 1999999]),
+        "{:?}",
+        outcome.result
+    );
+}

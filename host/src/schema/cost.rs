@@ -139,14 +139,10 @@ impl<'a> Cost<'a> {
         let mut within = true;
         for (keyword, value) in object {
             let keyword = keyword.as_str();
-            if matches!(keyword, "$ref" | "$dynamicRef" | "$recursiveRef") {
-                let reference = match value.as_str() {
-                    Some(_) if keyword == "$recursiveRef" => Some("#"),
-                    other => other,
-                };
+            if let Some(target) = self.walk.referenced(keyword, value) {
                 // One the walk cannot follow is never registered (it
                 // counts as too large there); here it is past any bound.
-                within = match reference.and_then(|r| self.walk.target(r)) {
+                within = match target {
                     Some(target) => self.same_part(target, times, inner),
                     None => false,
                 };
