@@ -620,3 +620,33 @@ async fn splice_answers_as_in_node_and_keeps_an_array_fast() {
         outcome.result
     );
 }
+
+/// `split` by a RegExp searches for each separator (`engine.js`), where
+/// QuickJS tried a sticky copy at every position (3.3 MB by `/\r?\n/`:
+/// 350 ms). Separators of every shape (empty matches, captures,
+/// lookbehind, anchors, surrogate pairs under `u`) and limits give Node's
+/// pieces.
+#[tokio::test]
+async fn a_long_text_splits_as_in_node() {
+    let program = r#"
+        let seed = 11;
+        const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16;
+        const chars = [..."ab,c\r\n 😀x\n,,Z"];
+        const make = (n) => Array.from({ length: n }, () => chars[next() % chars.length]).join("");
+        const long = make(20000), short = make(200);
+        const hash = (s) => { let h = 2166136261; for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0; return h; };
+        const seps = [/\r?\n/, /,/, /(,)(c)?/, /(?:)/, /(?:)/u, /\s*/, /x*/, /$/m, /^/m, /(?<=a)/, /\b/, /a/y, /Z/i, /,+/g, /😀/u, /(?<sep>\n)/];
+        const out = [];
+        for (const text of [long, short]) {
+          for (const re of seps) {
+            for (const limit of [undefined, 0, 3, -1, 2.5]) {
+              const parts = text.split(re, limit);
+              out.push([String(re), String(limit), parts.length, hash(parts.map(String).join("\u0001")), re.lastIndex]);
+            }
+          }
+        }
+        return out;
+    "#;
+    let answer = wasmwire_tests::same_as_node(program).await;
+    assert_eq!(answer.as_array().map(Vec::len), Some(160), "{answer}");
+}
