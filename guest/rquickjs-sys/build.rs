@@ -117,6 +117,12 @@ fn main() {
         println!("cargo:rerun-if-env-changed={}", feature_to_cargo(feature));
     }
     println!("cargo:rerun-if-env-changed=CARGO_CFG_SANITIZE");
+    // wasmwire: the sources compiled below, which the workspace patches
+    // (PATCHES.md). Without this a changed source built nothing new: a
+    // build script that names any file to watch is run again only for those.
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=quickjs");
+    println!("cargo:rerun-if-changed=quickjs.bind.h");
 
     let src_dir = Path::new("quickjs");
 

@@ -650,3 +650,30 @@ async fn a_long_text_splits_as_in_node() {
     let answer = wasmwire_tests::same_as_node(program).await;
     assert_eq!(answer.as_array().map(Vec::len), Some(160), "{answer}");
 }
+
+/// `indexOf` and `includes` search as Node's do, in 8-bit and wide text,
+/// from every kind of position (they now go through QuickJS's
+/// `string_indexof`, which searches two 8-bit strings with `memmem`:
+/// guest/rquickjs-sys/PATCHES.md).
+#[tokio::test]
+async fn index_of_and_includes_answer_as_in_node() {
+    let program = r#"
+        const narrow = "abcabcabd".repeat(500) + "needle" + "xyz".repeat(300);
+        const wide = "é😀ab".repeat(400) + "needle😀" + "ab";
+        const out = [];
+        for (const text of [narrow, wide, "", "a"]) {
+          for (const needle of ["", "a", "abd", "needle", "needle😀", "😀", "ab", "zz", "xyzxyz", text, text + "x"]) {
+            for (const from of [undefined, -5, 0, 3, 4499, 4500, 1e9, NaN, 2.7]) {
+              out.push(text.indexOf(needle, from), text.includes(needle, from), text.lastIndexOf(needle, from),
+                text.startsWith(needle, from), text.endsWith(needle, from));
+            }
+          }
+        }
+        // A needle that nearly matches everywhere (was a comparison at every place).
+        const hay = "a".repeat(300000), needle = "a".repeat(1000) + "b";
+        out.push(hay.indexOf(needle), hay.includes(needle), (hay + needle).indexOf(needle));
+        let h = 0; for (const v of out) h = Math.imul(h ^ (typeof v === "boolean" ? (v ? 1 : 2) : v + 3), 16777619) >>> 0;
+        return [out.length, h, out.slice(-3)];
+    "#;
+    wasmwire_tests::same_as_node(program).await;
+}
