@@ -601,6 +601,14 @@ async fn splice_answers_as_in_node_and_keeps_an_array_fast() {
         try { fixed.splice(1, 2); } catch (e) { out.push(e.name, fixed.length, fixed[1], fixed[2], fixed[3]); }
         const like = { length: 4, 0: "a", 1: "b", 2: "c", 3: "d" };
         out.push(Array.prototype.splice.call(like, 1, 2), like);
+        // Growing at the end (a review found the cut made there too, the
+        // length set before the items were).
+        const closed = [1, 2, 3]; Object.preventExtensions(closed);
+        try { closed.splice(3, 0, "x"); } catch (e) { out.push(e.name, closed.length, JSON.stringify(closed)); }
+        const seen = [];
+        Object.defineProperty(Array.prototype, 3, { set(v) { seen.push(this.length); }, configurable: true });
+        out.push([1, 2, 3].splice(3, 0, "x"), seen);
+        delete Array.prototype[3];
         const queue = Array.from({ length: 2000 }, (_, i) => i);
         let sum = 0; while (queue.length) sum += queue.splice(0, 1)[0] + queue.splice(queue.length >> 1, 1).length;
         out.push(sum);
@@ -637,6 +645,15 @@ async fn a_long_text_splits_as_in_node() {
         const hash = (s) => { let h = 2166136261; for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0; return h; };
         const seps = [/\r?\n/, /,/, /(,)(c)?/, /(?:)/, /(?:)/u, /\s*/, /x*/, /$/m, /^/m, /(?<=a)/, /\b/, /a/y, /Z/i, /,+/g, /😀/u, /(?<sep>\n)/];
         const out = [];
+        // A setter the program put on an index of Array.prototype sees no
+        // piece, and the pieces are the array's own.
+        let setterSaw = "";
+        Object.defineProperty(Array.prototype, "0", { set(v) { setterSaw += v; }, get() { return "PROTO"; }, configurable: true });
+        const guarded = (long + ",end").split(/,/);
+        delete Array.prototype[0];
+        out.push([setterSaw, guarded.length, Object.hasOwn(guarded, 0), Array.isArray(guarded), guarded.at(-1)]);
+        // Separators a character or two apart (handed to QuickJS's way).
+        out.push(["a,".repeat(5000).split(/,/).length, "abcdefgh".repeat(300).split(/(?:)/u).length]);
         for (const text of [long, short]) {
           for (const re of seps) {
             for (const limit of [undefined, 0, 3, -1, 2.5]) {
@@ -648,7 +665,7 @@ async fn a_long_text_splits_as_in_node() {
         return out;
     "#;
     let answer = wasmwire_tests::same_as_node(program).await;
-    assert_eq!(answer.as_array().map(Vec::len), Some(160), "{answer}");
+    assert_eq!(answer.as_array().map(Vec::len), Some(162), "{answer}");
 }
 
 /// `indexOf` and `includes` search as Node's do, in 8-bit and wide text,

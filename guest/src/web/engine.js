@@ -209,7 +209,10 @@
   // the same pieces with one call a separator: 3.3 MB by `/\r?\n/` in
   // 160 ms, by `/,/` (no match) 44 ms (290 before). A separator every few
   // characters costs a little more than QuickJS's way (1 MB of words by
-  // `/\s+/`: 168 against 150 ms). Only for a RegExp of the
+  // `/\s+/`: 168 against 150 ms), and with one every character or two
+  // twice as much: so when the first 64 pieces took less than 12
+  // characters each, the split is handed to QuickJS's way, from the
+  // start (nothing of this one has been seen). Only for a RegExp of the
   // standard kind whose species is RegExp (so no program code runs to
   // make or use the copy), a string, and a limit that is absent or a
   // number; other calls take QuickJS's own path.
@@ -218,7 +221,8 @@
   const RegExpCtor = RegExp, speciesOf = gopd(RegExpCtor, symSpecies).get;
   const sourceOf = gopd(RegExpProto, "source").get, flagsOf = builtins[0];
   const strReplaceAll = String.prototype.replaceAll;
-  const SPLIT_LONG = 1024;
+  const SPLIT_LONG = 1024, DENSE_CHECK = 64, DENSE_CHARS = 12;
+  const ArrayProto = Array.prototype;
   // The standard's copy is made by the RegExp's species from the RegExp
   // itself, which reads its `constructor`, the species getter and (to
   // tell it is a RegExp) its `Symbol.match`: none may be the program's.
@@ -237,8 +241,10 @@
       }
       const text = string, size = text.length;
       const lim = limit === undefined ? 4294967295 : limit >>> 0;
-      const out = [];
-      if (lim === 0) return out;
+      // Without a prototype while it is filled (a setter the program put
+      // on `Array.prototype` must not see the pieces), an Array's after.
+      const out = setPrototypeOf([], null);
+      if (lim === 0) return setPrototypeOf(out, ArrayProto);
       const flags = apply(flagsOf, this, []);
       const fullUnicode = apply(unicodeOf, this, []) || apply(unicodeSetsOf, this, []);
       // The copy: global, not sticky (the standard's is sticky).
@@ -265,16 +271,20 @@
           continue;
         }
         out[out.length] = apply(strSlice, text, [p, at]);
-        if (out.length === lim) return out;
+        if (out.length === lim) return setPrototypeOf(out, ArrayProto);
         p = e;
         for (let i = 1; i < match.length; i++) {
           out[out.length] = match[i];
-          if (out.length === lim) return out;
+          if (out.length === lim) return setPrototypeOf(out, ArrayProto);
         }
         q = p;
+        // Separators every few characters: QuickJS's way is the faster
+        // there (a call a separator costs more than its tries between
+        // them), and nothing of this one has been seen.
+        if (out.length === DENSE_CHECK && p < DENSE_CHECK * DENSE_CHARS) return apply(nativeSplit, this, arguments);
       }
       out[out.length] = apply(strSlice, text, [p, size]);
-      return out;
+      return setPrototypeOf(out, ArrayProto);
     },
   }[symSplit]);
 })
