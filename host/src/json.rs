@@ -93,16 +93,17 @@ pub fn hold_tree(holdings: &Holdings, text: &str) -> Result<Held, TreeTooLarge> 
 
 /// Reads `text` as [`from_str`] does, once what its tree takes is held
 /// against `holdings` ([`hold_tree`]): the hold comes back with the value,
-/// to be kept for as long as the value is; and how deep `text` nests, for
-/// a caller that walks or passes on the value. One pass over the text
-/// serves the hold and the read.
+/// to be kept for as long as the value is; and the text's survey (how
+/// deep it nests, how many object members it writes), for a caller that
+/// walks, checks or passes on the value. One pass over the text serves
+/// the hold, the read and the caller.
 pub fn read_held<T: DeserializeOwned>(
     holdings: &Holdings,
     text: &str,
-) -> Result<(T, Held, usize), HeldReadError> {
+) -> Result<(T, Held, wire::json::Survey), HeldReadError> {
     let survey = wire::json::survey(text);
     let held = hold_surveyed(holdings, text, &survey)?;
-    Ok((read(text, &survey)?, held, survey.depth))
+    Ok((read(text, &survey)?, held, survey))
 }
 
 /// Why [`read_held`] read nothing.

@@ -120,11 +120,15 @@ impl ParamsSchema {
     ) -> Result<Value, ToolFailure> {
         let invalid = |why: String| ToolFailure::new(FailureKind::Invalid, why);
         // The tree is held while it is checked.
-        let (value, _tree, depth): (Value, _, usize) = if args.trim().is_empty() {
-            (Value::Object(Default::default()), None, 1)
+        let (value, _tree, survey): (Value, _, wire::json::Survey) = if args.trim().is_empty() {
+            let empty = wire::json::Survey {
+                depth: 1,
+                ..Default::default()
+            };
+            (Value::Object(Default::default()), None, empty)
         } else {
             match crate::json::read_held(holdings, args) {
-                Ok((value, held, depth)) => (value, Some(held), depth),
+                Ok((value, held, survey)) => (value, Some(held), survey),
                 Err(HeldReadError::TooLarge(e)) => {
                     return Err(ToolFailure::new(
                         FailureKind::Limit,
@@ -145,7 +149,7 @@ impl ParamsSchema {
         };
         // The text is what the tool gets; a key written twice in one
         // object would be checked by its last value alone.
-        if members(&value) < wire::json::survey(args).members
+        if members(&value) < survey.members
             && let Some(key) = repeated_key(args)
         {
             return Err(invalid(format!(
@@ -185,7 +189,7 @@ impl ParamsSchema {
         // A recursive schema (`$ref` to itself) is checked a level of stack
         // per level of the args, which may nest up to `json::MAX_DEPTH`:
         // deep args are checked on a stack of their own.
-        let listed = if depth > crate::json::SHALLOW {
+        let listed = if survey.depth > crate::json::SHALLOW {
             stacker::grow(DEEP_ARGS_STACK, list)
         } else {
             list()
@@ -384,13 +388,15 @@ impl<'a> Walk<'a> {
         if self.inner_id {
             return None;
         }
-        let fragment = percent_decoded(reference.strip_prefix('#')?)?;
+        let fragment = percent_encoding::percent_decode_str(reference.strip_prefix('#')?)
+            .decode_utf8()
+            .ok()?;
         if fragment.is_empty() || fragment.starts_with('/') {
             self.root.pointer(&fragment)
-        } else if self.ambiguous.contains(fragment.as_str()) {
+        } else if self.ambiguous.contains(fragment.as_ref()) {
             None
         } else {
-            self.anchors.get(fragment.as_str()).copied()
+            self.anchors.get(fragment.as_ref()).copied()
         }
     }
 
@@ -556,31 +562,6 @@ fn repeated_key(text: &str) -> Option<String> {
     // Stops at the first repeat with an error, which the cell explains.
     let _ = Scan(&found).deserialize(serde_stacker::Deserializer::new(&mut deserializer));
     found.into_inner()
-}
-
-/// A URI fragment with its `%XX` escapes decoded; `None` if they do not
-/// decode to UTF-8 (or are cut short).
-fn percent_decoded(fragment: &str) -> Option<String> {
-    if !fragment.contains('%') {
-        return Some(fragment.to_owned());
-    }
-    let bytes = fragment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = fragment.get(i + 1..i + 3)?;
-            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return None;
-            }
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// The subschemas of `keyword`'s `value`, each with the name of the part

@@ -260,7 +260,8 @@ fn handler(
             let (args, _tree) = match call.args.trim() {
                 "" => (serde_json::Map::new(), None),
                 text => match wasmwire::json::read_held::<Value>(&call.holdings, text) {
-                    Ok((Value::Object(map), held, depth)) => {
+                    Ok((Value::Object(map), held, survey)) => {
+                        let depth = survey.depth;
                         if depth > MAX_VALUE_DEPTH {
                             let why = format!(
                                 "{}: the arguments nest {depth} levels deep; an MCP call carries at most {MAX_VALUE_DEPTH}",

@@ -9,12 +9,13 @@
 //! end a check under way. Here each item's hash takes in its type, its
 //! length and its parts, through a hasher keyed afresh for each array (a
 //! program cannot choose items whose hashes meet), and items are
-//! compared only when their hashes meet.
+//! compared, by jsonschema's own equality, only when their hashes meet.
 
 use std::collections::HashMap;
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hash, Hasher};
 
+use jsonschema::json::cmp::equal;
 use jsonschema::{Keyword, ValidationError};
 use serde_json::{Map, Number, Value};
 
@@ -80,24 +81,6 @@ impl UniqueItems {
     }
 }
 
-/// Equality as JSON Schema defines it: numbers by their value (`1` is
-/// `1.0`), objects whatever the order of their keys.
-pub(super) fn equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Null, Value::Null) => true,
-        (Value::Bool(a), Value::Bool(b)) => a == b,
-        (Value::String(a), Value::String(b)) => a == b,
-        (Value::Number(a), Value::Number(b)) => number_key(a) == number_key(b),
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| equal(a, b))
-        }
-        (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len() && a.iter().all(|(k, a)| b.get(k).is_some_and(|b| equal(a, b)))
-        }
-        _ => false,
-    }
-}
-
 /// A number by its value: a whole number as an integer (so `1`, `1.0` and
 /// `1e0` are one key), anything else by its bits (`-0.0` as `0`).
 #[derive(PartialEq, Eq, Hash)]
@@ -122,7 +105,7 @@ fn number_key(n: &Number) -> NumberKey {
 }
 
 /// Feeds `value` to `state`: its type, its length and its parts, so that
-/// values [`equal`] hash alike and no two shapes share a stream. An
+/// values jsonschema holds [`equal`] hash alike and no two shapes share a stream. An
 /// object's entries are hashed each on its own and added up, so that their
 /// order does not count.
 fn hash(value: &Value, keys: &RandomState, state: &mut impl Hasher) {
