@@ -309,6 +309,7 @@ fn watch(workspace: &Path) {
         "guest/Cargo.toml",
         "guest/build.rs",
         "guest/c",
+        "guest/rquickjs-sys",
         "typescript/src",
         "typescript/build.rs",
         "typescript/Cargo.toml",

@@ -576,6 +576,11 @@ struct JSContext {
     JSShape *mapped_arguments_shape;  /* shape for mapped arguments objects */
     JSShape *regexp_shape;  /* shape for regexp objects */
     JSShape *regexp_result_shape;  /* shape for regexp result objects */
+    /* wasmwire: the atoms of the flags RegExp.prototype.flags reads by
+       name, made at its first read (JS_GetPropertyStr made each again
+       from its C string at every read: half the cost of a short
+       `replace` or `split`). JS_ATOM_NULL until then. */
+    JSAtom regexp_flag_atoms[8];
 
     JSValue *class_proto;
     JSValue function_proto;
@@ -3109,6 +3114,8 @@ void JS_FreeContext(JSContext *ctx)
     js_free_shape_null(ctx->rt, ctx->mapped_arguments_shape);
     js_free_shape_null(ctx->rt, ctx->regexp_shape);
     js_free_shape_null(ctx->rt, ctx->regexp_result_shape);
+    for (int i = 0; i < countof(ctx->regexp_flag_atoms); i++)
+        JS_FreeAtom(ctx, ctx->regexp_flag_atoms[i]);
 
     list_del(&ctx->link);
     remove_gc_object(&ctx->header);
@@ -49554,52 +49561,73 @@ static JSValue js_regexp_get_flag(JSContext *ctx, JSValueConst this_val, int mas
 
 static JSValue js_regexp_get_flags(JSContext *ctx, JSValueConst this_val)
 {
+    /* the properties read, in the specification's order, with their flag */
+    static const char names[][12] = {
+        "hasIndices", "global", "ignoreCase", "multiline", "dotAll",
+        "unicode", "unicodeSets", "sticky",
+    };
+    static const char letters[] = "dgimsuvy";
+    static const int masks[] = {
+        LRE_FLAG_INDICES, LRE_FLAG_GLOBAL, LRE_FLAG_IGNORECASE,
+        LRE_FLAG_MULTILINE, LRE_FLAG_DOTALL, LRE_FLAG_UNICODE,
+        LRE_FLAG_UNICODE_SETS, LRE_FLAG_STICKY,
+    };
     char str[8], *p = str;
-    int res;
+    JSAtom atom;
+    JSObject *obj, *proto, *getter;
+    JSShapeProperty *prs;
+    JSProperty *pr;
+    int i, res, re_flags;
+    bool builtin;
 
     if (JS_VALUE_GET_TAG(this_val) != JS_TAG_OBJECT)
         return JS_ThrowTypeErrorNotAnObject(ctx);
 
-    res = JS_ToBoolFree(ctx, JS_GetPropertyStr(ctx, this_val, "hasIndices"));
-    if (res < 0)
-        goto exception;
-    if (res)
-        *p++ = 'd';
-    res = JS_ToBoolFree(ctx, JS_GetProperty(ctx, this_val, JS_ATOM_global));
-    if (res < 0)
-        goto exception;
-    if (res)
-        *p++ = 'g';
-    res = JS_ToBoolFree(ctx, JS_GetPropertyStr(ctx, this_val, "ignoreCase"));
-    if (res < 0)
-        goto exception;
-    if (res)
-        *p++ = 'i';
-    res = JS_ToBoolFree(ctx, JS_GetPropertyStr(ctx, this_val, "multiline"));
-    if (res < 0)
-        goto exception;
-    if (res)
-        *p++ = 'm';
-    res = JS_ToBoolFree(ctx, JS_GetPropertyStr(ctx, this_val, "dotAll"));
-    if (res < 0)
-        goto exception;
-    if (res)
-        *p++ = 's';
-    res = JS_ToBoolFree(ctx, JS_GetProperty(ctx, this_val, JS_ATOM_unicode));
-    if (res < 0)
-        goto exception;
-    if (res)
-        *p++ = 'u';
-    res = JS_ToBoolFree(ctx, JS_GetPropertyStr(ctx, this_val, "unicodeSets"));
-    if (res < 0)
-        goto exception;
-    if (res)
-        *p++ = 'v';
-    res = JS_ToBoolFree(ctx, JS_GetPropertyStr(ctx, this_val, "sticky"));
-    if (res < 0)
-        goto exception;
-    if (res)
-        *p++ = 'y';
+    for (i = 0; i < countof(names); i++) {
+        /* wasmwire: each name's atom made once (regexp_flag_atoms) */
+        atom = ctx->regexp_flag_atoms[i];
+        if (atom == JS_ATOM_NULL) {
+            atom = JS_NewAtom(ctx, names[i]);
+            if (atom == JS_ATOM_NULL)
+                goto exception;
+            ctx->regexp_flag_atoms[i] = atom;
+        }
+    }
+    /* wasmwire: a RegExp with no properties but its lastIndex (its shape
+       the one every new RegExp gets, whose prototype is RegExp.prototype)
+       and a prototype whose eight getters are still the built-in ones
+       answers from its bytecode's flags: the eight getter calls below
+       would read the same, and nothing else could run. */
+    obj = JS_VALUE_GET_OBJ(this_val);
+    builtin = obj->class_id == JS_CLASS_REGEXP && ctx->regexp_shape &&
+              obj->shape == ctx->regexp_shape;
+    proto = builtin ? obj->shape->proto : NULL;
+    for (i = 0; builtin && i < countof(names); i++) {
+        prs = find_own_property(&pr, proto, ctx->regexp_flag_atoms[i]);
+        getter = prs && (prs->flags & JS_PROP_TMASK) == JS_PROP_GETSET ?
+                 pr->u.getset.getter : NULL;
+        builtin = getter && getter->class_id == JS_CLASS_C_FUNCTION &&
+                  getter->u.cfunc.c_function.getter_magic == js_regexp_get_flag &&
+                  getter->u.cfunc.magic == masks[i];
+    }
+    if (builtin) {
+        re_flags = lre_get_flags(str8(obj->u.regexp.bytecode));
+        for (i = 0; i < countof(names); i++) {
+            if (re_flags & masks[i])
+                *p++ = letters[i];
+        }
+        if (p == str)
+            return js_empty_string(ctx->rt);
+        return js_new_string8_len(ctx, str, p - str);
+    }
+    for (i = 0; i < countof(names); i++) {
+        atom = ctx->regexp_flag_atoms[i];
+        res = JS_ToBoolFree(ctx, JS_GetProperty(ctx, this_val, atom));
+        if (res < 0)
+            goto exception;
+        if (res)
+            *p++ = letters[i];
+    }
     if (p == str)
         return js_empty_string(ctx->rt);
     return js_new_string8_len(ctx, str, p - str);
@@ -50399,6 +50427,244 @@ static int js_is_standard_regexp(JSContext *ctx, JSValueConst rx)
     return res;
 }
 
+/* wasmwire: whether `exec` on `rx` is the built-in one, read without running
+   anything a program wrote: `rx` a RegExp with no `exec` of its own, whose
+   prototype is the realm's RegExp.prototype, whose `exec` is a data
+   property holding the built-in. A getter, a Proxy, a subclass or a
+   replaced method all answer false, and the caller takes the general way. */
+static bool js_regexp_exec_is_builtin(JSContext *ctx, JSValueConst rx)
+{
+    JSObject *p, *proto;
+    JSShapeProperty *prs;
+    JSProperty *pr;
+
+    if (JS_VALUE_GET_TAG(rx) != JS_TAG_OBJECT)
+        return false;
+    p = JS_VALUE_GET_OBJ(rx);
+    if (p->class_id != JS_CLASS_REGEXP)
+        return false;
+    if (find_own_property1(p, JS_ATOM_exec))
+        return false;
+    proto = p->shape->proto;
+    if (!proto || proto != JS_VALUE_GET_OBJ(ctx->class_proto[JS_CLASS_REGEXP]))
+        return false;
+    prs = find_own_property(&pr, proto, JS_ATOM_exec);
+    if (!prs || (prs->flags & JS_PROP_TMASK) != JS_PROP_NORMAL)
+        return false;
+    return JS_IsCFunction(ctx, pr->u.value, js_regexp_exec, 0);
+}
+
+/* wasmwire: throws the error a negative answer of lre_exec stands for. */
+static void js_regexp_throw_exec_error(JSContext *ctx, int ret)
+{
+    if (ret == LRE_RET_TIMEOUT)
+        JS_ThrowInterrupted(ctx);
+    else if (ret == LRE_RET_MEMORY_ERROR)
+        JS_ThrowInternalError(ctx, "out of memory in regexp execution");
+    else
+        JS_ThrowInternalError(ctx, "corrupted bytecode in regexp execution");
+}
+
+/* wasmwire: GetSubstitution for a match held as offsets into `sp` (`m`:
+   start and end of each of its `captures_len` captures, -1 for one that
+   took no part), with no named captures, so `$<` stands for itself. The
+   rules of js_string___GetSubstitution, which reads each capture through
+   property lookups on an array made for the purpose. */
+static void js_regexp_substitute(StringBuffer *b, JSString *sp, JSString *rp,
+                                 const int32_t *m, int captures_len)
+{
+    uint32_t len;
+    int i, j, j0, k, k1, c, c1;
+
+    len = rp->len;
+    i = 0;
+    for(;;) {
+        j = string_indexof_char(rp, '$', i);
+        if (j < 0 || j + 1 >= len)
+            break;
+        string_buffer_concat(b, rp, i, j);
+        j0 = j++;
+        c = string_get(rp, j++);
+        if (c == '$') {
+            string_buffer_putc8(b, '$');
+        } else if (c == '&') {
+            string_buffer_concat(b, sp, m[0], m[1]);
+        } else if (c == '`') {
+            string_buffer_concat(b, sp, 0, m[0]);
+        } else if (c == '\'') {
+            string_buffer_concat(b, sp, m[1], sp->len);
+        } else if (c >= '0' && c <= '9') {
+            k = c - '0';
+            if (j < len) {
+                c1 = string_get(rp, j);
+                if (c1 >= '0' && c1 <= '9') {
+                    k1 = k * 10 + c1 - '0';
+                    if (k1 >= 1 && k1 < captures_len) {
+                        k = k1;
+                        j++;
+                    }
+                }
+            }
+            if (k >= 1 && k < captures_len) {
+                if (m[2 * k] >= 0)
+                    string_buffer_concat(b, sp, m[2 * k], m[2 * k + 1]);
+            } else {
+                string_buffer_concat(b, rp, j0, j);
+            }
+        } else {
+            string_buffer_concat(b, rp, j0, j);
+        }
+        i = j;
+    }
+    string_buffer_concat(b, rp, i, rp->len);
+}
+
+/* wasmwire: `replace` and `replaceAll` by a global RegExp whose exec is the
+   built-in one (js_regexp_exec_is_builtin) and that has no named groups.
+   The general loop in js_regexp_Symbol_replace keeps a result object for
+   every match until all are found (about 160 bytes each: 400,000 matches
+   in 2 MB ran a 64 MiB heap out) and reads each back through property
+   lookups. Here lre_exec finds the matches and they are kept as offsets:
+   a string replacement is substituted as each is found; a function is
+   called for each once all are found, as the specification orders it
+   (the function may change the RegExp, but only after the last match).
+   Nothing a program wrote runs while matching: the built-in exec reads
+   only lastIndex, which the caller has just set to 0, and the last exec,
+   which finds nothing, leaves it 0 again.
+   Returns JS_UNINITIALIZED, having done nothing, for any other case. */
+static JSValue js_regexp_replace_builtin(JSContext *ctx, JSValueConst rx,
+                                         JSValueConst str, JSValueConst rep,
+                                         JSString *rp, int fullUnicode)
+{
+    JSRegExp *re;
+    JSString *sp;
+    uint8_t *re_bytecode, **capture, *str_buf;
+    int re_flags, captures_len, shift, ret, k, n_args;
+    uint32_t last_index, next;
+    int32_t *m, *all, *match;
+    size_t all_len, all_size, i, step, new_size;
+    StringBuffer b_s, *b = &b_s;
+    JSValue *args, v;
+
+    if (!js_regexp_exec_is_builtin(ctx, rx))
+        return JS_UNINITIALIZED;
+    re = js_get_regexp(ctx, rx, false);
+    re_bytecode = str8(re->bytecode);
+    re_flags = lre_get_flags(re_bytecode);
+    if (!(re_flags & LRE_FLAG_GLOBAL) || (re_flags & LRE_FLAG_NAMED_GROUPS))
+        return JS_UNINITIALIZED;
+    if (fullUnicode != ((re_flags & (LRE_FLAG_UNICODE | LRE_FLAG_UNICODE_SETS)) != 0))
+        return JS_UNINITIALIZED;
+
+    sp = JS_VALUE_GET_STRING(str);
+    captures_len = lre_get_capture_count(re_bytecode);
+    step = 2 * (size_t)captures_len;
+    capture = js_malloc(ctx, sizeof(capture[0]) *
+                        max_int(lre_get_alloc_count(re_bytecode), 1));
+    m = js_malloc(ctx, sizeof(m[0]) * step);
+    all = NULL;
+    all_len = all_size = 0;
+    args = NULL;
+    string_buffer_init(ctx, b, 0);
+    if (!capture || !m)
+        goto fail;
+    shift = sp->is_wide_char;
+    str_buf = str8(sp);
+    last_index = 0;
+    next = 0;
+    while (last_index <= sp->len) {
+        if (js_poll_interrupts(ctx))
+            goto fail;
+        ret = lre_exec(capture, re_bytecode, str_buf, last_index, sp->len,
+                       shift, ctx);
+        if (ret < 0) {
+            js_regexp_throw_exec_error(ctx, ret);
+            goto fail;
+        }
+        if (ret != 1)
+            break;
+        for(k = 0; k < captures_len; k++) {
+            if (capture[2 * k] && capture[2 * k + 1]) {
+                m[2 * k] = (capture[2 * k] - str_buf) >> shift;
+                m[2 * k + 1] = (capture[2 * k + 1] - str_buf) >> shift;
+            } else {
+                m[2 * k] = m[2 * k + 1] = -1;
+            }
+        }
+        if (rp) {
+            string_buffer_concat(b, sp, next, m[0]);
+            js_regexp_substitute(b, sp, rp, m, captures_len);
+            if (b->error_status)
+                goto fail;
+            next = m[1];
+        } else {
+            if (all_len + step > all_size) {
+                new_size = all_size + all_size / 2 + step + 64;
+                match = js_realloc(ctx, all, sizeof(all[0]) * new_size);
+                if (!match)
+                    goto fail;
+                all = match;
+                all_size = new_size;
+            }
+            memcpy(all + all_len, m, sizeof(m[0]) * step);
+            all_len += step;
+        }
+        if (m[1] == m[0])
+            last_index = string_advance_index(sp, m[1], fullUnicode);
+        else
+            last_index = m[1];
+    }
+    if (!rp) {
+        /* replace(matched, p1, ..., pn, position, string) */
+        n_args = captures_len + 2;
+        args = js_malloc(ctx, sizeof(args[0]) * n_args);
+        if (!args)
+            goto fail;
+        for(i = 0; i < all_len; i += step) {
+            match = all + i;
+            for(k = 0; k < captures_len; k++) {
+                if (match[2 * k] < 0) {
+                    args[k] = JS_UNDEFINED;
+                } else {
+                    args[k] = js_sub_string(ctx, sp, match[2 * k], match[2 * k + 1]);
+                    if (JS_IsException(args[k])) {
+                        while (k-- > 0)
+                            JS_FreeValue(ctx, args[k]);
+                        goto fail;
+                    }
+                }
+            }
+            args[captures_len] = js_int32(match[0]);
+            args[captures_len + 1] = (JSValue)str;
+            v = JS_Call(ctx, rep, JS_UNDEFINED, n_args, (JSValueConst *)args);
+            for(k = 0; k < captures_len; k++)
+                JS_FreeValue(ctx, args[k]);
+            if (JS_IsException(v))
+                goto fail;
+            v = JS_ToStringFree(ctx, v);
+            if (JS_IsException(v))
+                goto fail;
+            string_buffer_concat(b, sp, next, match[0]);
+            if (string_buffer_concat_value_free(b, v))
+                goto fail;
+            next = match[1];
+        }
+    }
+    string_buffer_concat(b, sp, next, sp->len);
+    js_free(ctx, capture);
+    js_free(ctx, m);
+    js_free(ctx, all);
+    js_free(ctx, args);
+    return string_buffer_end(b);
+fail:
+    js_free(ctx, capture);
+    js_free(ctx, m);
+    js_free(ctx, all);
+    js_free(ctx, args);
+    string_buffer_free(b);
+    return JS_EXCEPTION;
+}
+
 static JSValue js_regexp_Symbol_replace(JSContext *ctx, JSValueConst this_val,
                                         int argc, JSValueConst *argv)
 {
@@ -50462,6 +50728,12 @@ static JSValue js_regexp_Symbol_replace(JSContext *ctx, JSValueConst this_val,
         /* use faster version for simple cases */
         res = JS_RegExpDelete(ctx, rx, str);
         goto done;
+    }
+    if (is_global) {
+        /* wasmwire: matches kept as offsets, not result objects */
+        res = js_regexp_replace_builtin(ctx, rx, str, rep, rp, fullUnicode);
+        if (!JS_IsUninitialized(res))
+            goto done;
     }
     for(;;) {
         JSValue result;
@@ -50657,6 +50929,7 @@ static JSValue js_regexp_Symbol_split(JSContext *ctx, JSValueConst this_val,
     JSValueConst args[2];
     JSValue str, ctor, splitter, A, flags, z, sub;
     JSString *strp;
+    uint8_t **capture = NULL;
     uint32_t lim, size, p, q;
     int unicodeMatching;
     int64_t lengthA, e, numberOfCaptures, i;
@@ -50713,6 +50986,73 @@ static JSValue js_regexp_Symbol_split(JSContext *ctx, JSValueConst this_val,
         if (JS_IsNull(z))
             goto add_tail;
         goto done;
+    }
+    /* wasmwire: a splitter whose exec is the built-in one (the species is
+       RegExp and nobody replaced RegExp.prototype.exec) is tried at each
+       place by lre_exec itself, as the loop below would through exec: the
+       loop set lastIndex, looked exec up, made a result object and read
+       lastIndex and the captures back, about 100 ns for every character of
+       the string. Nothing a program wrote runs in this loop (the pieces go
+       to a new array by definition, not by assignment), and the splitter's
+       lastIndex is never seen outside. */
+    if (js_regexp_exec_is_builtin(ctx, splitter)) {
+        JSRegExp *re = js_get_regexp(ctx, splitter, false);
+        uint8_t *bc = str8(re->bytecode);
+        uint8_t *str_buf = str8(strp);
+        int shift = strp->is_wide_char;
+        int captures_len = lre_get_capture_count(bc);
+        int ret;
+        capture = js_malloc(ctx, sizeof(capture[0]) *
+                            max_int(lre_get_alloc_count(bc), 1));
+        if (!capture)
+            goto exception;
+        while (q < size) {
+            if (js_poll_interrupts(ctx))
+                goto exception;
+            ret = lre_exec(capture, bc, str_buf, q, size, shift, ctx);
+            if (ret < 0) {
+                js_regexp_throw_exec_error(ctx, ret);
+                goto exception;
+            }
+            if (ret != 1) {
+                q = string_advance_index(strp, q, unicodeMatching);
+                continue;
+            }
+            e = (capture[1] - str_buf) >> shift;
+            if (e > size)
+                e = size;
+            if (e == p) {
+                q = string_advance_index(strp, q, unicodeMatching);
+                continue;
+            }
+            sub = js_sub_string(ctx, strp, p, q);
+            if (JS_IsException(sub))
+                goto exception;
+            if (JS_DefinePropertyValueInt64(ctx, A, lengthA++, sub,
+                                            JS_PROP_C_W_E | JS_PROP_THROW) < 0)
+                goto exception;
+            if (lengthA == lim)
+                goto done;
+            p = e;
+            for(i = 1; i < captures_len; i++) {
+                if (capture[2 * i] && capture[2 * i + 1]) {
+                    sub = js_sub_string(ctx, strp,
+                                        (capture[2 * i] - str_buf) >> shift,
+                                        (capture[2 * i + 1] - str_buf) >> shift);
+                    if (JS_IsException(sub))
+                        goto exception;
+                } else {
+                    sub = JS_UNDEFINED;
+                }
+                if (JS_DefinePropertyValueInt64(ctx, A, lengthA++, sub,
+                                                JS_PROP_C_W_E | JS_PROP_THROW) < 0)
+                    goto exception;
+                if (lengthA == lim)
+                    goto done;
+            }
+            q = p;
+        }
+        goto add_tail;
     }
     while (q < size) {
         if (JS_SetProperty(ctx, splitter, JS_ATOM_lastIndex, js_int32(q)) < 0)
@@ -50778,6 +51118,7 @@ done:
     JS_FreeValue(ctx, splitter);
     JS_FreeValue(ctx, flags);
     JS_FreeValue(ctx, z);
+    js_free(ctx, capture);
     return A;
 }
 
