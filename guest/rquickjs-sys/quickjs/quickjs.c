@@ -1140,6 +1140,10 @@ struct JSObject {
     uint8_t is_uncatchable_error : 1; /* if true, error is not catchable */
     uint8_t tmp_mark : 1; /* used in JS_WriteObjectRec() */
     uint8_t is_HTMLDDA : 1; /* specific annex B IsHtmlDDA behavior */
+    /* wasmwire: JS_CLASS_ERROR made by JS_NewError: u.object_data holds
+       the frames its stack is written from when first read, not the
+       text (js_capture_backtrace) */
+    uint8_t lazy_stack : 1;
     uint16_t class_id; /* see JS_CLASS_x */
     /* byte offsets: 16/24 */
     JSShape *shape; /* prototype and property names + flag */
@@ -1534,6 +1538,7 @@ static JSValue js_create_array(JSContext *ctx, int len, JSValueConst *tab);
 static bool js_get_fast_array(JSContext *ctx, JSValue obj,
                               JSValue **arrpp, uint32_t *countp);
 static int expand_fast_array(JSContext *ctx, JSObject *p, uint32_t new_len);
+static JSValue js_allocate_fast_array(JSContext *ctx, int64_t len);
 static JSValue JS_CreateAsyncFromSyncIterator(JSContext *ctx,
                                               JSValue sync_iter);
 static void js_c_function_data_finalizer(JSRuntime *rt, JSValueConst val);
@@ -6154,6 +6159,7 @@ static JSValue JS_NewObjectFromShape(JSContext *ctx, JSShape *sh, JSClassID clas
     p->is_uncatchable_error = 0;
     p->tmp_mark = 0;
     p->is_HTMLDDA = 0;
+    p->lazy_stack = 0;
     p->is_prototype = 0;
     p->first_weak_ref = NULL;
     p->u.opaque = NULL;
@@ -8397,12 +8403,146 @@ static void build_backtrace(JSContext *ctx, JSValueConst error_val,
     rt->in_build_stack_trace = false;
 }
 
+/* wasmwire: the frames of the current call stack, as build_backtrace
+   would write them, kept for js_error_get_stack to write when the stack is
+   first read: a fast array of three values a frame, the function (which
+   keeps its bytecode), its name as build_backtrace reads it (a string, or
+   undefined), and the place in its bytecode (-1 for a frame with no
+   current place, -2 for a native function's). An embedder makes an error
+   at every call it is handed (wasmwire: every tool call, to be the error
+   if the call fails), and few of those stacks are ever read; writing each
+   cost a tenth of a tool call's round trip. Nothing a program wrote runs
+   later than it would have: Error.stackTraceLimit is read now, and a
+   name is read only if it is a data property. Returns JS_UNDEFINED when
+   the stack must be written now (the program set Error.prepareStackTrace,
+   which is called when the error is made, or a stack is being built). */
+static JSValue js_capture_backtrace(JSContext *ctx)
+{
+    JSRuntime *rt = ctx->rt;
+    JSStackFrame *sf;
+    JSObject *p, *arr;
+    JSValue frames, saved_exception, name;
+    JSFunctionBytecode *b;
+    const uint8_t *pc;
+    double d;
+    int limit, n, i;
+
+    if (rt->in_build_stack_trace)
+        return JS_UNDEFINED;
+    if (!JS_IsNull(ctx->error_ctor) && JS_IsFunction(ctx, ctx->error_prepare_stack))
+        return JS_UNDEFINED;
+    /* Error.stackTraceLimit, as build_backtrace reads it */
+    saved_exception = JS_GetException(ctx);
+    JS_ToFloat64(ctx, &d, ctx->error_stack_trace_limit);
+    JS_Throw(ctx, saved_exception);
+    if (isnan(d) || d < 0.0)
+        limit = 0;
+    else if (d > 64)
+        limit = 64; /* build_backtrace's countof(csd) */
+    else
+        limit = fabs(d);
+    n = 0;
+    for (sf = rt->current_stack_frame; sf != NULL && n < limit; sf = sf->prev_frame) {
+        p = JS_VALUE_GET_OBJ(sf->cur_func);
+        n++;
+        if (js_class_has_bytecode(p->class_id) &&
+            p->u.func.function_bytecode->backtrace_barrier)
+            break;
+    }
+    frames = js_allocate_fast_array(ctx, 3 * (int64_t)n);
+    if (JS_IsException(frames))
+        return JS_EXCEPTION;
+    arr = JS_VALUE_GET_OBJ(frames);
+    i = 0;
+    for (sf = rt->current_stack_frame; i < 3 * n; sf = sf->prev_frame) {
+        p = JS_VALUE_GET_OBJ(sf->cur_func);
+        b = js_class_has_bytecode(p->class_id) ? p->u.func.function_bytecode : NULL;
+        pc = sf->cur_pc;
+        name = JS_UNDEFINED;
+        {
+            JSProperty *pr;
+            JSShapeProperty *prs = find_own_property(&pr, p, JS_ATOM_name);
+            if (prs && (prs->flags & JS_PROP_TMASK) == JS_PROP_NORMAL &&
+                JS_VALUE_GET_TAG(pr->u.value) == JS_TAG_STRING)
+                name = js_dup(pr->u.value);
+        }
+        arr->u.array.u.values[i++] = js_dup(sf->cur_func);
+        arr->u.array.u.values[i++] = name;
+        arr->u.array.u.values[i++] =
+            js_int32(!b ? -2 : !pc ? -1 : (int32_t)(pc - b->byte_code_buf - 1));
+    }
+    return frames;
+}
+
+/* wasmwire: the text build_backtrace writes, for frames js_capture_backtrace
+   kept; JS_NULL if there is no memory for it. */
+static JSValue js_write_captured_backtrace(JSContext *ctx, JSValueConst frames)
+{
+    JSObject *arr = JS_VALUE_GET_OBJ(frames);
+    JSValue func, stack;
+    JSFunctionBytecode *b;
+    const char *name_str, *atom_str;
+    DynBuf dbuf;
+    uint32_t i;
+    int pc, line_num, col_num;
+
+    js_dbuf_init(ctx, &dbuf);
+    for (i = 0; i + 2 < arr->u.array.count; i += 3) {
+        func = arr->u.array.u.values[i];
+        name_str = NULL;
+        if (JS_IsString(arr->u.array.u.values[i + 1]))
+            name_str = JS_ToCString(ctx, arr->u.array.u.values[i + 1]);
+        dbuf_printf(&dbuf, "    at %s",
+                    name_str && name_str[0] != '\0' ? name_str : "<anonymous>");
+        JS_FreeCString(ctx, name_str);
+        pc = JS_VALUE_GET_INT(arr->u.array.u.values[i + 2]);
+        if (pc >= 0) {
+            b = JS_VALUE_GET_OBJ(func)->u.func.function_bytecode;
+            line_num = find_line_num(ctx, b, pc, &col_num);
+            atom_str = b->filename ? JS_AtomToCString(ctx, b->filename) : NULL;
+            dbuf_printf(&dbuf, " (%s", atom_str ? atom_str : "<null>");
+            JS_FreeCString(ctx, atom_str);
+            if (line_num != -1)
+                dbuf_printf(&dbuf, ":%d:%d", line_num, col_num);
+            dbuf_putc(&dbuf, ')');
+        } else if (pc == -1) {
+            dbuf_printf(&dbuf, " (missing)");
+        } else {
+            dbuf_printf(&dbuf, " (native)");
+        }
+        dbuf_putc(&dbuf, '\n');
+    }
+    if (dbuf_error(&dbuf))
+        stack = JS_NULL;
+    else
+        stack = JS_NewStringLen(ctx, (char *)dbuf.buf, dbuf.size);
+    dbuf_free(&dbuf);
+    if (JS_IsException(stack)) {
+        JS_FreeValue(ctx, JS_GetException(ctx));
+        stack = JS_NULL;
+    }
+    return stack;
+}
+
 JSValue JS_NewError(JSContext *ctx)
 {
     JSValue obj = JS_NewObjectClass(ctx, JS_CLASS_ERROR);
+    JSValue frames;
     if (JS_IsException(obj))
         return JS_EXCEPTION;
-    build_backtrace(ctx, obj, JS_UNDEFINED, NULL, 0, 0, 0);
+    /* wasmwire: the stack's frames kept, written when it is read */
+    frames = js_capture_backtrace(ctx);
+    if (JS_IsException(frames)) {
+        JS_FreeValue(ctx, obj);
+        return JS_EXCEPTION;
+    }
+    if (JS_IsUndefined(frames)) {
+        build_backtrace(ctx, obj, JS_UNDEFINED, NULL, 0, 0, 0);
+    } else {
+        JSObject *p = JS_VALUE_GET_OBJ(obj);
+        p->u.object_data = frames;
+        p->lazy_stack = 1;
+    }
     return obj;
 }
 
@@ -42854,6 +42994,13 @@ static JSValue js_error_get_stack(JSContext *ctx, JSValueConst this_val)
     p = JS_VALUE_GET_OBJ(this_val);
     if (p->class_id != JS_CLASS_ERROR)
         return JS_UNDEFINED;
+    if (p->lazy_stack) {
+        /* wasmwire: written now from the frames JS_NewError kept */
+        JSValue stack = js_write_captured_backtrace(ctx, p->u.object_data);
+        JS_FreeValue(ctx, p->u.object_data);
+        p->u.object_data = stack;
+        p->lazy_stack = 0;
+    }
     return js_dup(p->u.object_data);
 }
 
