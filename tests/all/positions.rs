@@ -546,3 +546,36 @@ async fn an_error_subclass_is_placed_where_the_program_made_it_not_at_its_super(
         ])
     );
 }
+
+/// A tool call's site keeps the frames of the moment of the call, and its
+/// stack is written from them when first read (guest/rquickjs-sys/PATCHES.md:
+/// writing every call's stack cost a tenth of a round trip, and few are
+/// read): whatever the program changes in between (a function's name,
+/// `Error.stackTraceLimit`), the text is the one the call was made with,
+/// and reads the same each time.
+#[tokio::test]
+async fn a_call_sites_stack_is_written_from_the_moment_of_the_call() {
+    let outcome = run(r#"
+        async function inner(x) { return await fail("unknown", "no " + x); }
+        function outer() { return inner(1); }
+        const pending = outer();
+        Object.defineProperty(inner, "name", { value: "renamed" });
+        Error.stackTraceLimit = 1;
+        const e = await pending.catch((e) => e);
+        Error.stackTraceLimit = 0;
+        const none = await fail("unknown", "none").catch((e) => e);
+        Error.stackTraceLimit = 10;
+        const sites = await Promise.all([1, 2, 3].map((i) => fail("unknown", "f" + i).catch((e) => e)));
+        return [e.stack, e.stack === e.stack, none.stack, sites[2].stack];
+    "#)
+    .await;
+    assert_eq!(
+        value(&outcome),
+        json!([
+            "ToolError: no 1\n    at inner (<program>:2:72)\n    at outer (<program>:3:35)\n    at <anonymous> (<program>:4:25)",
+            true,
+            "ToolError: none",
+            "ToolError: f3\n    at <anonymous> (<program>:11:84)\n    at map (native)\n    at <anonymous> (<program>:11:51)"
+        ])
+    );
+}

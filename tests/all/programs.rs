@@ -557,6 +557,79 @@ async fn a_long_text_is_replaced_as_in_node() {
     assert_eq!(answer.as_array().map(Vec::len), Some(34), "{answer}");
 }
 
+/// `replace` by a global RegExp with many matches fits the memory a
+/// program has and answers as in Node, by a string and by a function: the
+/// matches are kept as offsets, not as a result object each
+/// (guest/rquickjs-sys/PATCHES.md: 400,000 matches in 2 MB ran 64 MiB
+/// out). A function is called once every match is found, as the
+/// specification orders it: it sees lastIndex 0, and what it does to the
+/// RegExp changes no match.
+#[tokio::test]
+async fn a_replace_of_400000_matches_fits_and_calls_its_function_as_in_node() {
+    let program = r#"
+        const hash = (s) => { let h = 2166136261; for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0; return h; };
+        const big = "abcd-".repeat(400000);
+        const out = [];
+        const byString = big.replace(/-/g, "_");
+        out.push(byString.length, hash(byString));
+        const byTemplate = big.replace(/(c)(d)(-)/g, "$3$2$1$&");
+        out.push(byTemplate.length, hash(byTemplate));
+        let calls = 0;
+        const byFunction = big.replace(/b(c)/g, (m, c, at) => (calls++, at % 7 ? c : m.toUpperCase()));
+        out.push(byFunction.length, hash(byFunction), calls);
+        out.push(big.replaceAll(/d-/g, "").length);
+        // What a function is given and sees.
+        const re = /(\d)(x)?/g, seen = [];
+        out.push("a1b2x c3".replace(re, (...args) => {
+          seen.push(JSON.stringify(args), re.lastIndex);
+          re.lastIndex = 5; re.compile("z", "g");
+          return { toString() { return "<" + args[0] + ">"; } };
+        }), seen, re.source, re.lastIndex);
+        try { "a-b-c".replace(/-/g, () => { throw new RangeError("stop"); }); } catch (e) { out.push(e.name, e.message); }
+        out.push("a-b".replace(/-/g, () => 7), "a-b".replace(/-/g, () => undefined), "😀-😀".replace(/(?:)/gu, () => "|"));
+        return out;
+    "#;
+    let answer = wasmwire_tests::same_as_node(program).await;
+    assert_eq!(answer[0], 2_000_000, "{answer}");
+}
+
+/// A RegExp's `flags` read as in Node, from the bytecode while the
+/// prototype's getters are the built-in ones, and through them, in the
+/// specification's order, when a program replaced one, gave a RegExp its
+/// own, or changed its prototype.
+#[tokio::test]
+async fn a_regexps_flags_read_as_in_node_whatever_a_program_redefines() {
+    let program = r#"
+        const out = [];
+        out.push(/a/gimsuyd.flags, /a/v.flags, /a/.flags, new RegExp("x", "dgimsyv").flags);
+        const own = /a/g;
+        Object.defineProperty(own, "sticky", { value: true });
+        out.push(own.flags);
+        const moved = /a/i;
+        Object.setPrototypeOf(moved, Object.create(RegExp.prototype, { multiline: { get() { return 1; } } }));
+        out.push(moved.flags);
+        const global = Object.getOwnPropertyDescriptor(RegExp.prototype, "global");
+        const read = [];
+        for (const name of ["hasIndices", "global", "ignoreCase", "multiline", "dotAll", "unicode", "unicodeSets", "sticky"]) {
+          const d = Object.getOwnPropertyDescriptor(RegExp.prototype, name);
+          Object.defineProperty(RegExp.prototype, name, { get() { read.push(name); return d.get.call(this); }, configurable: true });
+        }
+        // Every getter read once (Node 20's V8 reads sticky before
+        // unicodeSets, QuickJS in the specification's order).
+        out.push(/b/gu.flags, read.sort().join());
+        Object.defineProperty(RegExp.prototype, "global", { get() { return true; }, configurable: true });
+        out.push(/b/.flags);
+        Object.defineProperty(RegExp.prototype, "global", global);
+        out.push(/b/.flags, /b/g.flags);
+        out.push(Object.getOwnPropertyDescriptor(RegExp.prototype, "flags").get.call({ global: 1, sticky: "x", hasIndices: 0 }));
+        try { Object.getOwnPropertyDescriptor(RegExp.prototype, "flags").get.call(1); } catch (e) { out.push(e.name); }
+        class Sub extends RegExp { get global() { return false; } }
+        out.push(RegExp.prototype.flags, new Sub("a", "gi").flags);
+        return out;
+    "#;
+    wasmwire_tests::same_as_node(program).await;
+}
+
 /// Maps and Sets keyed by small numbers, objects and BigInts answer as
 /// in Node, in Node's order, after the hash of a key was mixed
 /// (guest/rquickjs-sys/PATCHES.md: every whole number below 2^21 fell in
