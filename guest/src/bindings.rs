@@ -37,6 +37,7 @@ use wire::StartBinding;
 
 use crate::calls::Call;
 use crate::intrinsics::{Utf8, Watched};
+use crate::pending::Pending;
 use crate::session::Session;
 use crate::throw_site;
 use crate::tool_error;
@@ -348,13 +349,13 @@ fn call<'js>(
         }
     }
     let site = throw_site::unnoted(ctx, session, || intrinsics.call_site())?;
-    let (promise, resolve, reject) = ctx.promise()?;
+    let pending = Pending::new(ctx)?;
+    let promise = pending.promise();
     let call = Call {
         tool,
         args,
         deadline_ms,
-        resolve,
-        reject,
+        promise: pending,
         site,
         key,
         signal: watched,
@@ -374,7 +375,7 @@ fn call<'js>(
     match queued {
         None => Err(ended(ctx)),
         Some(false) => Err(out_of_memory(ctx)),
-        Some(true) => Ok(promise.into_value()),
+        Some(true) => Ok(promise),
     }
 }
 
@@ -394,7 +395,7 @@ fn abort_call<'js>(
     let session = session.clone();
     Function::new(ctx.clone(), move |reason: Value<'js>| {
         if let Some(call) = session.with_calls(|calls| calls.withdraw(key)).flatten() {
-            call.reject.call::<_, ()>((reason,))?;
+            call.promise.reject(reason);
         }
         Ok::<_, rquickjs::Error>(())
     })
@@ -630,9 +631,9 @@ fn deadline_ms<'js>(ctx: &Ctx<'js>, options: Option<&Value<'js>>) -> rquickjs::R
 
 /// A promise already rejected with `reason`.
 fn rejected<'js>(ctx: &Ctx<'js>, reason: Value<'js>) -> rquickjs::Result<Value<'js>> {
-    let (promise, _, reject) = ctx.promise()?;
-    reject.call::<_, ()>((reason,))?;
-    Ok(promise.into_value())
+    let pending = Pending::new(ctx)?;
+    pending.reject(reason);
+    Ok(pending.promise())
 }
 
 /// A `TypeError` value (not thrown).

@@ -7,7 +7,9 @@
 
 use std::collections::{BTreeSet, HashMap, TryReserveError};
 
-use rquickjs::{Function, Object, Value};
+use rquickjs::{Object, Value};
+
+use crate::pending::Pending;
 
 /// One call the program made.
 #[derive(Debug)]
@@ -18,10 +20,8 @@ pub(crate) struct Call<'js> {
     pub(crate) args: String,
     /// The program's per-call deadline wish; 0 = none.
     pub(crate) deadline_ms: u64,
-    /// Settles the program's promise with the value.
-    pub(crate) resolve: Function<'js>,
-    /// Settles the program's promise with a ToolError.
-    pub(crate) reject: Function<'js>,
+    /// The program's promise, settled with the value or a ToolError.
+    pub(crate) promise: Pending<'js>,
     /// The error made at the call site; it becomes the ToolError.
     pub(crate) site: Object<'js>,
     /// The call's number in this run (from [`Calls::next_key`]), by which

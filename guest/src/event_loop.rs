@@ -364,7 +364,7 @@ fn answer<'js>(ctx: &Ctx<'js>, session: &Session<'js>, heap: &Heap, reply: Reply
                 }
             };
             call.done(session);
-            tool_error::settle(ctx, &call.resolve, value);
+            call.promise.resolve(value);
         }
         Err(failure) => {
             tool_error::reject(ctx, session, call, failure.kind, &failure.message);

@@ -99,6 +99,7 @@ mod intrinsics;
 mod limits;
 mod outcome;
 mod own;
+mod pending;
 mod program;
 mod random;
 mod session;

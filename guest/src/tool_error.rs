@@ -11,7 +11,7 @@
 //! look-alike or by editing `kind` (which is read-only anyway).
 
 use rquickjs::object::Property;
-use rquickjs::{Ctx, Function, Object, Value};
+use rquickjs::{Ctx, Object, Value};
 use wire::FailureKind;
 
 use crate::calls::Call;
@@ -35,28 +35,17 @@ pub(crate) fn reject<'js>(
         // Out of memory while defining a few properties: the call still
         // fails, with whatever QuickJS threw.
         let thrown = caught(ctx, e);
-        settle(ctx, &call.reject, thrown);
+        call.promise.reject(thrown);
         return;
     }
     if let Err(e) = issue(session, &error, kind, &call.tool) {
         // Out of memory (the mark's few bytes): the call still fails, with
         // whatever QuickJS threw.
         let thrown = caught(ctx, e);
-        settle(ctx, &call.reject, thrown);
+        call.promise.reject(thrown);
         return;
     }
-    settle(ctx, &call.reject, error.into_value());
-}
-
-/// Settles a call's promise with `value` through `settle` (its resolve or
-/// reject). QuickJS fails a settle only for want of memory, and may drop a
-/// reaction it has no memory to queue without a word (the settle returns
-/// as if it went well, an out-of-memory error left pending): either way
-/// its heap refused, which stopped the run, and what is pending is cleared.
-pub(crate) fn settle<'js>(ctx: &Ctx<'js>, settle: &Function<'js>, value: Value<'js>) {
-    if settle.call::<_, ()>((value,)).is_err() || exception_pending(ctx) {
-        let _ = ctx.catch();
-    }
+    call.promise.reject(error.into_value());
 }
 
 /// Whether an exception is pending on `ctx`: one QuickJS set and did not

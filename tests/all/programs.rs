@@ -557,6 +557,37 @@ async fn a_long_text_is_replaced_as_in_node() {
     assert_eq!(answer.as_array().map(Vec::len), Some(34), "{answer}");
 }
 
+/// A call's promise is settled as its resolving functions would settle it
+/// (the guest makes the promise alone and settles it itself:
+/// guest/rquickjs-sys/PATCHES.md): a value that is a thenable, because the
+/// program gave `Object.prototype` a `then`, is followed, a failure is not,
+/// and a job the program queued runs before any answer.
+#[tokio::test]
+async fn a_calls_promise_follows_a_thenable_value_as_a_resolving_function_does() {
+    let outcome = run(r#"
+        const seen = [];
+        Object.prototype.then = function (ok, no) {
+          seen.push("then:" + JSON.stringify(this));
+          delete Object.prototype.then;
+          ok("followed " + this.x);
+        };
+        const followed = await echo({ x: 1 });
+        Object.prototype.then = function () { seen.push("never"); };
+        const failed = await fail("invalid", "no").catch((e) => e.kind);
+        delete Object.prototype.then;
+        const order = [];
+        const a = echo(1).then(() => order.push("a"));
+        Promise.resolve().then(() => order.push("b"));
+        await Promise.all([a, echo(2).then(() => order.push("c"))]);
+        return [followed, failed, seen, order[0], order.length];
+    "#)
+    .await;
+    assert_eq!(
+        value(&outcome),
+        json!(["followed 1", "invalid", ["then:{\"x\":1}"], "b", 3])
+    );
+}
+
 /// `replace` by a global RegExp with many matches fits the memory a
 /// program has and answers as in Node, by a string and by a function: the
 /// matches are kept as offsets, not as a result object each

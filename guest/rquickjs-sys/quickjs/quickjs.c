@@ -55996,6 +55996,9 @@ typedef struct JSPromiseData {
     /* 0=fulfill, 1=reject, list of JSPromiseReactionData.link */
     struct list_head promise_reactions[2];
     bool is_handled;
+    /* wasmwire: settled through JS_SettlePromise (a promise made by
+       JS_NewPendingPromise has no resolving functions to remember it) */
+    bool already_settled;
     JSValue promise_result;
 } JSPromiseData;
 
@@ -56301,6 +56304,42 @@ static void js_promise_resolve_function_mark(JSRuntime *rt, JSValueConst val,
     }
 }
 
+/* What a promise's resolving function does once it is called the first
+   time (wasmwire: taken out of js_promise_resolve_function_call, for
+   JS_SettlePromise too). */
+static void js_promise_resolve_or_reject(JSContext *ctx, JSValueConst promise,
+                                         JSValueConst resolution,
+                                         bool is_reject)
+{
+    JSValueConst args[3];
+    JSValue then;
+
+    if (is_reject || !JS_IsObject(resolution)) {
+        goto done;
+    } else if (js_same_value(ctx, resolution, promise)) {
+        JS_ThrowTypeError(ctx, "promise self resolution");
+        goto fail_reject;
+    }
+    then = JS_GetProperty(ctx, resolution, JS_ATOM_then);
+    if (JS_IsException(then)) {
+        JSValue error;
+    fail_reject:
+        error = JS_GetException(ctx);
+        fulfill_or_reject_promise(ctx, promise, error, true);
+        JS_FreeValue(ctx, error);
+    } else if (!JS_IsFunction(ctx, then)) {
+        JS_FreeValue(ctx, then);
+    done:
+        fulfill_or_reject_promise(ctx, promise, resolution, is_reject);
+    } else {
+        args[0] = promise;
+        args[1] = resolution;
+        args[2] = then;
+        JS_EnqueueJob(ctx, js_promise_resolve_thenable_job, 3, args);
+        JS_FreeValue(ctx, then);
+    }
+}
+
 static JSValue js_promise_resolve_function_call(JSContext *ctx,
                                                 JSValueConst func_obj,
                                                 JSValueConst this_val,
@@ -56309,9 +56348,7 @@ static JSValue js_promise_resolve_function_call(JSContext *ctx,
 {
     JSObject *p = JS_VALUE_GET_OBJ(func_obj);
     JSPromiseFunctionData *s;
-    JSValueConst args[3];
     JSValueConst resolution;
-    JSValue then;
     bool is_reject;
 
     s = p->u.promise_function_data;
@@ -56330,31 +56367,64 @@ static JSValue js_promise_resolve_function_call(JSContext *ctx,
         printf("\n");
     }
 #endif
-    if (is_reject || !JS_IsObject(resolution)) {
-        goto done;
-    } else if (js_same_value(ctx, resolution, s->promise)) {
-        JS_ThrowTypeError(ctx, "promise self resolution");
-        goto fail_reject;
-    }
-    then = JS_GetProperty(ctx, resolution, JS_ATOM_then);
-    if (JS_IsException(then)) {
-        JSValue error;
-    fail_reject:
-        error = JS_GetException(ctx);
-        fulfill_or_reject_promise(ctx, s->promise, error, true);
-        JS_FreeValue(ctx, error);
-    } else if (!JS_IsFunction(ctx, then)) {
-        JS_FreeValue(ctx, then);
-    done:
-        fulfill_or_reject_promise(ctx, s->promise, resolution, is_reject);
-    } else {
-        args[0] = s->promise;
-        args[1] = resolution;
-        args[2] = then;
-        JS_EnqueueJob(ctx, js_promise_resolve_thenable_job, 3, args);
-        JS_FreeValue(ctx, then);
-    }
+    js_promise_resolve_or_reject(ctx, s->promise, resolution, is_reject);
     return JS_UNDEFINED;
+}
+
+/* wasmwire: a pending promise with no resolving functions, for an embedder
+   that settles it itself, once, with JS_SettlePromise. JS_NewPromiseCapability
+   also makes the two resolving functions (two objects, each with its own
+   data and `length` and `name` properties), which such an embedder only
+   ever calls one of, once: for every tool call wasmwire makes. */
+JSValue JS_NewPendingPromise(JSContext *ctx)
+{
+    JSValue obj;
+    JSPromiseData *s;
+    JSRuntime *rt;
+
+    obj = JS_NewObjectClass(ctx, JS_CLASS_PROMISE);
+    if (JS_IsException(obj))
+        return JS_EXCEPTION;
+    s = js_mallocz(ctx, sizeof(*s));
+    if (!s) {
+        JS_FreeValue(ctx, obj);
+        return JS_EXCEPTION;
+    }
+    s->promise_state = JS_PROMISE_PENDING;
+    s->is_handled = false;
+    init_list_head(&s->promise_reactions[0]);
+    init_list_head(&s->promise_reactions[1]);
+    s->promise_result = JS_UNDEFINED;
+    JS_SetOpaqueInternal(obj, s);
+    rt = ctx->rt;
+    if (rt->promise_hook) {
+        JSValueConst parent_promise = JS_UNDEFINED;
+        if (rt->parent_promise)
+            parent_promise = rt->parent_promise->value;
+        rt->promise_hook(ctx, JS_PROMISE_HOOK_INIT, obj, parent_promise,
+                         rt->promise_hook_opaque);
+    }
+    return obj;
+}
+
+/* wasmwire: settles `promise`, made by JS_NewPendingPromise, as its resolve
+   function (is_reject false) or its reject function would: a thenable is
+   followed (its `then` read now, called in a job), a resolution with the
+   promise itself rejects it with a TypeError. Only the first settle counts,
+   as only a resolving function's first call does. Returns -1 (and does
+   nothing) for a value that is not such a promise. */
+int JS_SettlePromise(JSContext *ctx, JSValueConst promise, JSValueConst value,
+                     bool is_reject)
+{
+    JSPromiseData *s = JS_GetOpaque(promise, JS_CLASS_PROMISE);
+
+    if (!s)
+        return -1;
+    if (s->already_settled)
+        return 0;
+    s->already_settled = true;
+    js_promise_resolve_or_reject(ctx, promise, value, is_reject);
+    return 0;
 }
 
 static void js_promise_finalizer(JSRuntime *rt, JSValueConst val)

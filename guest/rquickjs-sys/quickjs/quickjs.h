@@ -1140,6 +1140,11 @@ typedef enum JSPromiseStateEnum {
 } JSPromiseStateEnum;
 
 JS_EXTERN JSValue JS_NewPromiseCapability(JSContext *ctx, JSValue *resolving_funcs);
+/* wasmwire: a pending promise its embedder settles itself, once
+   (JS_SettlePromise), with no resolving functions made */
+JS_EXTERN JSValue JS_NewPendingPromise(JSContext *ctx);
+JS_EXTERN int JS_SettlePromise(JSContext *ctx, JSValueConst promise,
+                               JSValueConst value, bool is_reject);
 JS_EXTERN JSValue JS_PromiseThen(JSContext *ctx, JSValueConst promise,
                                 JSValueConst on_fulfilled,
                                 JSValueConst on_rejected);
