@@ -5,7 +5,9 @@
 //! program yields. `Promise.all` over fifty calls therefore puts fifty
 //! Requests on the wire before the first Response is awaited.
 
-use std::collections::{BTreeSet, HashMap, TryReserveError};
+use std::collections::{BTreeSet, TryReserveError};
+
+use rustc_hash::FxHashMap;
 
 use rquickjs::{Object, Value};
 
@@ -47,7 +49,7 @@ impl<'js> Call<'js> {
 #[derive(Debug, Default)]
 pub(crate) struct Calls<'js> {
     queued: Vec<Call<'js>>,
-    in_flight: HashMap<String, Call<'js>>,
+    in_flight: FxHashMap<String, Call<'js>>,
     keys: u64,
     /// Ids of calls on the wire the program withdrew, for the event loop
     /// to tell the transport.

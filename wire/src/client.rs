@@ -1,6 +1,8 @@
 //! The child's side of the call channel: send Requests, match Responses by id.
 
-use std::collections::{HashSet, TryReserveError, VecDeque};
+use std::collections::{TryReserveError, VecDeque};
+
+use rustc_hash::FxHashSet;
 use std::io::{Read, Write};
 
 use crate::codec::{encode, encode_sized};
@@ -77,7 +79,7 @@ pub struct InFlight {
     next_id: u64,
     max_in_flight: usize,
     /// Calls on the wire, by id.
-    sent: HashSet<String>,
+    sent: FxHashSet<String>,
     /// Calls waiting for a slot, oldest first: id and framed Request.
     waiting: VecDeque<(String, Vec<u8>)>,
     calls: u64,
@@ -104,7 +106,7 @@ impl InFlight {
         InFlight {
             next_id: 0,
             max_in_flight: max_in_flight.max(1),
-            sent: HashSet::new(),
+            sent: FxHashSet::default(),
             waiting: VecDeque::new(),
             calls: 0,
             bytes: 0,
