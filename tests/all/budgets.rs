@@ -650,6 +650,22 @@ async fn program_code_run_by_a_call_sites_stack_capture_cannot_break_the_call() 
     )
     .await;
     assert_failed(&spins, FailureKind::Limit, "wall clock");
+    // `Error.stackTraceLimit` is read when a call site keeps its frames (the
+    // vendored QuickJS writes the stack later): a `valueOf` that calls a
+    // tool meanwhile makes that call's site with no stack, as QuickJS's own
+    // capture did, instead of reading the limit again without end; one
+    // that throws leaves the limit at 0.
+    let reads_again = run(r#"
+        let reads = 0;
+        Error.stackTraceLimit = { valueOf() { reads++; echo(0); return 2; } };
+        const answer = await echo(1);
+        Error.stackTraceLimit = { valueOf() { throw new Error("no limit"); } };
+        const site = await fail("unknown", "x").catch((e) => e);
+        Error.stackTraceLimit = 10;
+        return [answer, reads, site.stack];
+    "#)
+    .await;
+    assert_eq!(value(&reads_again), json!([1, 1, "ToolError: x"]));
     assert_still_healthy(sandbox()).await;
 }
 

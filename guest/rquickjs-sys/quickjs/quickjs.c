@@ -8431,10 +8431,13 @@ static JSValue js_capture_backtrace(JSContext *ctx)
         return JS_UNDEFINED;
     if (!JS_IsNull(ctx->error_ctor) && JS_IsFunction(ctx, ctx->error_prepare_stack))
         return JS_UNDEFINED;
-    /* Error.stackTraceLimit, as build_backtrace reads it */
+    /* Error.stackTraceLimit, as build_backtrace reads it: a valueOf that
+       makes an error meanwhile makes it without a stack */
+    rt->in_build_stack_trace = true;
     saved_exception = JS_GetException(ctx);
     JS_ToFloat64(ctx, &d, ctx->error_stack_trace_limit);
     JS_Throw(ctx, saved_exception);
+    rt->in_build_stack_trace = false;
     if (isnan(d) || d < 0.0)
         limit = 0;
     else if (d > 64)
