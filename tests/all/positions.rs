@@ -579,3 +579,40 @@ async fn a_call_sites_stack_is_written_from_the_moment_of_the_call() {
         ])
     );
 }
+
+/// A ToolError the program keeps does not keep its callers' closures: the
+/// frames kept for its stack hold each function's bytecode, not the
+/// function (a reviewer found 40 kept errors, each made in a function
+/// whose closure held 100,000 numbers, ran 16 MiB out after 7 calls). And a
+/// `prepareStackTrace` set while the limit is read is the one called.
+#[tokio::test]
+async fn a_kept_call_site_keeps_no_closure_and_calls_the_latest_prepare() {
+    let outcome = wasmwire_tests::run_with(
+        r#"
+        const errors = [];
+        for (let i = 0; i < 40; i++) {
+          const f = (() => { const big = new Array(100000).fill(i); return async () => { big.length; try { await fail("unknown", "no"); } catch (e) { return e; } }; })();
+          errors.push(await f());
+        }
+        const read = errors[39].stack.split("\n").length;
+        let n = 0;
+        Error.stackTraceLimit = { valueOf() { if (n++ === 0) Error.prepareStackTrace = () => "PREPARED"; return 5; } };
+        const prepared = await fail("unknown", "x").catch((e) => e.stack);
+        Error.prepareStackTrace = undefined;
+        Error.stackTraceLimit = 10;
+        return [errors.length, read, prepared];
+        "#,
+        {
+            let mut budget = wasmwire_tests::budget();
+            budget.max_memory = 16 << 20;
+            budget
+        },
+    )
+    .await;
+    assert_eq!(
+        value(&outcome),
+        json!([40, 3, "PREPARED"]),
+        "{:?}",
+        outcome.result
+    );
+}

@@ -146,7 +146,7 @@ impl InFlight {
         // call with; one too large for a frame is refused before any of it
         // is written.
         let frame = if args.len().saturating_add(tool.len()) < SIZED_ARGS {
-            encode(&request)?
+            request.frame()?
         } else {
             encode_sized(&request)?
         };

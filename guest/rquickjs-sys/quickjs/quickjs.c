@@ -8405,10 +8405,13 @@ static void build_backtrace(JSContext *ctx, JSValueConst error_val,
 
 /* wasmwire: the frames of the current call stack, as build_backtrace
    would write them, kept for js_error_get_stack to write when the stack is
-   first read: a fast array of three values a frame, the function (which
-   keeps its bytecode), its name as build_backtrace reads it (a string, or
-   undefined), and the place in its bytecode (-1 for a frame with no
-   current place, -2 for a native function's). An embedder makes an error
+   first read: a fast array of three values a frame, the function's
+   bytecode (undefined for a native function's frame), its name as
+   build_backtrace reads it (a string, or undefined), and the place in its
+   bytecode (-1 for a frame with no current place, -2 for a native
+   function's). The bytecode, not the function: a function object holds
+   its closure's variables, which a kept error would then keep alive, and
+   the text needs only the bytecode's lines and file. An embedder makes an error
    at every call it is handed (wasmwire: every tool call, to be the error
    if the call fails), and few of those stacks are ever read; writing each
    cost a tenth of a tool call's round trip. Nothing a program wrote runs
@@ -8438,6 +8441,10 @@ static JSValue js_capture_backtrace(JSContext *ctx)
     JS_ToFloat64(ctx, &d, ctx->error_stack_trace_limit);
     JS_Throw(ctx, saved_exception);
     rt->in_build_stack_trace = false;
+    /* that valueOf may have set Error.prepareStackTrace, which
+       build_backtrace would call (it reads the limit again) */
+    if (!JS_IsNull(ctx->error_ctor) && JS_IsFunction(ctx, ctx->error_prepare_stack))
+        return JS_UNDEFINED;
     if (isnan(d) || d < 0.0)
         limit = 0;
     else if (d > 64)
@@ -8469,7 +8476,8 @@ static JSValue js_capture_backtrace(JSContext *ctx)
                 JS_VALUE_GET_TAG(pr->u.value) == JS_TAG_STRING)
                 name = js_dup(pr->u.value);
         }
-        arr->u.array.u.values[i++] = js_dup(sf->cur_func);
+        arr->u.array.u.values[i++] =
+            b ? js_dup(JS_MKPTR(JS_TAG_FUNCTION_BYTECODE, b)) : JS_UNDEFINED;
         arr->u.array.u.values[i++] = name;
         arr->u.array.u.values[i++] =
             js_int32(!b ? -2 : !pc ? -1 : (int32_t)(pc - b->byte_code_buf - 1));
@@ -8482,7 +8490,7 @@ static JSValue js_capture_backtrace(JSContext *ctx)
 static JSValue js_write_captured_backtrace(JSContext *ctx, JSValueConst frames)
 {
     JSObject *arr = JS_VALUE_GET_OBJ(frames);
-    JSValue func, stack;
+    JSValue stack;
     JSFunctionBytecode *b;
     const char *name_str, *atom_str;
     DynBuf dbuf;
@@ -8491,7 +8499,6 @@ static JSValue js_write_captured_backtrace(JSContext *ctx, JSValueConst frames)
 
     js_dbuf_init(ctx, &dbuf);
     for (i = 0; i + 2 < arr->u.array.count; i += 3) {
-        func = arr->u.array.u.values[i];
         name_str = NULL;
         if (JS_IsString(arr->u.array.u.values[i + 1]))
             name_str = JS_ToCString(ctx, arr->u.array.u.values[i + 1]);
@@ -8500,7 +8507,7 @@ static JSValue js_write_captured_backtrace(JSContext *ctx, JSValueConst frames)
         JS_FreeCString(ctx, name_str);
         pc = JS_VALUE_GET_INT(arr->u.array.u.values[i + 2]);
         if (pc >= 0) {
-            b = JS_VALUE_GET_OBJ(func)->u.func.function_bytecode;
+            b = JS_VALUE_GET_PTR(arr->u.array.u.values[i]);
             line_num = find_line_num(ctx, b, pc, &col_num);
             atom_str = b->filename ? JS_AtomToCString(ctx, b->filename) : NULL;
             dbuf_printf(&dbuf, " (%s", atom_str ? atom_str : "<null>");
@@ -8536,10 +8543,11 @@ JSValue JS_NewError(JSContext *ctx)
     /* wasmwire: the stack's frames kept, written when it is read */
     frames = js_capture_backtrace(ctx);
     if (JS_IsException(frames)) {
-        JS_FreeValue(ctx, obj);
-        return JS_EXCEPTION;
-    }
-    if (JS_IsUndefined(frames)) {
+        /* no memory for the frames: no stack, as build_backtrace leaves
+           an error it had no memory to write the stack of */
+        JS_FreeValue(ctx, JS_GetException(ctx));
+        JS_VALUE_GET_OBJ(obj)->u.object_data = JS_NULL;
+    } else if (JS_IsUndefined(frames)) {
         build_backtrace(ctx, obj, JS_UNDEFINED, NULL, 0, 0, 0);
     } else {
         JSObject *p = JS_VALUE_GET_OBJ(obj);
@@ -50750,6 +50758,10 @@ static JSValue js_regexp_replace_builtin(JSContext *ctx, JSValueConst rx,
         } else {
             if (all_len + step > all_size) {
                 new_size = all_size + all_size / 2 + step + 64;
+                if (new_size > INT32_MAX / sizeof(all[0])) {
+                    JS_ThrowOutOfMemory(ctx);
+                    goto fail;
+                }
                 match = js_realloc(ctx, all, sizeof(all[0]) * new_size);
                 if (!match)
                     goto fail;
@@ -51137,15 +51149,17 @@ static JSValue js_regexp_Symbol_split(JSContext *ctx, JSValueConst this_val,
             goto add_tail;
         goto done;
     }
-    /* wasmwire: a splitter whose exec is the built-in one (the species is
-       RegExp and nobody replaced RegExp.prototype.exec) is tried at each
+    /* wasmwire: a splitter made by RegExp itself (the species), so sticky,
+       new and seen by nobody else, whose exec is the built-in one (nobody
+       replaced RegExp.prototype.exec) is tried at each
        place by lre_exec itself, as the loop below would through exec: the
        loop set lastIndex, looked exec up, made a result object and read
        lastIndex and the captures back, about 100 ns for every character of
        the string. Nothing a program wrote runs in this loop (the pieces go
        to a new array by definition, not by assignment), and the splitter's
        lastIndex is never seen outside. */
-    if (js_regexp_exec_is_builtin(ctx, splitter)) {
+    if (js_same_value(ctx, ctor, ctx->regexp_ctor) &&
+        js_regexp_exec_is_builtin(ctx, splitter)) {
         JSRegExp *re = js_get_regexp(ctx, splitter, false);
         uint8_t *bc = str8(re->bytecode);
         uint8_t *str_buf = str8(strp);
