@@ -3383,6 +3383,59 @@ static intptr_t lre_exec_backtrack(REExecContext *s, uint8_t **capture,
 /* Return 1 if match, 0 if not match or < 0 if error (see LRE_RET_x). cindex is the
    starting position of the match and must be such as 0 <= cindex <=
    clen. */
+/* wasmwire: a search (not sticky) for a pattern whose every match starts
+   with one literal character (`pc`: the bytecode after its header, where
+   lre_compile put the search's `.*?` loop, then the save of the match's
+   start, then the pattern) looks for that character first (memchr in an
+   8-bit text) and tries the pattern only where it stands, as the loop
+   would have tried it there. The loop pushed and popped a backtracking
+   state at every character: `/ERROR: timeout/.test(text)` over 4 MB took
+   60 ms (V8: 0.2). Any other pattern runs as before. */
+static intptr_t lre_exec_from_first_char(REExecContext *s, uint8_t **capture,
+                                         const uint8_t *pc, const uint8_t *cptr,
+                                         int re_flags)
+{
+    const uint8_t *body;
+    uint32_t first;
+    intptr_t ret;
+    int i;
+
+    /* split_goto_first (5 bytes), any (1), goto (5), save_start 0 (2),
+       then a character that is no surrogate's half under `u` (a search
+       there steps over whole pairs; this one would stop inside them) */
+    if ((re_flags & LRE_FLAG_STICKY) || pc[0] != REOP_split_goto_first ||
+        pc[5] != REOP_any || pc[6] != REOP_goto ||
+        pc[11] != REOP_save_start || pc[12] != 0 || pc[13] != REOP_char)
+        return lre_exec_backtrack(s, capture, pc, cptr);
+    first = get_u16(pc + 14);
+    if (s->cbuf_type == 2 && first >= 0xD800 && first <= 0xDFFF)
+        return lre_exec_backtrack(s, capture, pc, cptr);
+    body = pc + 11;
+    for (;;) {
+        if (s->cbuf_type == 0) {
+            if (first > 0xff)
+                return 0;
+            cptr = memchr(cptr, first, s->cbuf_end - cptr);
+            if (!cptr)
+                return 0;
+        } else {
+            const uint16_t *p = (const uint16_t *)cptr;
+            const uint16_t *end = (const uint16_t *)s->cbuf_end;
+            while (p < end && *p != first)
+                p++;
+            if (p >= end)
+                return 0;
+            cptr = (const uint8_t *)p;
+        }
+        for (i = 0; i < s->capture_count * 2; i++)
+            capture[i] = NULL;
+        ret = lre_exec_backtrack(s, capture, body, cptr);
+        if (ret != 0)
+            return ret;
+        cptr += s->cbuf_type == 0 ? 1 : 2;
+    }
+}
+
 int lre_exec(uint8_t **capture,
              const uint8_t *bc_buf, const uint8_t *cbuf, int cindex, int clen,
              int cbuf_type, void *opaque)
@@ -3416,7 +3469,9 @@ int lre_exec(uint8_t **capture,
         }
     }
 
-    ret = lre_exec_backtrack(s, capture, bc_buf + RE_HEADER_LEN, cptr);
+    /* wasmwire: a literal first character looked for first */
+    ret = lre_exec_from_first_char(s, capture, bc_buf + RE_HEADER_LEN, cptr,
+                                   re_flags);
 
     if (s->stack_buf != s->static_stack_buf)
         lre_realloc(s->opaque, s->stack_buf, 0);
