@@ -3384,7 +3384,9 @@ static intptr_t lre_exec_backtrack(REExecContext *s, uint8_t **capture,
    starting position of the match and must be such as 0 <= cindex <=
    clen. */
 /* wasmwire: a search (not sticky) for a pattern whose every match starts
-   with one literal character (`pc`: the bytecode after its header, where
+   with one literal character, or under `i` without `u` or `v` with an
+   ASCII one (which only its other case matches there: a character of
+   128 or more never folds to one below) (`pc`: the bytecode after its header, where
    lre_compile put the search's `.*?` loop, then the save of the match's
    start, then the pattern) looks for that character first (memchr in an
    8-bit text) and tries the pattern only where it stands, as the loop
@@ -3399,30 +3401,53 @@ static intptr_t lre_exec_from_first_char(REExecContext *s, uint8_t **capture,
     uint32_t first;
     intptr_t ret;
     int i;
+    bool either_case;
 
     /* split_goto_first (5 bytes), any (1), goto (5), save_start 0 (2),
        then a character that is no surrogate's half under `u` (a search
        there steps over whole pairs; this one would stop inside them) */
     if ((re_flags & LRE_FLAG_STICKY) || pc[0] != REOP_split_goto_first ||
         pc[5] != REOP_any || pc[6] != REOP_goto ||
-        pc[11] != REOP_save_start || pc[12] != 0 || pc[13] != REOP_char)
+        pc[11] != REOP_save_start || pc[12] != 0)
         return lre_exec_backtrack(s, capture, pc, cptr);
     first = get_u16(pc + 14);
-    if (s->cbuf_type == 2 && first >= 0xD800 && first <= 0xDFFF)
+    if (pc[13] == REOP_char) {
+        if (s->cbuf_type == 2 && first >= 0xD800 && first <= 0xDFFF)
+            return lre_exec_backtrack(s, capture, pc, cptr);
+        either_case = false;
+    } else if (pc[13] == REOP_char_i && !s->is_unicode && first < 128) {
+        /* folded to upper case: either case of a letter matches */
+        either_case = first >= 'A' && first <= 'Z';
+        if (either_case)
+            first |= 0x20;
+    } else {
         return lre_exec_backtrack(s, capture, pc, cptr);
+    }
     body = pc + 11;
     for (;;) {
-        if (s->cbuf_type == 0) {
+        if (s->cbuf_type == 0 && !either_case) {
             if (first > 0xff)
                 return 0;
             cptr = memchr(cptr, first, s->cbuf_end - cptr);
             if (!cptr)
                 return 0;
+        } else if (s->cbuf_type == 0) {
+            const uint8_t *p = cptr;
+            while (p < s->cbuf_end && (*p | 0x20) != first)
+                p++;
+            if (p >= s->cbuf_end)
+                return 0;
+            cptr = p;
         } else {
             const uint16_t *p = (const uint16_t *)cptr;
             const uint16_t *end = (const uint16_t *)s->cbuf_end;
-            while (p < end && *p != first)
-                p++;
+            if (either_case) {
+                while (p < end && (*p | 0x20) != first)
+                    p++;
+            } else {
+                while (p < end && *p != first)
+                    p++;
+            }
             if (p >= end)
                 return 0;
             cptr = (const uint8_t *)p;
