@@ -5,6 +5,19 @@ use wasmwire::Budget;
 use wasmwire::FailureKind;
 use wasmwire_tests::{assert_failed, budget, run, run_with, sandbox, value};
 
+/// What the programs compared with Node share: `hash(s)`, FNV-1a over a
+/// string's code units, and `random(seed)`, a generator of 16-bit numbers
+/// (the same sequence in both engines).
+const HELPERS: &str = r#"
+        const hash = (s) => { let h = 2166136261; for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0; return h; };
+        const random = (seed) => () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16;
+"#;
+
+/// `program` after [`HELPERS`].
+fn with_helpers(program: &str) -> String {
+    format!("{HELPERS}{program}")
+}
+
 #[tokio::test]
 async fn a_program_calls_a_tool_and_returns_its_value() {
     let outcome =
@@ -463,8 +476,7 @@ async fn a_large_tool_value_needs_its_own_size_and_one_with_no_room_fails_only_i
 #[tokio::test]
 async fn json_numbers_read_as_in_node_to_the_bit() {
     let program = r#"
-        let seed = 12345;
-        const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16;
+        const next = random(12345);
         const digits = (n) => Array.from({ length: n }, () => next() % 10).join("");
         const texts = ["0", "-0", "1e22", "1e23", "9007199254740993", "1.7976931348623157e308",
                        "4.9e-324", "1e-400", "1e400", "0.1", "123456789012345678901234"];
@@ -476,14 +488,10 @@ async fn json_numbers_read_as_in_node_to_the_bit() {
             texts.push(t);
         }
         const read = JSON.parse("[" + texts.join(",") + "]");
-        let hash = 2166136261, negativeZeros = 0;
-        for (const x of read) {
-            if (Object.is(x, -0)) negativeZeros++;
-            for (const c of String(x)) hash = Math.imul(hash ^ c.charCodeAt(0), 16777619) >>> 0;
-        }
-        return { count: read.length, negativeZeros, hash, head: read.slice(0, 30).map(String) };
+        const negativeZeros = read.filter((x) => Object.is(x, -0)).length;
+        return { count: read.length, negativeZeros, hash: hash(read.join("")), head: read.slice(0, 30).map(String) };
     "#;
-    let answer = wasmwire_tests::same_as_node(program).await;
+    let answer = wasmwire_tests::same_as_node(&with_helpers(program)).await;
     assert_eq!(answer["count"], 20011, "{answer}");
 }
 
@@ -528,8 +536,7 @@ async fn squares_are_exact_as_in_node() {
 #[tokio::test]
 async fn a_long_text_is_replaced_as_in_node() {
     let program = r#"
-        let seed = 7;
-        const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16;
+        const next = random(7);
         const alphabet = "ab1 2\n-x😀é_Z";
         const chars = [...alphabet];
         const make = (n) => Array.from({ length: n }, () => chars[next() % chars.length]).join("");
@@ -540,7 +547,6 @@ async fn a_long_text_is_replaced_as_in_node() {
           [/(?:)/gu, "."], [/(?:)/g, "."], [/./gu, "$&,"], [/a/gy, "A"], [/B/gi, "b"], [/^./gm, "^"],
           [/é|😀/g, "$!"], [/Z(?=a)/g, "$"],
         ];
-        const hash = (s) => { let h = 2166136261; for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0; return h; };
         const out = [];
         for (const text of [long, short]) {
           for (const [re, by] of cases) {
@@ -553,7 +559,7 @@ async fn a_long_text_is_replaced_as_in_node() {
         }
         return out;
     "#;
-    let answer = wasmwire_tests::same_as_node(program).await;
+    let answer = wasmwire_tests::same_as_node(&with_helpers(program)).await;
     assert_eq!(answer.as_array().map(Vec::len), Some(34), "{answer}");
 }
 
@@ -598,7 +604,6 @@ async fn a_calls_promise_follows_a_thenable_value_as_a_resolving_function_does()
 #[tokio::test]
 async fn a_replace_of_400000_matches_fits_and_calls_its_function_as_in_node() {
     let program = r#"
-        const hash = (s) => { let h = 2166136261; for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0; return h; };
         const big = "abcd-".repeat(400000);
         const out = [];
         const byString = big.replace(/-/g, "_");
@@ -620,7 +625,7 @@ async fn a_replace_of_400000_matches_fits_and_calls_its_function_as_in_node() {
         out.push("a-b".replace(/-/g, () => 7), "a-b".replace(/-/g, () => undefined), "😀-😀".replace(/(?:)/gu, () => "|"));
         return out;
     "#;
-    let answer = wasmwire_tests::same_as_node(program).await;
+    let answer = wasmwire_tests::same_as_node(&with_helpers(program)).await;
     assert_eq!(answer[0], 2_000_000, "{answer}");
 }
 
@@ -736,12 +741,10 @@ async fn splice_answers_as_in_node_and_keeps_an_array_fast() {
 #[tokio::test]
 async fn a_long_text_splits_as_in_node() {
     let program = r#"
-        let seed = 11;
-        const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16;
+        const next = random(11);
         const chars = [..."ab,c\r\n 😀x\n,,Z"];
         const make = (n) => Array.from({ length: n }, () => chars[next() % chars.length]).join("");
         const long = make(20000), short = make(200);
-        const hash = (s) => { let h = 2166136261; for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0; return h; };
         const seps = [/\r?\n/, /,/, /(,)(c)?/, /(?:)/, /(?:)/u, /\s*/, /x*/, /$/m, /^/m, /(?<=a)/, /\b/, /a/y, /Z/i, /,+/g, /😀/u, /(?<sep>\n)/];
         const out = [];
         // A setter the program put on an index of Array.prototype sees no
@@ -763,7 +766,7 @@ async fn a_long_text_splits_as_in_node() {
         }
         return out;
     "#;
-    let answer = wasmwire_tests::same_as_node(program).await;
+    let answer = wasmwire_tests::same_as_node(&with_helpers(program)).await;
     assert_eq!(answer.as_array().map(Vec::len), Some(162), "{answer}");
 }
 
@@ -779,8 +782,7 @@ async fn a_long_text_splits_as_in_node() {
 #[tokio::test]
 async fn a_search_from_a_literal_first_character_finds_what_node_finds() {
     let program = r#"
-        let seed = 5;
-        const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16;
+        const next = random(5);
         const chars = [..."ab-c\n xé😀\ud83d\ude00\udc00ZBſ\u212a"];
         const make = (n) => Array.from({ length: n }, () => chars[next() % chars.length]).join("");
         const narrow = make(4000).replace(/[^\x00-\xff]/g, "q");
@@ -802,11 +804,9 @@ async fn a_search_from_a_literal_first_character_finds_what_node_finds() {
             }
           }
         }
-        let h = 0; const json = JSON.stringify(out);
-        for (let i = 0; i < json.length; i++) h = Math.imul(h ^ json.charCodeAt(i), 16777619) >>> 0;
-        return [out.length, h, out.slice(0, 40)];
+        return [out.length, hash(JSON.stringify(out)), out.slice(0, 40)];
     "#;
-    wasmwire_tests::same_as_node(program).await;
+    wasmwire_tests::same_as_node(&with_helpers(program)).await;
 }
 
 /// Strings built by wrapping, prepending and appending, with narrow and
@@ -818,7 +818,6 @@ async fn a_search_from_a_literal_first_character_finds_what_node_finds() {
 #[tokio::test]
 async fn strings_built_piece_by_piece_read_as_in_node() {
     let program = r#"
-        const hash = (s) => { let h = 2166136261; for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0; return h; };
         const out = [];
         let w = "core".repeat(300);
         for (let i = 0; i < 20000; i++) w = (i % 3 ? "<" : "é") + w + (i % 5 ? ">" : "😀");
@@ -835,7 +834,7 @@ async fn strings_built_piece_by_piece_read_as_in_node() {
         out.push(t.length, hash(t), t.substring(49990));
         return out;
     "#;
-    wasmwire_tests::same_as_node(program).await;
+    wasmwire_tests::same_as_node(&with_helpers(program)).await;
 }
 
 /// `split` by a RegExp whose species is the program's own answers as in

@@ -255,16 +255,19 @@ mod tests {
         assert_eq!(id_in_head(b""), None);
     }
 
+    /// Values with every escape serde_json writes, and none.
+    const VALUES: [&str; 6] = [
+        "",
+        "1",
+        r#"{"a":"b \"quoted\" \\ / \n\t\r\u0008\u000c","c":[1,2]}"#,
+        "Zürich 😀 \u{7f} \u{1f} \u{2028} \u{0}",
+        "\\\\\\\"",
+        "ends in a backslash \\",
+    ];
+
     #[test]
     fn a_value_reads_as_serde_reads_it_in_a_buffer_of_its_written_size() {
-        let values = [
-            "",
-            "1",
-            r#"{"a":"b \"quoted\" \\ / \n\t\r\u0008\u000c","c":[1,2]}"#,
-            "Zürich 😀 \u{7f} \u{1f} \u{2028} \u{0}",
-            "\\\\\\\"",
-        ];
-        for value in values {
+        for value in VALUES {
             let response = Response::success("7", value);
             let bytes = payload(&response);
             let decoded = decode_unescaped(&bytes).expect("decodes");
@@ -301,15 +304,7 @@ mod tests {
 
     #[test]
     fn a_success_as_encoded_is_read_without_serde_as_serde_reads_it() {
-        let values = [
-            "",
-            "1",
-            r#"{"a":"b \"quoted\" \\ / \n\t\r\u0008\u000c","c":[1,2]}"#,
-            "Zürich 😀 \u{7f} \u{1f} \u{2028} \u{0}",
-            "\\\\\\\"",
-            "ends in a backslash \\",
-        ];
-        for value in values {
+        for value in VALUES {
             let bytes = payload(&Response::success("c17", value));
             let read = written_as_encoded(&bytes).expect("read without serde");
             assert_eq!(read, decode::<Response>(&bytes).unwrap(), "{value:?}");
