@@ -47506,15 +47506,19 @@ static int string_indexof_char(JSString *p, int c, int from)
 #define WASMWIRE_INLINE static inline __attribute__((always_inline))
 #endif
 
-/* Unit i of a string stored as p8 (8-bit) if p16 is NULL, else p16. */
-#define WASMWIRE_UNIT(p8, p16, i) ((p16) ? (int)(p16)[i] : (int)(p8)[i])
+/* Unit i of a string stored as p8 (8-bit) if p16 is NULL, else p16; read
+   backwards from the unit p8 or p16 points at when `rev` (a constant in
+   each inlined copy, as the NULLs are) is set, so that one search finds
+   the last occurrence too (wasmwire_search_last). */
+#define WASMWIRE_UNIT(p8, p16, i) \
+    ((p16) ? (int)(p16)[rev ? -(i) : (i)] : (int)(p8)[rev ? -(i) : (i)])
 
 /* Maximal suffix of the needle n[0..l) for the unit order (rev == 0) or
-   the reverse order (rev != 0). Returns the index just before the suffix
+   the reverse order (order != 0). Returns the index just before the suffix
    (-1 if the suffix is the whole needle) and stores the period of the
    suffix in *period. */
 WASMWIRE_INLINE int wasmwire_maxsuf(const uint8_t *n8, const uint16_t *n16,
-                                    int l, int rev, int *period)
+                                    int l, int order, int *period, int rev)
 {
     int ip = -1, jp = 0, k = 1, p = 1, a, b;
 
@@ -47528,7 +47532,7 @@ WASMWIRE_INLINE int wasmwire_maxsuf(const uint8_t *n8, const uint16_t *n16,
             } else {
                 k++;
             }
-        } else if ((a > b) != (rev != 0)) {
+        } else if ((a > b) != (order != 0)) {
             jp += k;
             k = 1;
             p = jp - ip;
@@ -47545,7 +47549,7 @@ WASMWIRE_INLINE int wasmwire_maxsuf(const uint8_t *n8, const uint16_t *n16,
 WASMWIRE_INLINE int wasmwire_twoway(const uint8_t *t8, const uint16_t *t16,
                                     int tlen,
                                     const uint8_t *n8, const uint16_t *n16,
-                                    int l, int h)
+                                    int l, int h, int rev)
 {
     /* Bad-character table indexed by the low 8 bits of a unit: bit c of
        byteset says that some needle unit has low byte c, and shift[c] is
@@ -47576,8 +47580,8 @@ WASMWIRE_INLINE int wasmwire_twoway(const uint8_t *t8, const uint16_t *t16,
 
     /* Critical factorisation n = n[0..ms] . n[ms+1..l): the later of the
        maximal suffixes for the two orders, with its period p. */
-    ms = wasmwire_maxsuf(n8, n16, l, 0, &p);
-    ms2 = wasmwire_maxsuf(n8, n16, l, 1, &p2);
+    ms = wasmwire_maxsuf(n8, n16, l, 0, &p, rev);
+    ms2 = wasmwire_maxsuf(n8, n16, l, 1, &p2, rev);
     if (ms2 > ms) {
         ms = ms2;
         p = p2;
@@ -47648,11 +47652,13 @@ WASMWIRE_INLINE int wasmwire_twoway(const uint8_t *t8, const uint16_t *t16,
 }
 
 /* Index of the first occurrence of the needle in the text at or after
-   `from`, or -1. The text is t8 (8-bit) if t16 is NULL, else t16; the
+   `from`, or -1 (with `rev`, of the units read backwards: see
+   WASMWIRE_UNIT). The text is t8 (8-bit) if t16 is NULL, else t16; the
    needle likewise n8/n16. 0 <= from <= tlen, nlen >= 1. No allocation. */
-static int wasmwire_search(const uint8_t *t8, const uint16_t *t16, int tlen,
-                           const uint8_t *n8, const uint16_t *n16, int nlen,
-                           int from)
+WASMWIRE_INLINE int wasmwire_search_dir(const uint8_t *t8, const uint16_t *t16,
+                                        int tlen, const uint8_t *n8,
+                                        const uint16_t *n16, int nlen,
+                                        int from, int rev)
 {
     int i, c, c2, last;
     const uint8_t *q;
@@ -47662,7 +47668,7 @@ static int wasmwire_search(const uint8_t *t8, const uint16_t *t16, int tlen,
     /* A unit above 0xff cannot occur in 8-bit text. */
     if (!t16 && n16) {
         for (i = 0; i < nlen; i++) {
-            if (n16[i] > 0xff)
+            if (WASMWIRE_UNIT(n8, n16, i) > 0xff)
                 return -1;
         }
     }
@@ -47672,18 +47678,19 @@ static int wasmwire_search(const uint8_t *t8, const uint16_t *t16, int tlen,
 
     /* Move to the first occurrence of the needle's first unit; for needles
        of 1 or 2 units, this loop is the whole search. */
-    if (t16) {
-        for (i = from; i <= last; i++) {
-            if (t16[i] == c && (nlen != 2 || t16[i + 1] == c2))
-                break;
-        }
-    } else {
+    if (!t16 && !rev) {
         for (i = from; i <= last; i++) {
             q = memchr(t8 + i, c, last - i + 1);
             if (!q)
                 return -1;
             i = (int)(q - t8);
             if (nlen != 2 || t8[i + 1] == c2)
+                break;
+        }
+    } else {
+        for (i = from; i <= last; i++) {
+            if (WASMWIRE_UNIT(t8, t16, i) == c &&
+                (nlen != 2 || WASMWIRE_UNIT(t8, t16, i + 1) == c2))
                 break;
         }
     }
@@ -47694,13 +47701,40 @@ static int wasmwire_search(const uint8_t *t8, const uint16_t *t16, int tlen,
 
     if (t16) {
         if (n16)
-            return wasmwire_twoway(NULL, t16, tlen, NULL, n16, nlen, i);
-        return wasmwire_twoway(NULL, t16, tlen, n8, NULL, nlen, i);
+            return wasmwire_twoway(NULL, t16, tlen, NULL, n16, nlen, i, rev);
+        return wasmwire_twoway(NULL, t16, tlen, n8, NULL, nlen, i, rev);
     } else {
         if (n16)
-            return wasmwire_twoway(t8, NULL, tlen, NULL, n16, nlen, i);
-        return wasmwire_twoway(t8, NULL, tlen, n8, NULL, nlen, i);
+            return wasmwire_twoway(t8, NULL, tlen, NULL, n16, nlen, i, rev);
+        return wasmwire_twoway(t8, NULL, tlen, n8, NULL, nlen, i, rev);
     }
+}
+
+/* Index of the first occurrence of the needle in the text at or after
+   `from`, or -1: wasmwire_search_dir forwards. */
+static int wasmwire_search(const uint8_t *t8, const uint16_t *t16, int tlen,
+                           const uint8_t *n8, const uint16_t *n16, int nlen,
+                           int from)
+{
+    return wasmwire_search_dir(t8, t16, tlen, n8, n16, nlen, from, 0);
+}
+
+/* Index of the last occurrence of the needle that starts at or before
+   `start`, or -1; 0 <= start <= tlen - nlen, nlen >= 1. The first
+   occurrence of the needle read backwards in the text read backwards from
+   the unit at start + nlen - 1: found k units in, it starts at start - k. */
+static int wasmwire_search_last(const uint8_t *t8, const uint16_t *t16,
+                                const uint8_t *n8, const uint16_t *n16,
+                                int nlen, int start)
+{
+    int end = start + nlen - 1, k;
+
+    t8 = t8 ? t8 + end : NULL;
+    t16 = t16 ? t16 + end : NULL;
+    n8 = n8 ? n8 + nlen - 1 : NULL;
+    n16 = n16 ? n16 + nlen - 1 : NULL;
+    k = wasmwire_search_dir(t8, t16, end + 1, n8, n16, nlen, 0, 1);
+    return k < 0 ? -1 : start - k;
 }
 
 static int string_indexof(JSString *p1, JSString *p2, int from)
@@ -47822,7 +47856,7 @@ static JSValue js_string_indexOf(JSContext *ctx, JSValueConst this_val,
                                  int argc, JSValueConst *argv, int lastIndexOf)
 {
     JSValue str, v;
-    int i, len, v_len, pos, start, stop, ret, inc;
+    int len, v_len, pos, start, stop, ret, inc;
     JSString *p;
     JSString *p1;
 
@@ -47869,15 +47903,17 @@ static JSValue js_string_indexOf(JSContext *ctx, JSValueConst this_val,
                strings) rather than a comparison at every position: a miss
                in 1 MB took 9.5 ms (V8: 0.5). */
             ret = string_indexof(p, p1, start);
+        } else if (v_len == 0) {
+            ret = start;
         } else {
-            for (i = start;; i += inc) {
-                if (!string_cmp(p, p1, i, 0, v_len)) {
-                    ret = i;
-                    break;
-                }
-                if (i == stop)
-                    break;
-            }
+            /* wasmwire: backward by the Two-Way search too (read from the
+               end), rather than a comparison at every place: a near miss
+               of 1,001 units in 300,000 took 0.95 s (Node 20: 95 ms). */
+            ret = wasmwire_search_last(
+                p->is_wide_char ? NULL : str8(p),
+                p->is_wide_char ? str16(p) : NULL,
+                p1->is_wide_char ? NULL : str8(p1),
+                p1->is_wide_char ? str16(p1) : NULL, v_len, start);
         }
     }
     JS_FreeValue(ctx, str);
