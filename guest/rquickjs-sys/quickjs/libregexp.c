@@ -3393,6 +3393,129 @@ static intptr_t lre_exec_backtrack(REExecContext *s, uint8_t **capture,
    would have tried it there. The loop pushed and popped a backtracking
    state at every character: `/ERROR: timeout/.test(text)` over 4 MB took
    60 ms (V8: 0.2). Any other pattern runs as before. */
+/* wasmwire: the characters a match of the bytecode at `pc` can start
+   with, when every path through it reaches a character test before it
+   can match: those below 256 in `set` (a bit each), and whether any of
+   256 or more can (`*wide`). False when that cannot be told here (a path
+   that may match empty, a test of any character, a class under `i`, a
+   lookaround, a back reference, or more than `budget` steps): the caller
+   then scans as before. Zero-width tests that only narrow a match (`^`,
+   `$`, `\b`, `\B`) and the saves of groups are stepped over; both ways of
+   a split are followed. */
+static bool lre_first_set(const uint8_t *pc, uint32_t set[8], bool *wide,
+                          bool is_unicode, int *budget)
+{
+    uint32_t c, low, high, n, i, k;
+
+    for (;;) {
+        if (--*budget < 0)
+            return false;
+        switch (pc[0]) {
+        case REOP_save_start:
+        case REOP_save_end:
+        case REOP_set_char_pos:
+            pc += 2;
+            break;
+        case REOP_save_reset:
+            pc += 3;
+            break;
+        case REOP_set_i32:
+            pc += 6;
+            break;
+        case REOP_line_start:
+        case REOP_line_start_m:
+        case REOP_line_end:
+        case REOP_line_end_m:
+        case REOP_word_boundary:
+        case REOP_word_boundary_i:
+        case REOP_not_word_boundary:
+        case REOP_not_word_boundary_i:
+            pc += 1;
+            break;
+        case REOP_goto:
+            pc += 5 + (int)get_u32(pc + 1);
+            break;
+        case REOP_split_goto_first:
+        case REOP_split_next_first:
+            if (!lre_first_set(pc + 5 + (int)get_u32(pc + 1), set, wide,
+                               is_unicode, budget))
+                return false;
+            pc += 5;
+            break;
+        case REOP_char:
+            c = get_u16(pc + 1);
+            goto one;
+        case REOP_char32:
+            c = get_u32(pc + 1);
+        one:
+            if (c < 256)
+                set[c >> 5] |= (uint32_t)1 << (c & 31);
+            else
+                *wide = true;
+            return true;
+        case REOP_char_i:
+            /* without `u` or `v`, only the other case of an ASCII letter
+               folds to it (item 10's rule) */
+            c = get_u16(pc + 1);
+            if (is_unicode || c >= 128)
+                return false;
+            set[c >> 5] |= (uint32_t)1 << (c & 31);
+            if (c >= 'A' && c <= 'Z') {
+                c |= 0x20;
+                set[c >> 5] |= (uint32_t)1 << (c & 31);
+            }
+            return true;
+        case REOP_range:
+        case REOP_range32:
+            n = get_u16(pc + 1);
+            if (n > 64)
+                return false;
+            for (i = 0; i < n; i++) {
+                if (pc[0] == REOP_range) {
+                    low = get_u16(pc + 3 + i * 4);
+                    high = get_u16(pc + 3 + i * 4 + 2);
+                } else {
+                    low = get_u32(pc + 3 + i * 8);
+                    high = get_u32(pc + 3 + i * 8 + 4);
+                }
+                /* a 16-bit range's last 0xffff stands for no end */
+                if (high >= 256)
+                    *wide = true;
+                for (k = low; k <= high && k < 256; k++)
+                    set[k >> 5] |= (uint32_t)1 << (k & 31);
+            }
+            return true;
+        default:
+            return false;
+        }
+    }
+}
+
+/* wasmwire: item 10's search for a set of first characters (see
+   lre_first_set), from `cptr`: the next place whose character may start a
+   match, or NULL. In a text of code points (`u` or `v`, cbuf_type 2) only
+   a set with no character of 256 or more is looked for, so that no place
+   is inside a surrogate pair. */
+static const uint8_t *lre_next_in_set(const REExecContext *s,
+                                      const uint8_t *cptr,
+                                      const uint32_t set[8], bool wide)
+{
+    if (s->cbuf_type == 0) {
+        const uint8_t *p = cptr, *end = s->cbuf_end;
+        while (p < end && !(set[*p >> 5] & ((uint32_t)1 << (*p & 31))))
+            p++;
+        return p < end ? p : NULL;
+    } else {
+        const uint16_t *p = (const uint16_t *)cptr;
+        const uint16_t *end = (const uint16_t *)s->cbuf_end;
+        for (; p < end; p++) {
+            if (*p >= 256 ? wide : (set[*p >> 5] >> (*p & 31)) & 1)
+                return (const uint8_t *)p;
+        }
+        return NULL;
+    }
+}
+
 static intptr_t lre_exec_from_first_char(REExecContext *s, uint8_t **capture,
                                          const uint8_t *pc, const uint8_t *cptr,
                                          int re_flags)
@@ -3411,6 +3534,7 @@ static intptr_t lre_exec_from_first_char(REExecContext *s, uint8_t **capture,
         pc[11] != REOP_save_start || pc[12] != 0)
         return lre_exec_backtrack(s, capture, pc, cptr);
     first = get_u16(pc + 14);
+    body = pc + 11;
     if (pc[13] == REOP_char) {
         if (s->cbuf_type == 2 && first >= 0xD800 && first <= 0xDFFF)
             return lre_exec_backtrack(s, capture, pc, cptr);
@@ -3421,9 +3545,26 @@ static intptr_t lre_exec_from_first_char(REExecContext *s, uint8_t **capture,
         if (either_case)
             first |= 0x20;
     } else {
-        return lre_exec_backtrack(s, capture, pc, cptr);
+        /* wasmwire: or a set of first characters (a class, an
+           alternation, a group: `/\d{4}-/`, `/warn|error/`) */
+        uint32_t set[8] = { 0 };
+        bool wide = false;
+        int budget = 64;
+        if (!lre_first_set(pc + 13, set, &wide, s->is_unicode, &budget) ||
+            (s->cbuf_type == 2 && wide))
+            return lre_exec_backtrack(s, capture, pc, cptr);
+        for (;;) {
+            cptr = lre_next_in_set(s, cptr, set, wide);
+            if (!cptr)
+                return 0;
+            for (i = 0; i < s->capture_count * 2; i++)
+                capture[i] = NULL;
+            ret = lre_exec_backtrack(s, capture, body, cptr);
+            if (ret != 0)
+                return ret;
+            cptr += s->cbuf_type == 0 ? 1 : 2;
+        }
     }
-    body = pc + 11;
     for (;;) {
         if (s->cbuf_type == 0 && !either_case) {
             if (first > 0xff)
