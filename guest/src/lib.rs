@@ -126,7 +126,6 @@ use crate::heap::Heap;
 use crate::intrinsics::{Intrinsics, Originals};
 use crate::outcome::{Ending, Judge};
 use crate::program::Sent;
-use crate::random::Random;
 use crate::session::Session;
 use crate::web::Web;
 
@@ -160,9 +159,8 @@ pub enum SetupError {
 /// starts). An evaluator runs exactly one program: afterwards its globals
 /// are that program's.
 pub struct Evaluator {
-    /// First, so that it is dropped before the runtime it lives in.
-    random: Random,
-    /// The web surface's internals; dropped before the runtime too.
+    /// The web surface's internals: first, so that they are dropped before
+    /// the runtime they live in.
     web: Web,
     /// The originals and `ToolError` (see `intrinsics`); the same.
     originals: Originals,
@@ -196,10 +194,9 @@ impl Evaluator {
         limits::install_rejection_tracker(&runtime, &stop);
         limits::install_interrupt_handler(&runtime, &heap, &stop);
         let context = Context::full(&runtime)?;
-        let (random, web, originals) = context.with(|ctx| {
+        let (web, originals) = context.with(|ctx| {
             limits::configure_stack(&ctx).map_err(SetupError::Stack)?;
             heap.attach(&ctx);
-            let random = Random::install(&ctx)?;
             let web = Web::install(&ctx)?;
             let originals = Originals::install(&ctx)?;
             // The console and the timers find the run's session when they
@@ -210,10 +207,9 @@ impl Evaluator {
             console::install(&ctx, &web)?;
             timers::install(&ctx)?;
             Intrinsics::capture(&ctx, &originals, &web)?.adopt_timers(&ctx)?;
-            Ok::<_, SetupError>((random, web, originals))
+            Ok::<_, SetupError>((web, originals))
         })?;
         Ok(Evaluator {
-            random,
             web,
             originals,
             _runtime: runtime,
@@ -307,17 +303,10 @@ impl Evaluator {
         self.heap
             .set_next_collection(limits::gc_threshold(heap_in_use, memory_limit));
         let heap = self.heap.clone();
-        let random = &self.random;
         let web = &self.web;
         let originals = &self.originals;
         self.context.with(|ctx| {
-            if random.reseed(&ctx).is_err() {
-                let _ = ctx.catch();
-                return Ending::failed(
-                    FailureKind::Limit,
-                    "memory limit: no room to seed Math.random",
-                );
-            }
+            random::reseed(&ctx);
             let intrinsics = match Intrinsics::capture(&ctx, originals, web) {
                 Ok(intrinsics) => intrinsics,
                 Err(e) => {

@@ -49513,6 +49513,15 @@ static JSValue js_math_random(JSContext *ctx, JSValueConst this_val,
     return js_float64(u.d - 1.0);
 }
 
+/* wasmwire: seeds Math.random's generator. An embedder that makes its
+   context once and snapshots it (the guest) would otherwise draw the same
+   sequence in every run, from the clock's reading when js_random_init ran.
+   A zero state would stay zero. */
+void JS_SetRandomSeed(JSContext *ctx, uint64_t seed)
+{
+    ctx->random_state = seed ? seed : 1;
+}
+
 /* use local wrappers for math functions to
    - avoid initializing data with dynamic library entry points.
    - avoid some overhead if the call can be inlined at compile or link time.

@@ -1140,6 +1140,9 @@ typedef enum JSPromiseStateEnum {
 } JSPromiseStateEnum;
 
 JS_EXTERN JSValue JS_NewPromiseCapability(JSContext *ctx, JSValue *resolving_funcs);
+/* wasmwire: seeds Math.random's generator (guest/rquickjs-sys/PATCHES.md
+   item 13) */
+JS_EXTERN void JS_SetRandomSeed(JSContext *ctx, uint64_t seed);
 /* wasmwire: a pending promise its embedder settles itself, once
    (JS_SettlePromise), with no resolving functions made */
 JS_EXTERN JSValue JS_NewPendingPromise(JSContext *ctx);
