@@ -165,8 +165,11 @@ impl Peer {
             )
         };
 
-        let calls =
-            selected("round-trip") || selected("round-trip-awaiting") || selected("fan-out");
+        // The call and compute figures subtract the overhead.
+        let calls = selected("round-trip")
+            || selected("round-trip-awaiting")
+            || selected("fan-out")
+            || selected("compute");
         if wanted("overhead") || calls {
             f.overhead = timed(workload::TRIVIAL, plan.overhead, "async").await;
         }
@@ -248,9 +251,16 @@ impl Peer {
                 f.memory_pss = Some(figures::median(&mut pss_rounds));
             }
         }
-        if wanted("compute") {
-            f.fib = timed(workload::FIB, plan.compute, "async").await;
-            f.json = timed(workload::JSON_ROUND_TRIPS, plan.compute, "async").await;
+        if wanted("compute")
+            && let Some(overhead) = f.overhead
+        {
+            let computing = |total| figures::computing(total, overhead);
+            f.fib = timed(workload::FIB, plan.compute, "async")
+                .await
+                .map(computing);
+            f.json = timed(workload::JSON_ROUND_TRIPS, plan.compute, "async")
+                .await
+                .map(computing);
         }
         // `cli` is wasmwire's own CLI: the peers have none (n/a).
         f
