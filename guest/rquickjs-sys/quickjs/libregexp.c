@@ -3481,8 +3481,14 @@ static bool lre_first_set(const uint8_t *pc, uint32_t set[8], bool *wide,
                 /* a 16-bit range's last 0xffff stands for no end */
                 if (high >= 256)
                     *wide = true;
-                for (k = low; k <= high && k < 256; k++)
-                    set[k >> 5] |= (uint32_t)1 << (k & 31);
+                if (high > 255)
+                    high = 255;
+                /* a word of the set at a time */
+                for (k = low; k <= high; k = (k | 31) + 1) {
+                    uint32_t last = (k | 31) < high ? 31 : high & 31;
+                    set[k >> 5] |= (uint32_t)(((uint64_t)2 << last) - 1) &
+                                   ~(((uint32_t)1 << (k & 31)) - 1);
+                }
             }
             return true;
         default:
@@ -3550,7 +3556,10 @@ static intptr_t lre_exec_from_first_char(REExecContext *s, uint8_t **capture,
         uint32_t set[8] = { 0 };
         bool wide = false;
         int budget = 64;
-        if (!lre_first_set(pc + 13, set, &wide, s->is_unicode, &budget) ||
+        /* not worth reading the set for a few places (an exec loop over
+           a short line) */
+        if ((s->cbuf_end - cptr) >> (s->cbuf_type ? 1 : 0) < 64 ||
+            !lre_first_set(pc + 13, set, &wide, s->is_unicode, &budget) ||
             (s->cbuf_type == 2 && wide))
             return lre_exec_backtrack(s, capture, pc, cptr);
         for (;;) {
