@@ -812,9 +812,11 @@ async fn a_search_from_a_literal_first_character_finds_what_node_finds() {
 /// A search whose every match starts with one of a set of characters (a
 /// class, an alternation, a group, a quantified atom, behind `^`, `$` or
 /// `\b`) looks for those first (`lre_first_set`, PATCHES.md item 12), and
-/// finds what Node finds; patterns that may match empty, or start with a
-/// lookaround, a back reference, `.`, `\s` or a class under `i`, take the
-/// general way and answer the same. Under `u` a set with a character past
+/// finds what Node finds (under `i` without `u`, a class of ASCII
+/// characters too, by its characters and their other case); patterns that
+/// may match empty, or start with a lookaround, a back reference, `.`,
+/// `\s`, or a class under `iu` or past ASCII under `i`, take the general
+/// way and answer the same. Under `u` a set with a character past
 /// U+00FF takes the general way, which steps over whole pairs.
 #[tokio::test]
 async fn a_search_from_a_set_of_first_characters_finds_what_node_finds() {
@@ -827,7 +829,7 @@ async fn a_search_from_a_set_of_first_characters_finds_what_node_finds() {
         const sources = ["[bc]-", "[^a-z]b", "\\d+", "\\d{2}-?", "\\w\\w", "a|b|-", "(?:ab|c)", "(b|é)(-)?", "(?<n>[xZ])\\1?",
           "b*c", "(?:a|)b", "(?:a|b)*-", "a?", "x|", "^[ab]", "[ab]$", "\\b[ab]", "\\B-", "(?=a)a|b", "\\s|a",
           "[😀-😂]", "[^]a", "[]a", "[a\u0141]b", "[\\ud83d\\udc00]", "\\p{L}b", "[Ł-ſ]", "(a)|(b)|(\\n)", "[-]{2,}", "[a-c]{3}|1",
-          "[\\udc00-\\udfff]", "[^a-z\\d]b?"];
+          "[\\udc00-\\udfff]", "[^a-z\\d]b?", "[a-f]\\d", "[k-s]+", "[A-Z_]{2}", "[^\\W\\d]b"];
         const out = [];
         for (const text of texts) {
           for (const src of sources) {

@@ -3397,8 +3397,9 @@ static intptr_t lre_exec_backtrack(REExecContext *s, uint8_t **capture,
    with, when every path through it reaches a character test before it
    can match: those below 256 in `set` (a bit each), and whether any of
    256 or more can (`*wide`). False when that cannot be told here (a path
-   that may match empty, a test of any character, a class under `i`, a
-   lookaround, a back reference, or more than `budget` steps): the caller
+   that may match empty, a test of any character, a class under `i` with
+   `u` or `v` or past ASCII, a lookaround, a back reference, or more than
+   `budget` steps): the caller
    then scans as before. Zero-width tests that only narrow a match (`^`,
    `$`, `\b`, `\B`) and the saves of groups are stepped over; both ways of
    a split are followed. */
@@ -3463,6 +3464,27 @@ static bool lre_first_set(const uint8_t *pc, uint32_t set[8], bool *wide,
             if (c >= 'A' && c <= 'Z') {
                 c |= 0x20;
                 set[c >> 5] |= (uint32_t)1 << (c & 31);
+            }
+            return true;
+        case REOP_range_i:
+            /* without `u` or `v`, a character matches when its upper case
+               (the class holds upper cases) is in the class, and none of
+               128 or more has an upper case below 128: so a class all
+               below 128 is matched by its characters and the lower cases
+               of its letters, a set no smaller than the exact one */
+            if (is_unicode)
+                return false;
+            n = get_u16(pc + 1);
+            if (n > 64 || get_u16(pc + 3 + (n - 1) * 4 + 2) >= 128)
+                return false;
+            for (i = 0; i < n; i++) {
+                low = get_u16(pc + 3 + i * 4);
+                high = get_u16(pc + 3 + i * 4 + 2);
+                for (k = low; k <= high; k++) {
+                    set[k >> 5] |= (uint32_t)1 << (k & 31);
+                    if (k >= 'A' && k <= 'Z')
+                        set[(k | 0x20) >> 5] |= (uint32_t)1 << ((k | 0x20) & 31);
+                }
             }
             return true;
         case REOP_range:
