@@ -49,26 +49,6 @@ async fn date_and_math_random_work() {
     assert_eq!(value(&run(program).await), json!([true, true, true]));
 }
 
-/// Every execution is a fresh instance of one snapshot, which holds
-/// QuickJS's generator and the seed it took when the snapshot was made:
-/// each run must be seeded anew, or every run draws the same numbers.
-#[tokio::test]
-async fn each_execution_draws_its_own_random_numbers() {
-    let program = "return Array.from({ length: 4 }, () => Math.random())";
-    let first = value(&run(program).await);
-    let second = value(&run(program).await);
-    assert_ne!(first, second, "two runs drew the same numbers");
-    for draws in [&first, &second] {
-        let draws = draws.as_array().expect("an array");
-        assert!(
-            draws
-                .iter()
-                .all(|x| (0.0..1.0).contains(&x.as_f64().unwrap())),
-            "{draws:?}"
-        );
-    }
-}
-
 /// The ECMAScript globals of the engine (QuickJS-ng), by name.
 const LANGUAGE_GLOBALS: &[&str] = &[
     "AggregateError",
