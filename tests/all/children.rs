@@ -672,9 +672,11 @@ async fn a_budget_item_the_backend_cannot_hold_is_refused_before_start() {
 /// `stamp` tool, which notes when).
 #[tokio::test]
 async fn endless_floods_end_at_the_wall_clock_and_no_call_is_accepted_after_it() {
-    // Measured well under 20 ms on an idle machine; the bound allows for
-    // the rest of this test binary running beside it on two cores.
-    const GRACE: Duration = Duration::from_millis(250);
+    // Measured well under 20 ms on an idle machine, and 296 ms once in a
+    // clean-clone CI run of the whole suite on a slow day (two cores, the
+    // rest of this test binary beside it; 250 ms was the bound then). The
+    // bug this pins took most of a minute: a second still tells them apart.
+    const GRACE: Duration = Duration::from_millis(1000);
     const PREEMPTION: Duration = Duration::from_millis(50);
     let wall_clock = Duration::from_secs(2);
     let stamps = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Instant>::new()));
