@@ -47513,8 +47513,8 @@ static int string_indexof_char(JSString *p, int c, int from)
 #define WASMWIRE_UNIT(p8, p16, i) \
     ((p16) ? (int)(p16)[rev ? -(i) : (i)] : (int)(p8)[rev ? -(i) : (i)])
 
-/* Maximal suffix of the needle n[0..l) for the unit order (rev == 0) or
-   the reverse order (order != 0). Returns the index just before the suffix
+/* Maximal suffix of the needle n[0..l) for the unit order (order == 0)
+   or the reverse order (order != 0). Returns the index just before the suffix
    (-1 if the suffix is the whole needle) and stores the period of the
    suffix in *period. */
 WASMWIRE_INLINE int wasmwire_maxsuf(const uint8_t *n8, const uint16_t *n16,
