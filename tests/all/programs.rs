@@ -18,6 +18,45 @@ fn with_helpers(program: &str) -> String {
     format!("{HELPERS}{program}")
 }
 
+/// `program` after [`HELPERS`] and `regexps(seed, chars, length, sources,
+/// flagSets)`: texts of `length` random `chars` (one made 8-bit, one as
+/// drawn) and a few short ones, and for each source under each set of
+/// flags in each text, every match of a global search (index, first group,
+/// length), a search from four `lastIndex`es otherwise, `search`, `test`,
+/// `split` and `replace`; answered with their count, their hash and the
+/// first 30, for the RegExp searches compared with Node.
+fn with_regexps(program: &str) -> String {
+    with_helpers(&format!(
+        r#"
+        const regexps = (seed, chars, length, sources, flagSets) => {{
+          const next = random(seed);
+          const make = (n) => Array.from({{ length: n }}, () => chars[next() % chars.length]).join("");
+          const texts = [make(length).replace(/[^\x00-\xff]/g, "q"), make(length), "", "a", "b-c", "😀b", "Łb"];
+          const out = [];
+          for (const text of texts) {{
+            for (const src of sources) {{
+              for (const flags of flagSets) {{
+                // QuickJS refuses a `-` under `v` anywhere (Node does not).
+                if (flags.includes("v") && src.includes("-")) continue;
+                let re;
+                try {{ re = new RegExp(src, flags); }} catch (e) {{ out.push(e.name); continue; }}
+                const all = [];
+                if (flags.includes("g")) {{
+                  for (let m, k = 0; (m = re.exec(text)) && k < 5000; k++) {{ all.push(m.index, m[1] ?? null, m[0].length); if (m[0] === "") re.lastIndex++; }}
+                }} else {{
+                  for (const from of [0, 1, 17, length - 1]) {{ re.lastIndex = from; const m = re.exec(text); all.push(m && m.index, re.lastIndex); }}
+                }}
+                out.push([src, flags, all.length, hash(JSON.stringify(all)), text.search(re), re.test(text), text.split(re).length,
+                  text.replace(re, "<$&>").length]);
+              }}
+            }}
+          }}
+          return [out.length, hash(JSON.stringify(out)), out.slice(0, 30)];
+        }};
+        {program}"#
+    ))
+}
+
 #[tokio::test]
 async fn a_program_calls_a_tool_and_returns_its_value() {
     let outcome =
@@ -782,31 +821,11 @@ async fn a_long_text_splits_as_in_node() {
 #[tokio::test]
 async fn a_search_from_a_literal_first_character_finds_what_node_finds() {
     let program = r#"
-        const next = random(5);
-        const chars = [..."ab-c\n xé😀\ud83d\ude00\udc00ZBſ\u212a"];
-        const make = (n) => Array.from({ length: n }, () => chars[next() % chars.length]).join("");
-        const narrow = make(4000).replace(/[^\x00-\xff]/g, "q");
-        const texts = [narrow, make(4000), "", "a", "b-c", "😀b"];
-        const sources = ["b", "b-", "a(b)?c", "b(?=-)", "-(?<=b-)", "b(\\w)\\1", "Z$", "x|y", "\ud83d", "\ude00", "😀", "é+", "-\\n", "b(?!-)", "c\\b", "s", "k", "-b"];
-        const out = [];
-        for (const text of texts) {
-          for (const src of sources) {
-            for (const flags of ["", "g", "u", "gu", "y", "gy", "m", "i", "gi", "iu", "gim"]) {
-              let re;
-              try { re = new RegExp(src, flags); } catch (e) { out.push(e.name); continue; }
-              const all = [];
-              if (flags.includes("g")) {
-                for (let m, k = 0; (m = re.exec(text)) && k < 5000; k++) { all.push(m.index, m[1] ?? null); if (m[0] === "") re.lastIndex++; }
-              } else {
-                for (const from of [0, 1, 17, 3999]) { re.lastIndex = from; const m = re.exec(text); all.push(m && m.index, re.lastIndex); }
-              }
-              out.push([src, flags, all.length, all.slice(0, 6), all.slice(-4), text.search(re), re.test(text), text.split(re).length]);
-            }
-          }
-        }
-        return [out.length, hash(JSON.stringify(out)), out.slice(0, 40)];
+        return regexps(5, [..."ab-c\n xé😀\ud83d\ude00\udc00ZBſ\u212a"], 4000,
+          ["b", "b-", "a(b)?c", "b(?=-)", "-(?<=b-)", "b(\\w)\\1", "Z$", "x|y", "\ud83d", "\ude00", "😀", "é+", "-\\n", "b(?!-)", "c\\b", "s", "k", "-b"],
+          ["", "g", "u", "gu", "y", "gy", "m", "i", "gi", "iu", "gim"]);
     "#;
-    wasmwire_tests::same_as_node(&with_helpers(program)).await;
+    wasmwire_tests::same_as_node(&with_regexps(program)).await;
 }
 
 /// A search whose every match starts with one of a set of characters (a
@@ -821,38 +840,14 @@ async fn a_search_from_a_literal_first_character_finds_what_node_finds() {
 #[tokio::test]
 async fn a_search_from_a_set_of_first_characters_finds_what_node_finds() {
     let program = r#"
-        const next = random(12);
-        const chars = [..."ab-c1\n xé😀\ud83d\ude00\udc00ZBſ\u212aŁA_9"];
-        const make = (n) => Array.from({ length: n }, () => chars[next() % chars.length]).join("");
-        const narrow = make(3000).replace(/[^\x00-\xff]/g, "q");
-        const texts = [narrow, make(3000), "", "a", "b-c", "😀b", "Łb"];
-        const sources = ["[bc]-", "[^a-z]b", "\\d+", "\\d{2}-?", "\\w\\w", "a|b|-", "(?:ab|c)", "(b|é)(-)?", "(?<n>[xZ])\\1?",
-          "b*c", "(?:a|)b", "(?:a|b)*-", "a?", "x|", "^[ab]", "[ab]$", "\\b[ab]", "\\B-", "(?=a)a|b", "\\s|a",
-          "[😀-😂]", "[^]a", "[]a", "[a\u0141]b", "[\\ud83d\\udc00]", "\\p{L}b", "[Ł-ſ]", "(a)|(b)|(\\n)", "[-]{2,}", "[a-c]{3}|1",
-          "[\\udc00-\\udfff]", "[^a-z\\d]b?", "[a-f]\\d", "[k-s]+", "[A-Z_]{2}", "[^\\W\\d]b"];
-        const out = [];
-        for (const text of texts) {
-          for (const src of sources) {
-            for (const flags of ["", "g", "u", "gu", "gy", "gm", "i", "gi", "giu", "gv"]) {
-              // QuickJS refuses a `-` under `v` anywhere (Node does not),
-              // the same before these patches.
-              if (flags.includes("v") && src.includes("-")) continue;
-              let re;
-              try { re = new RegExp(src, flags); } catch (e) { out.push(e.name); continue; }
-              const all = [];
-              if (flags.includes("g")) {
-                for (let m, k = 0; (m = re.exec(text)) && k < 3000; k++) { all.push(m.index, m[1] ?? null, m[0].length); if (m[0] === "") re.lastIndex++; }
-              } else {
-                for (const from of [0, 1, 17, 2999]) { re.lastIndex = from; const m = re.exec(text); all.push(m && m.index, re.lastIndex); }
-              }
-              out.push([src, flags, all.length, hash(JSON.stringify(all)), text.search(re), re.test(text), text.split(re).length,
-                text.replace(re, "<$&>").length]);
-            }
-          }
-        }
-        return [out.length, hash(JSON.stringify(out)), out.slice(0, 30)];
+        return regexps(12, [..."ab-c1\n xé😀\ud83d\ude00\udc00ZBſ\u212aŁA_9"], 3000,
+          ["[bc]-", "[^a-z]b", "\\d+", "\\d{2}-?", "\\w\\w", "a|b|-", "(?:ab|c)", "(b|é)(-)?", "(?<n>[xZ])\\1?",
+           "b*c", "(?:a|)b", "(?:a|b)*-", "a?", "x|", "^[ab]", "[ab]$", "\\b[ab]", "\\B-", "(?=a)a|b", "\\s|a",
+           "[😀-😂]", "[^]a", "[]a", "[a\u0141]b", "[\\ud83d\\udc00]", "\\p{L}b", "[Ł-ſ]", "(a)|(b)|(\\n)", "[-]{2,}", "[a-c]{3}|1",
+           "[\\udc00-\\udfff]", "[^a-z\\d]b?", "[a-f]\\d", "[k-s]+", "[A-Z_]{2}", "[^\\W\\d]b"],
+          ["", "g", "u", "gu", "gy", "gm", "i", "gi", "giu", "gv"]);
     "#;
-    wasmwire_tests::same_as_node(&with_helpers(program)).await;
+    wasmwire_tests::same_as_node(&with_regexps(program)).await;
 }
 
 /// Strings built by wrapping, prepending and appending, with narrow and
