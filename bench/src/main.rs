@@ -175,11 +175,11 @@ async fn measure(
         ..Figures::default()
     };
     // The call and compute figures subtract the overhead, so they need it.
-    let calls = selected("round-trip")
+    let needs_overhead = selected("round-trip")
         || selected("round-trip-awaiting")
         || selected("fan-out")
         || selected("compute");
-    if wanted("overhead") || calls {
+    if wanted("overhead") || needs_overhead {
         f.overhead = Some(figures::overhead(contender, plan).await?);
     }
     let overhead = f.overhead.unwrap_or(0.0);

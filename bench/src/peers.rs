@@ -166,11 +166,11 @@ impl Peer {
         };
 
         // The call and compute figures subtract the overhead.
-        let calls = selected("round-trip")
+        let needs_overhead = selected("round-trip")
             || selected("round-trip-awaiting")
             || selected("fan-out")
             || selected("compute");
-        if wanted("overhead") || calls {
+        if wanted("overhead") || needs_overhead {
             f.overhead = timed(workload::TRIVIAL, plan.overhead, "async").await;
         }
         // Without the overhead the call figures cannot be derived.
