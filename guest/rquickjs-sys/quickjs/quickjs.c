@@ -48,7 +48,12 @@
 #include "libregexp.h"
 #include "dtoa.h"
 
-#if defined(EMSCRIPTEN) || defined(_MSC_VER)
+/* wasmwire: the interpreter dispatches through its table of labels under
+   WASI too (rquickjs-sys defines EMSCRIPTEN there, which turned it off).
+   wasm has no indirect branch, so LLVM turns each `goto *` back into a
+   `br_table` over the handlers, but the code it makes of that ran faster
+   than the `switch`'s under Cranelift (PATCHES.md item 14). */
+#if defined(_MSC_VER)
 #define DIRECT_DISPATCH  0
 #else
 #define DIRECT_DISPATCH  1
@@ -81,7 +86,11 @@
 #define __extension__
 #endif
 
-#ifndef NDEBUG
+/* wasmwire: not with the assertions (NDEBUG is left undefined, so they stay
+   on). The dumps are turned on only by JS_SetDumpFlags, which the guest
+   never calls, and their check cost a load and a branch at every bytecode
+   the interpreter dispatched. */
+#ifdef WASMWIRE_QUICKJS_DUMPS
 #define ENABLE_DUMPS
 #endif
 
@@ -18263,6 +18272,13 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
     JSValue *local_buf, *stack_buf, *var_buf, *arg_buf, *sp, ret_val, *pval;
     JSVarRef **var_refs;
     size_t alloca_size;
+    /* wasmwire: the values the handlers below pass by address share these
+       slots. With DIRECT_DISPATCH clang marks no variable's lifetime in this
+       function (a `goto *` could reach any label), so each variable of a
+       handler's own whose address is taken kept a stack slot of its own:
+       on wasm, in the shadow stack, at every JavaScript call. */
+    JSValue shared_vals[2];
+    uint32_t shared_len;
 
 #ifdef ENABLE_DUMPS // JS_DUMP_BYTECODE_STEP
 #define DUMP_BYTECODE_OR_DONT(pc) \
@@ -18966,9 +18982,10 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                 scope_idx = get_u16(pc) - 1;
                 pc += 2;
                 sf->cur_pc = pc;
-                tab = build_arg_list(ctx, &len, sp[-1]);
+                tab = build_arg_list(ctx, &shared_len, sp[-1]);
                 if (!tab)
                     goto exception;
+                len = shared_len;
                 if (js_same_value(ctx, sp[-2], ctx->eval_obj)) {
                     if (len >= 1)
                         obj = tab[0];
@@ -20087,7 +20104,8 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                         sp--;
                         BREAK;
                     }
-                    if (js_get_fast_array_element(ctx, p, idx, &val)) {
+                    if (js_get_fast_array_element(ctx, p, idx, &shared_vals[0])) {
+                        val = shared_vals[0];
                         JS_FreeValue(ctx, sp[-2]);
                         sp[-2] = val;
                         sp--;
@@ -20118,8 +20136,8 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                         sp[-1] = js_dup(p->u.array.u.values[idx]);
                         BREAK;
                     }
-                    if (js_get_fast_array_element(ctx, p, idx, &val)) {
-                        sp[-1] = val;
+                    if (js_get_fast_array_element(ctx, p, idx, &shared_vals[0])) {
+                        sp[-1] = shared_vals[0];
                         BREAK;
                     }
                 }
@@ -20384,7 +20402,7 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                         goto exception;
                     set_value(ctx, pv, op1);
                 } else {
-                    JSValue ops[2];
+                    JSValue *ops = shared_vals;
                     /* In case of exception, js_add_slow frees ops[0]
                        and ops[1], so we must duplicate *pv */
                     sf->cur_pc = pc;
@@ -20678,10 +20696,10 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                     sf->cur_pc = pc;
                     /* must duplicate otherwise the variable value may
                        be destroyed before JS code accesses it */
-                    op1 = js_dup(op1);
-                    if (js_unary_arith_slow(ctx, &op1 + 1, OP_inc))
+                    shared_vals[0] = js_dup(op1);
+                    if (js_unary_arith_slow(ctx, &shared_vals[1], OP_inc))
                         goto exception;
-                    set_value(ctx, &var_buf[idx], op1);
+                    set_value(ctx, &var_buf[idx], shared_vals[0]);
                 }
             }
             BREAK;
@@ -20704,10 +20722,10 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                     sf->cur_pc = pc;
                     /* must duplicate otherwise the variable value may
                        be destroyed before JS code accesses it */
-                    op1 = js_dup(op1);
-                    if (js_unary_arith_slow(ctx, &op1 + 1, OP_dec))
+                    shared_vals[0] = js_dup(op1);
+                    if (js_unary_arith_slow(ctx, &shared_vals[1], OP_dec))
                         goto exception;
-                    set_value(ctx, &var_buf[idx], op1);
+                    set_value(ctx, &var_buf[idx], shared_vals[0]);
                 }
             }
             BREAK;
