@@ -726,6 +726,41 @@ async fn a_recursion_throws_at_the_same_depth_whatever_ran_before_and_can_be_cau
     );
 }
 
+/// Recursions that go through native code between their JavaScript calls
+/// (a `map` callback, a constructor, `apply`, a Proxy trap, `yield*`)
+/// reach QuickJS's check before the wasm stack's end, so they too throw a
+/// `RangeError` a program can catch, as in Node. They ended the run
+/// uncatchably ("stack overflow") while the interpreter's native frame was
+/// larger (the `switch` dispatch, before PATCHES.md item 14).
+#[tokio::test]
+async fn recursions_through_native_calls_throw_a_catchable_range_error() {
+    let outcome = run(
+        "const depths = {};\n\
+         function count(name, start) {\n\
+           let d = 0;\n\
+           try { start(() => d++); } catch (e) { depths[name] = [d, e instanceof RangeError]; }\n\
+         }\n\
+         count('map', (tick) => { const f = () => { tick(); [1].map(f); }; f(); });\n\
+         count('constructor', (tick) => { class C { constructor() { tick(); new C(); } } new C(); });\n\
+         count('apply', (tick) => { function f() { tick(); f.apply(null, []); } f(); });\n\
+         count('proxy', (tick) => { const p = new Proxy({}, { get(t, k) { tick(); return p[k]; } }); p.x; });\n\
+         count('yield*', (tick) => { function* g() { tick(); yield* g(); } [...g()]; });\n\
+         return depths;",
+    )
+    .await;
+    let depths = value(&outcome);
+    let depths = depths.as_object().expect("an object");
+    assert_eq!(depths.len(), 5, "{depths:?}");
+    for (name, seen) in depths {
+        assert_eq!(seen[1], json!(true), "{name}: {seen}");
+        // Node 20 throws at 3,479 to 10,439 calls for these.
+        assert!(
+            seen[0].as_u64().is_some_and(|depth| depth >= 3_000),
+            "{name}: {seen}"
+        );
+    }
+}
+
 /// Calls still queued behind the in-flight cap when the program ended were
 /// told as calls whose answers were dropped (and the console counted three
 /// where the Result counted one call): they were never sent, and the one

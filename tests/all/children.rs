@@ -677,7 +677,10 @@ async fn endless_floods_end_at_the_wall_clock_and_no_call_is_accepted_after_it()
     // rest of this test binary beside it; 250 ms was the bound then). The
     // bug this pins took most of a minute: a second still tells them apart.
     const GRACE: Duration = Duration::from_millis(1000);
-    const PREEMPTION: Duration = Duration::from_millis(50);
+    // The same kind of allowance for one preempted thread: a loaded
+    // two-core machine delayed the Result by 296 ms once, and a stamp
+    // could be delayed as long.
+    const PREEMPTION: Duration = Duration::from_millis(500);
     let wall_clock = Duration::from_secs(2);
     let stamps = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Instant>::new()));
     let mut tools = wasmwire::Tools::new();
