@@ -705,6 +705,27 @@ async fn a_regexps_flags_read_as_in_node_whatever_a_program_redefines() {
     wasmwire_tests::same_as_node(program).await;
 }
 
+/// `x += o` on a string variable adds to what the variable held before
+/// `o`'s `valueOf` (or `toString`, or `Symbol.toPrimitive`) ran, as in
+/// Node, even when that method assigns the variable
+/// (guest/rquickjs-sys/PATCHES.md item 15: QuickJS read the variable after
+/// the program's method, `"zz1"` where Node says `"a1"`). Found by a
+/// differential fuzzer of the interpreter's handlers.
+#[tokio::test]
+async fn adding_to_a_string_variable_reads_it_before_the_right_side_runs_code() {
+    let program = r#"
+        var x = "a"; var o = { valueOf() { x = "zz"; return 1; } }; x += o;
+        var y = "b"; var p = { [Symbol.toPrimitive]() { y = "q"; return "c"; } }; y += p;
+        var z = "s"; var thrower = { valueOf() { z = "changed"; throw new Error("boom"); } };
+        try { z += thrower; } catch (e) { z += "|" + e.message; }
+        var w = "w"; var n = 2; w += n; w += "!";
+        function inner() { var s = "in"; var q = { toString() { s = "out"; return "-"; } }; s += q; return s; }
+        return [x, y, z, w, inner()];
+    "#;
+    let answer = wasmwire_tests::same_as_node(program).await;
+    assert_eq!(answer, json!(["a1", "bc", "changed|boom", "w2!", "in-"]));
+}
+
 /// Maps and Sets keyed by small numbers, objects and BigInts answer as
 /// in Node, in Node's order, after the hash of a key was mixed
 /// (guest/rquickjs-sys/PATCHES.md: every whole number below 2^21 fell in

@@ -20390,14 +20390,22 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                         *pv = js_int32(r);
                     sp--;
                 } else if (JS_VALUE_GET_TAG(*pv) == JS_TAG_STRING) {
-                    JSValue op1;
+                    /* wasmwire: the variable is read before ToPrimitive,
+                       which can run the program's valueOf or toString, and
+                       those can assign it: `x += o` adds to what x held
+                       before, as the specification and V8 do (it added to
+                       what the program's method left there). */
+                    JSValue op0, op1;
+                    op0 = js_dup(*pv);
                     op1 = sp[-1];
                     sp--;
                     sf->cur_pc = pc;
                     op1 = JS_ToPrimitiveFree(ctx, op1, HINT_NONE);
-                    if (JS_IsException(op1))
+                    if (JS_IsException(op1)) {
+                        JS_FreeValue(ctx, op0);
                         goto exception;
-                    op1 = JS_ConcatString(ctx, js_dup(*pv), op1);
+                    }
+                    op1 = JS_ConcatString(ctx, op0, op1);
                     if (JS_IsException(op1))
                         goto exception;
                     set_value(ctx, pv, op1);
