@@ -1181,8 +1181,8 @@ int js_dtoa(char *buf, double d, int radix, int n_digits, int flags,
     E = 1 + mul_log2_radix(e - 1, radix);
     
     if (fmt == JS_DTOA_FORMAT_FREE) {
-        int P_max, E0, e1, E_found, P_found;
-        uint64_t m1, mant_found, mant, mant_max1;
+        int P_max, E0, e1, E_found, P_found, P_digits;
+        uint64_t m1, mant_found, mant, mant_max1, mant_digits;
         /* P_max is guarranteed to work by construction */
         P_max = dtoa_max_digits_table[radix - 2];
         E0 = E;
@@ -1204,6 +1204,8 @@ int js_dtoa(char *buf, double d, int radix, int n_digits, int flags,
                     break;
                 E++; /* at most one iteration is possible */
             }
+            P_digits = P;
+            mant_digits = mant;
             /* remove useless trailing zero digits */
             while ((mant % radix) == 0) {
                 mant /= radix;
@@ -1216,6 +1218,25 @@ int js_dtoa(char *buf, double d, int radix, int n_digits, int flags,
             mpb_set_u64(tmp1, mant);
             m1 = mul_pow_round_to_d(&e1, tmp1, radix1, radix_shift, E - P, JS_RNDN);
             //            printf("P=%2d: m=0x%016" PRIx64 " e=%d m1=0x%016" PRIx64 " e1=%d\n", P, m, e, m1, e1);
+            /* wasmwire: a power of two has a neighbour below it twice as
+               close as the one above, so more of the numbers above it
+               than below convert back to it. Where the nearest P digits
+               (below it, or a tie rounded down to even) did not convert
+               back, the P digits just above may: 2**-24 is
+               5.960464477539063e-8, not 5.9604644775390625e-8. Digits
+               further from it than the nearest can only convert back from
+               above, so trying the next one up is enough. */
+            if ((m1 != m || e1 != e) && m == ((uint64_t)1 << 52) &&
+                mant_digits + 1 < mant_max1) {
+                mant = mant_digits + 1;
+                P = P_digits;
+                while ((mant % radix) == 0) {
+                    mant /= radix;
+                    P--;
+                }
+                mpb_set_u64(tmp1, mant);
+                m1 = mul_pow_round_to_d(&e1, tmp1, radix1, radix_shift, E - P, JS_RNDN);
+            }
             /* Note: (m, e) is never zero here, so the exponent for m1
                = 0 does not matter */
             if (m1 == m && e1 == e) {
