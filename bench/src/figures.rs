@@ -208,6 +208,42 @@ pub async fn compute(
     ))
 }
 
+/// `program`'s computing time on `one` relative to `other`, measured
+/// alternately: each of `rounds` rounds times `runs` runs on each of the
+/// two (which goes first alternates), each less its contender's overhead,
+/// and the figure is the median of the rounds' quotients. A full run
+/// measures its columns one contender after another, minutes apart, and
+/// this machine's speed can move between them by more than the gap
+/// between the two (bench/RESULTS.md); here both are measured in the same
+/// seconds.
+pub async fn compute_relative(
+    one: (&Contender, f64),
+    other: (&Contender, f64),
+    program: &str,
+    rounds: usize,
+    runs: usize,
+) -> anyhow::Result<f64> {
+    let mut quotients = Vec::with_capacity(rounds);
+    for round in 0..rounds {
+        let (first, second) = if round % 2 == 0 {
+            (one, other)
+        } else {
+            (other, one)
+        };
+        let first_took = computing(timed(first.0, program, runs).await?, first.1);
+        let second_took = computing(timed(second.0, program, runs).await?, second.1);
+        let (mine, theirs) = if round % 2 == 0 {
+            (first_took, second_took)
+        } else {
+            (second_took, first_took)
+        };
+        if theirs > 0.0 {
+            quotients.push(mine / theirs);
+        }
+    }
+    Ok(median(&mut quotients))
+}
+
 /// What a run of a compute program that took `total` seconds spent
 /// computing: its time less the contender's `overhead` (a `return 1`).
 pub fn computing(total: f64, overhead: f64) -> f64 {

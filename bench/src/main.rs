@@ -228,6 +228,7 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
     let mut columns = Vec::new();
     let mut versions = Vec::new();
     let mut node_version = None;
+    let mut kept = Vec::new();
     for kind in kinds {
         eprintln!("bench: {}: setting up", kind.name());
         if let Some(peer) = peers::Peer::for_kind(kind) {
@@ -266,7 +267,13 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
         let plan = Plan::for_kind(kind, args.quick);
         let figures = measure(&contender, &paths, &plan, cores, &args).await?;
         columns.push((kind, figures));
+        // Kept for the compute figures measured alternately (below).
+        if matches!(kind, Kind::Wasm | Kind::Floor) {
+            kept.push((kind, contender, figures.overhead.unwrap_or(0.0)));
+        }
     }
+    let alternately = alternately(&kept, &args).await?;
+    drop(kept);
 
     let floor = |f: &Figures, pick: fn(&Figures) -> Option<f64>| {
         let base = columns
@@ -348,6 +355,17 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
         Unit::Times,
         &|f| floor(f, |f| f.fib),
     ));
+    table.push(Row {
+        figure: format!(
+            "compute, fib(27) relative to the floor, the two measured alternately ({} rounds' median)",
+            alternately.rounds
+        ),
+        unit: Unit::Times,
+        values: columns
+            .iter()
+            .map(|(k, _)| alternately.fib.filter(|_| *k == Kind::Wasm))
+            .collect(),
+    });
     table.push(row(
         "compute, 20k JSON round-trips, less the `return 1` overhead",
         Unit::Millis,
@@ -358,6 +376,17 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
         Unit::Times,
         &|f| floor(f, |f| f.json),
     ));
+    table.push(Row {
+        figure: format!(
+            "compute, JSON round-trips relative to the floor, the two measured alternately ({} rounds' median)",
+            alternately.rounds
+        ),
+        unit: Unit::Times,
+        values: columns
+            .iter()
+            .map(|(k, _)| alternately.json.filter(|_| *k == Kind::Wasm))
+            .collect(),
+    });
     table.push(row(
         "CLI `wasmwire run` of `return 1`, whole process (median)",
         Unit::Millis,
@@ -384,6 +413,43 @@ async fn bench(args: Args, cores: usize) -> anyhow::Result<()> {
     }
     print!("{}", table.markdown());
     Ok(())
+}
+
+/// Rounds of the compute figures measured alternately.
+const ALTERNATE_ROUNDS: usize = 5;
+
+/// The wasm contender's compute figures relative to the floor's, the two
+/// measured alternately in the same seconds (`figures::compute_relative`).
+#[derive(Debug, Default, Clone, Copy)]
+struct Alternately {
+    rounds: usize,
+    fib: Option<f64>,
+    json: Option<f64>,
+}
+
+/// [`Alternately`], when this run measured compute for both the wasm
+/// contender and the floor (`kept`: each with its `return 1` overhead).
+async fn alternately(kept: &[(Kind, Contender, f64)], args: &Args) -> anyhow::Result<Alternately> {
+    let find = |kind| kept.iter().find(|(k, ..)| *k == kind);
+    let (Some((_, wasm, wasm_overhead)), Some((_, floor, floor_overhead))) =
+        (find(Kind::Wasm), find(Kind::Floor))
+    else {
+        return Ok(Alternately::default());
+    };
+    if !selects(args.figures.as_deref(), "compute") {
+        return Ok(Alternately::default());
+    }
+    eprintln!("bench: wasm and the floor: compute, alternately");
+    let rounds = if args.quick { 2 } else { ALTERNATE_ROUNDS };
+    let runs = (Plan::for_kind(Kind::Wasm, args.quick).compute / 3).max(1);
+    let (one, other) = ((wasm, *wasm_overhead), (floor, *floor_overhead));
+    Ok(Alternately {
+        rounds,
+        fib: Some(figures::compute_relative(one, other, workload::FIB, rounds, runs).await?),
+        json: Some(
+            figures::compute_relative(one, other, workload::JSON_ROUND_TRIPS, rounds, runs).await?,
+        ),
+    })
 }
 
 /// `--memory-round`: one round of the memory figure, after the same
