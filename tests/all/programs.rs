@@ -633,6 +633,43 @@ async fn a_calls_promise_follows_a_thenable_value_as_a_resolving_function_does()
     );
 }
 
+/// A `then` settles the promise it returns as in Node, now that the
+/// promise comes with no resolving functions when the constructor is the
+/// intrinsic `Promise` (guest/rquickjs-sys/PATCHES.md item 17): a handler's
+/// value, its throw, a thenable and a promise it returns, the promise
+/// itself (a TypeError), a subclass's `then` (which still makes them), the
+/// jobs' order, `catch`, `finally` and the combinators over such promises.
+#[tokio::test]
+async fn a_then_settles_its_promise_as_in_node() {
+    let program = r#"
+        const log = [];
+        const p1 = Promise.resolve(1).then((v) => v + 1).then((v) => { log.push(["a", v]); return { then(r) { r(v * 10); } }; });
+        const p2 = Promise.reject(new Error("x")).then(() => "no").catch((e) => e.message + "!");
+        const p3 = Promise.resolve(5).then(undefined, () => 0).finally(() => log.push("fin"));
+        const p4 = new Promise((r) => setTimeout(() => r(7), 1)).then((v) => { throw v + 1; }).then(null, (e) => ["caught", e]);
+        class MyP extends Promise {}
+        const p5 = MyP.resolve(3).then((v) => v * 2);
+        log.push(["sub", p5 instanceof MyP, p5.then(() => {}) instanceof MyP]);
+        const self = Promise.resolve(1).then(() => self);
+        const p6 = Promise.resolve(2).then((v) => Promise.reject(v * 3)).then(null, (e) => e + 1);
+        const p7 = Promise.resolve(4).then((v) => new Promise((r) => setTimeout(() => r(v + 1), 0)));
+        const r = await Promise.all([p1, p2, p3, p4, p5, p6, p7,
+          Promise.allSettled([self, Promise.reject(1)]).then((all) => all.map((s) => [s.status, s.reason instanceof TypeError ? "TypeError" : s.reason ?? s.value])),
+          Promise.race([Promise.resolve("r"), 2]), Promise.any([Promise.reject(1), Promise.resolve("any")])]);
+        const order = [];
+        Promise.resolve().then(() => order.push(1)).then(() => order.push(4)).then(() => order.push(6));
+        Promise.resolve().then(() => order.push(2)).then(() => order.push(5));
+        queueMicrotask(() => order.push(3));
+        for (let i = 0; i < 5; i++) await null;
+        const made = Promise.resolve().then();
+        Object.prototype.then = function (ok) { delete Object.prototype.then; ok("followed"); };
+        const followed = await Promise.resolve().then(() => ({}));
+        return [r, log, order, typeof made, Object.getPrototypeOf(made) === Promise.prototype, made instanceof Promise, followed];
+    "#;
+    let answer = wasmwire_tests::same_as_node(program).await;
+    assert_eq!(answer[6], json!("followed"), "{answer}");
+}
+
 /// `replace` by a global RegExp with many matches fits the memory a
 /// program has and answers as in Node, by a string and by a function: the
 /// matches are kept as offsets, not as a result object each

@@ -56489,6 +56489,12 @@ static JSValue promise_reaction_job(JSContext *ctx, int argc,
         res = JS_GetException(ctx);
     }
     func = argv[is_reject];
+    if (JS_IsNull(argv[1])) {
+        /* wasmwire: the promise of a `then` made with no resolving
+           functions (js_promise_then_result), settled as they would. */
+        JS_SettlePromise(ctx, argv[0], res, is_reject);
+        res2 = JS_UNDEFINED;
+    } else
     /* as an extension, we support undefined as value to avoid
        creating a dummy promise in the 'await' implementation of async
        functions */
@@ -56789,6 +56795,28 @@ int JS_SettlePromise(JSContext *ctx, JSValueConst promise, JSValueConst value,
     return 0;
 }
 
+/* wasmwire: the promise a `then` returns when its constructor is the
+   intrinsic Promise, made with no resolving functions. The specification
+   makes the two, but when the constructor is the intrinsic one, it hands
+   them to an executor of its own and nothing else can reach them. The
+   reactions that settle the promise hold it in place of the resolve
+   function, and JS_NULL, which no resolving function can be, in place of
+   the reject function; promise_reaction_job settles it as they would have
+   (JS_SettlePromise). They were two function objects, each with its data
+   and its `length` and `name` properties, for every `then`, and
+   `Promise.all` makes a `then` per element. */
+static JSValue js_promise_then_result(JSContext *ctx, JSValue *resolving_funcs)
+{
+    JSValue promise;
+
+    promise = JS_NewPendingPromise(ctx);
+    if (JS_IsException(promise))
+        return JS_EXCEPTION;
+    resolving_funcs[0] = js_dup(promise);
+    resolving_funcs[1] = JS_NULL;
+    return promise;
+}
+
 static void js_promise_finalizer(JSRuntime *rt, JSValueConst val)
 {
     JSPromiseData *s = JS_GetOpaque(val, JS_CLASS_PROMISE);
@@ -56983,7 +57011,7 @@ JSValue JS_PromiseThen(JSContext *ctx, JSValueConst promise,
         link = (JSValueLink){rt->parent_promise, promise};
         rt->parent_promise = &link;
     }
-    result_promise = JS_NewPromiseCapability(ctx, resolving_funcs);
+    result_promise = js_promise_then_result(ctx, resolving_funcs);
     if (have_promise_hook)
         rt->parent_promise = link.next;
     if (JS_IsException(result_promise))
@@ -57469,7 +57497,10 @@ static JSValue js_promise_then(JSContext *ctx, JSValueConst this_val,
         link = (JSValueLink){rt->parent_promise, this_val};
         rt->parent_promise = &link;
     }
-    result_promise = js_new_promise_capability(ctx, resolving_funcs, ctor);
+    if (JS_IsUndefined(ctor) || js_same_value(ctx, ctor, ctx->promise_ctor))
+        result_promise = js_promise_then_result(ctx, resolving_funcs);
+    else
+        result_promise = js_new_promise_capability(ctx, resolving_funcs, ctor);
     if (have_promise_hook)
         rt->parent_promise = link.next;
     JS_FreeValue(ctx, ctor);

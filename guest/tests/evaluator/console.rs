@@ -239,6 +239,29 @@ fn rejections_nothing_handled_are_warned_about_when_the_program_ends_well() {
     );
 }
 
+/// The promise a `then` returns, rejected with nothing to handle it (its
+/// handler threw, or the promise before it rejected and it had no handler
+/// for that), is warned about, and the promise `then` was called on is
+/// not: it is handled. That promise is made with no resolving functions
+/// (guest/rquickjs-sys/PATCHES.md item 17) and settled by its reaction.
+#[test]
+fn a_then_whose_promise_rejects_with_nothing_to_handle_it_is_warned_about() {
+    let program = r#"
+        Promise.reject(new RangeError("passed on")).then(() => 1);
+        Promise.resolve(1).then(() => { throw new TypeError("thrown"); });
+        Promise.resolve(2).then(() => { throw new Error("handled"); }).catch(() => {});
+        Promise.reject(new Error("handled too")).then(null, () => 3);
+        await new Promise((r) => setTimeout(r, 5));
+        return "done";"#;
+    let run = crate::fake::run(program, &[], crate::fake::Tools::new());
+    assert_eq!(run.value(), r#""done""#);
+    assert_eq!(
+        run.console,
+        "warn: a promise was rejected and nothing handled it: RangeError: passed on\n\
+         warn: a promise was rejected and nothing handled it: TypeError: thrown\n"
+    );
+}
+
 /// The report of rejections nothing handled comes after the program has
 /// ended, and runs none of its code: a reason's getter that spun there ran
 /// out the wall clock and the value returned was lost; one that called a
