@@ -670,6 +670,31 @@ async fn a_then_settles_its_promise_as_in_node() {
     assert_eq!(answer[6], json!("followed"), "{answer}");
 }
 
+/// `finally` on a promise whose `constructor` is undefined, or has no
+/// species, settles as the promise did, as in Node: its default constructor
+/// is the intrinsic `Promise` (guest/rquickjs-sys/PATCHES.md item 18:
+/// QuickJS gave it none, and it rejected with "not an object"). A
+/// `constructor` that is not an object still throws a TypeError. Found by a
+/// differential fuzzer of `then`.
+#[tokio::test]
+async fn finally_settles_as_its_promise_did_whatever_its_constructor_says() {
+    let program = r#"
+        const out = [];
+        const cases = [undefined, {}, function f() {}, { [Symbol.species]: null }, { [Symbol.species]: undefined }];
+        for (const c of cases) {
+          const p = Promise.resolve(1); p.constructor = c;
+          const q = Promise.reject(new Error("r")); q.constructor = c;
+          out.push(await p.finally(() => out.push("ran")).then((v) => ["ok", v], (e) => ["err", String(e)]));
+          out.push(await q.finally(() => {}).then((v) => ["ok", v], (e) => ["err", String(e)]));
+        }
+        const bad = Promise.resolve(1); bad.constructor = 5;
+        out.push(await Promise.resolve().then(() => bad.finally(() => {})).then((v) => ["ok", v], (e) => ["err", e.constructor.name]));
+        return out;
+    "#;
+    let answer = wasmwire_tests::same_as_node(program).await;
+    assert_eq!(answer[1], json!(["ok", 1]), "{answer}");
+}
+
 /// `replace` by a global RegExp with many matches fits the memory a
 /// program has and answers as in Node, by a string and by a function: the
 /// matches are kept as offsets, not as a result object each

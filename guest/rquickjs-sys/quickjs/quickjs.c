@@ -57579,7 +57579,12 @@ static JSValue js_promise_finally(JSContext *ctx, JSValueConst this_val,
     JSValueConst func_data[2];
     int i;
 
-    ctor = JS_SpeciesConstructor(ctx, this_val, JS_UNDEFINED);
+    /* wasmwire: the default is the intrinsic Promise, as the specification
+       says (SpeciesConstructor(promise, %Promise%)): with undefined, a
+       promise whose `constructor` was undefined, or had no species, gave
+       the handlers no constructor, and `finally` rejected with "not an
+       object" where V8 settles as the promise did. */
+    ctor = JS_SpeciesConstructor(ctx, this_val, ctx->promise_ctor);
     if (JS_IsException(ctor))
         return ctor;
     if (!JS_IsFunction(ctx, onFinally)) {
