@@ -223,22 +223,17 @@ pub async fn compute_relative(
     rounds: usize,
     runs: usize,
 ) -> anyhow::Result<f64> {
+    let pair = [one, other];
     let mut quotients = Vec::with_capacity(rounds);
     for round in 0..rounds {
-        let (first, second) = if round % 2 == 0 {
-            (one, other)
-        } else {
-            (other, one)
-        };
-        let first_took = computing(timed(first.0, program, runs).await?, first.1);
-        let second_took = computing(timed(second.0, program, runs).await?, second.1);
-        let (mine, theirs) = if round % 2 == 0 {
-            (first_took, second_took)
-        } else {
-            (second_took, first_took)
-        };
-        if theirs > 0.0 {
-            quotients.push(mine / theirs);
+        let mut took = [0.0; 2];
+        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        for i in order {
+            let (contender, overhead) = pair[i];
+            took[i] = computing(timed(contender, program, runs).await?, overhead);
+        }
+        if took[1] > 0.0 {
+            quotients.push(took[0] / took[1]);
         }
     }
     Ok(median(&mut quotients))
