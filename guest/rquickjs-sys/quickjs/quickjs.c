@@ -57011,7 +57011,7 @@ JSValue JS_PromiseThen(JSContext *ctx, JSValueConst promise,
         link = (JSValueLink){rt->parent_promise, promise};
         rt->parent_promise = &link;
     }
-    result_promise = js_promise_then_result(ctx, resolving_funcs);
+    result_promise = JS_NewPromiseCapability(ctx, resolving_funcs);
     if (have_promise_hook)
         rt->parent_promise = link.next;
     if (JS_IsException(result_promise))
