@@ -983,6 +983,9 @@ typedef struct JSAsyncFunctionState {
 typedef struct JSAsyncFunctionData {
     JSGCObjectHeader header; /* must come first */
     JSValue resolving_funcs[2];
+    /* wasmwire: the function that resumes each `await`, made at the first
+       (js_async_function_resume_create), undefined once the function ends */
+    JSValue resume;
     bool is_active; /* true if the async function state is valid */
     JSAsyncFunctionState func_state;
 } JSAsyncFunctionData;
@@ -7416,6 +7419,7 @@ static void mark_children(JSRuntime *rt, JSGCObjectHeader *gp,
                 async_func_mark(rt, &s->func_state, mark_func);
             JS_MarkValue(rt, s->resolving_funcs[0], mark_func);
             JS_MarkValue(rt, s->resolving_funcs[1], mark_func);
+            JS_MarkValue(rt, s->resume, mark_func);
         }
         break;
     case JS_GC_OBJ_TYPE_SHAPE:
@@ -21648,10 +21652,17 @@ static JSValue js_call_generator_function(JSContext *ctx, JSValueConst func_obj,
 
 static void js_async_function_terminate(JSRuntime *rt, JSAsyncFunctionData *s)
 {
+    JSValue resume;
+
     if (s->is_active) {
         async_func_free(rt, &s->func_state);
         s->is_active = false;
     }
+    /* wasmwire: the resume function and s hold each other; an ended
+       function lets it go. Whoever resumed s holds it (or s) still. */
+    resume = s->resume;
+    s->resume = JS_UNDEFINED;
+    JS_FreeValueRT(rt, resume);
 }
 
 static void js_async_function_free0(JSRuntime *rt, JSAsyncFunctionData *s)
@@ -21690,29 +21701,28 @@ static void js_async_function_resolve_mark(JSRuntime *rt, JSValueConst val,
     }
 }
 
-static int js_async_function_resolve_create(JSContext *ctx,
-                                            JSAsyncFunctionData *s,
-                                            JSValue *resolving_funcs)
+/* wasmwire: one function resumes every `await` of an async function's
+   run, whether its promise fulfils or rejects: promise_reaction_job tells
+   it which (js_async_function_settle), as the reaction it runs for knows.
+   QuickJS made two, a resolve and a reject function, per `await`; neither
+   is ever seen by the program. It is made at the first `await` and kept
+   in s (a cycle the GC sees through: s marks it, it marks s) until the
+   function ends (js_async_function_terminate). */
+static JSValue js_async_function_resume_create(JSContext *ctx,
+                                               JSAsyncFunctionData *s)
 {
-    int i;
-    JSObject *p;
+    JSValue resume;
 
-    for(i = 0; i < 2; i++) {
-        resolving_funcs[i] =
-            JS_NewObjectProtoClass(ctx, ctx->function_proto,
-                                   JS_CLASS_ASYNC_FUNCTION_RESOLVE + i);
-        if (JS_IsException(resolving_funcs[i])) {
-            if (i == 1)
-                JS_FreeValue(ctx, resolving_funcs[0]);
-            resolving_funcs[0] = JS_UNDEFINED;
-            resolving_funcs[1] = JS_UNDEFINED;
-            return -1;
-        }
-        p = JS_VALUE_GET_OBJ(resolving_funcs[i]);
+    if (JS_IsUndefined(s->resume)) {
+        resume = JS_NewObjectProtoClass(ctx, ctx->function_proto,
+                                        JS_CLASS_ASYNC_FUNCTION_RESOLVE);
+        if (JS_IsException(resume))
+            return resume;
         JS_REF_COUNT(s)++;
-        p->u.async_function_data = s;
+        JS_VALUE_GET_OBJ(resume)->u.async_function_data = s;
+        s->resume = resume;
     }
-    return 0;
+    return js_dup(s->resume);
 }
 
 static bool js_async_function_resume(JSContext *ctx, JSAsyncFunctionData *s)
@@ -21752,7 +21762,7 @@ static bool js_async_function_resume(JSContext *ctx, JSAsyncFunctionData *s)
             JS_FreeValue(ctx, value);
             goto resolved;
         } else {
-            JSValue promise, resolving_funcs[2], resolving_funcs1[2];
+            JSValue promise, resume, handlers[2], resolving_funcs1[2];
             int i, res;
 
             /* await */
@@ -21762,21 +21772,23 @@ static bool js_async_function_resume(JSContext *ctx, JSAsyncFunctionData *s)
             JS_FreeValue(ctx, value);
             if (JS_IsException(promise))
                 goto fail;
-            if (js_async_function_resolve_create(ctx, s, resolving_funcs)) {
+            resume = js_async_function_resume_create(ctx, s);
+            if (JS_IsException(resume)) {
                 JS_FreeValue(ctx, promise);
                 goto fail;
             }
 
             /* Note: no need to create 'thrownawayCapability' as in
                the spec */
-            for(i = 0; i < 2; i++)
+            for(i = 0; i < 2; i++) {
+                handlers[i] = resume;
                 resolving_funcs1[i] = JS_UNDEFINED;
+            }
             res = perform_promise_then(ctx, promise,
-                                       vc(resolving_funcs),
+                                       vc(handlers),
                                        vc(resolving_funcs1));
             JS_FreeValue(ctx, promise);
-            for(i = 0; i < 2; i++)
-                JS_FreeValue(ctx, resolving_funcs[i]);
+            JS_FreeValue(ctx, resume);
             if (res)
                 goto fail;
         }
@@ -21784,21 +21796,12 @@ static bool js_async_function_resume(JSContext *ctx, JSAsyncFunctionData *s)
     return is_success;
 }
 
-static JSValue js_async_function_resolve_call(JSContext *ctx,
-                                              JSValueConst func_obj,
-                                              JSValueConst this_obj,
-                                              int argc, JSValueConst *argv,
-                                              int flags)
+/* wasmwire: resumes an async function at its `await`, with the value its
+   promise fulfilled with or the reason it rejected with. */
+static JSValue js_async_function_settle(JSContext *ctx,
+                                        JSAsyncFunctionData *s,
+                                        bool is_reject, JSValueConst arg)
 {
-    JSObject *p = JS_VALUE_GET_OBJ(func_obj);
-    JSAsyncFunctionData *s = p->u.async_function_data;
-    bool is_reject = p->class_id - JS_CLASS_ASYNC_FUNCTION_RESOLVE;
-    JSValueConst arg;
-
-    if (argc > 0)
-        arg = argv[0];
-    else
-        arg = JS_UNDEFINED;
     s->func_state.throw_flag = is_reject;
     if (is_reject) {
         JS_Throw(ctx, js_dup(arg));
@@ -21809,6 +21812,22 @@ static JSValue js_async_function_resolve_call(JSContext *ctx,
     if (!js_async_function_resume(ctx, s))
         return JS_EXCEPTION;
     return JS_UNDEFINED;
+}
+
+/* The resume function called as a function (only ever by
+   promise_reaction_job's JS_Call, were it not for its shortcut): the class
+   says which outcome. */
+static JSValue js_async_function_resolve_call(JSContext *ctx,
+                                              JSValueConst func_obj,
+                                              JSValueConst this_obj,
+                                              int argc, JSValueConst *argv,
+                                              int flags)
+{
+    JSObject *p = JS_VALUE_GET_OBJ(func_obj);
+
+    return js_async_function_settle(ctx, p->u.async_function_data,
+                                    p->class_id - JS_CLASS_ASYNC_FUNCTION_RESOLVE,
+                                    argc > 0 ? argv[0] : JS_UNDEFINED);
 }
 
 static JSValue js_async_function_call(JSContext *ctx, JSValueConst func_obj,
@@ -21826,6 +21845,7 @@ static JSValue js_async_function_call(JSContext *ctx, JSValueConst func_obj,
     s->is_active = false;
     s->resolving_funcs[0] = JS_UNDEFINED;
     s->resolving_funcs[1] = JS_UNDEFINED;
+    s->resume = JS_UNDEFINED;
 
     promise = JS_NewPromiseCapability(ctx, s->resolving_funcs);
     if (JS_IsException(promise))
@@ -56479,6 +56499,14 @@ static JSValue promise_reaction_job(JSContext *ctx, int argc,
         } else {
             res = js_dup(arg);
         }
+    } else if (JS_VALUE_GET_TAG(handler) == JS_TAG_OBJECT &&
+               JS_VALUE_GET_OBJ(handler)->class_id ==
+               JS_CLASS_ASYNC_FUNCTION_RESOLVE) {
+        /* wasmwire: an `await` resumed, fulfilled or rejected as this
+           reaction is (js_async_function_resume_create). */
+        res = js_async_function_settle(ctx,
+                                       JS_VALUE_GET_OBJ(handler)->u.async_function_data,
+                                       is_reject, arg);
     } else {
         res = JS_Call(ctx, handler, JS_UNDEFINED, 1, &arg);
     }

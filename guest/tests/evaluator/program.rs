@@ -305,6 +305,33 @@ fn an_unhandled_rejection_of_the_program_is_its_failure() {
 }
 
 #[test]
+fn async_functions_resume_at_each_await_and_those_left_waiting_are_freed() {
+    // One function resumes each of an async function's awaits, fulfilled
+    // or rejected, and it and the function's state hold each other until
+    // the function ends; those that never end are a cycle for the GC. The
+    // evaluator is dropped after the run, and QuickJS aborts on anything
+    // left alive. The order is Node's.
+    let program = "const order = [];
+async function waits(label, n) {
+  for (let i = 0; i < n; i++) order.push(label + (await i));
+  try { await Promise.reject(new Error('no')); } catch (e) { order.push(label + ':' + e.message); }
+  await new Promise(() => {});
+  order.push('never');
+}
+waits('a', 3); waits('b', 2);
+async function forever() { const p = new Promise(() => {}); globalThis.keep = p; await p; }
+forever();
+async function throws() { await 1; throw new TypeError('t'); }
+let caught; try { await throws(); } catch (e) { caught = e.message }
+for (let i = 0; i < 5; i++) await null;
+return { order, caught };";
+    assert_eq!(
+        run_alone(program).value(),
+        r#"{"order":["a0","b0","a1","b1","a2","b:no","a:no"],"caught":"t"}"#
+    );
+}
+
+#[test]
 fn a_never_settling_await_is_invalid_instead_of_hanging() {
     let (kind, error) = run_alone("await new Promise(() => {});\nreturn 1;").failure();
     assert_eq!(kind, FailureKind::Invalid);
