@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use tokio_util::either::Either;
 use tokio_util::sync::CancellationToken;
 use wire::{
-    DEFAULT_MAX_HELD, DEFAULT_MAX_INFLIGHT, Ending, FailureKind, MAX_FRAME_BYTES, Server,
-    ServerOptions, Start, Starter, StarterError, Unfinished, VERSION,
+    Cancelled, DEFAULT_MAX_HELD, DEFAULT_MAX_INFLIGHT, Ending, FailureKind, MAX_FRAME_BYTES,
+    Server, ServerOptions, Start, Starter, StarterError, Unfinished, VERSION,
 };
 
 use crate::backend::Backend;
@@ -579,10 +579,11 @@ impl Sandbox {
 
         let mut serving_done = false;
         let mut exited: Option<ChildEnd> = None;
+        let mut cancelled = Cancelled::new(&cancel);
         let end = loop {
             tokio::select! {
                 biased;
-                () = cancel.cancelled() => break End::Cancelled,
+                () = &mut cancelled => break End::Cancelled,
                 () = &mut deadline => break End::WallClock,
                 served = &mut serving, if !serving_done => {
                     serving_done = true;

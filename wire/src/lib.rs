@@ -97,6 +97,8 @@ mod runner;
 #[cfg(feature = "tokio")]
 mod async_frame;
 #[cfg(feature = "tokio")]
+mod cancelled;
+#[cfg(feature = "tokio")]
 mod server;
 #[cfg(feature = "tokio")]
 mod starter;
@@ -115,6 +117,8 @@ pub use runner::{Runner, RunnerError};
 
 #[cfg(feature = "tokio")]
 pub use async_frame::{AsyncFrameReader, write_frame_async};
+#[cfg(feature = "tokio")]
+pub use cancelled::Cancelled;
 #[cfg(feature = "tokio")]
 pub use server::{
     Call, Ending, Handler, HandlerError, HandlerFuture, MAX_UNWRITTEN_BYTES, Server, ServerOptions,

@@ -41,6 +41,7 @@ use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use crate::async_frame::{AsyncFrameReader, write_frame_async};
+use crate::cancelled::Cancelled;
 use crate::codec::DecodeError;
 use crate::codec::{decode, encode};
 use crate::error::ProtocolError;
@@ -382,10 +383,11 @@ impl Server {
         let ending = {
             let running = conn.run(&self.drain);
             tokio::pin!(running);
+            let mut cancelled = Cancelled::new(&cancel);
             loop {
                 tokio::select! {
                     biased;
-                    () = cancel.cancelled() => break Ok(Ending::Cancelled),
+                    () = &mut cancelled => break Ok(Ending::Cancelled),
                     ending = &mut running => break ending,
                     // The writer ends early only when a write failed: the
                     // reader goes on until the child's side ends too.
@@ -511,8 +513,7 @@ impl<R: AsyncRead + Unpin + Send> Connection<R> {
         let mut draining = false;
         // Made once: a fresh one each turn joined and left the token's
         // waiters (a lock each way) for every frame and answer.
-        let drained = drain.cancelled();
-        tokio::pin!(drained);
+        let mut drained = Cancelled::new(drain);
         loop {
             if draining && !reading {
                 return Ok(Ending::Drained);

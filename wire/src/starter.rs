@@ -6,6 +6,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
 use crate::async_frame::{AsyncFrameReader, write_frame_async};
+use crate::cancelled::Cancelled;
 use crate::codec::{decode, encode};
 use crate::error::ProtocolError;
 use crate::message::{Result as ResultMsg, Start};
@@ -148,7 +149,7 @@ where
     };
     tokio::select! {
         biased;
-        () = cancel.cancelled() => Err(StarterError::Cancelled),
+        () = Cancelled::new(cancel) => Err(StarterError::Cancelled),
         () = sleep => Err(StarterError::TimedOut(timeout.unwrap_or_default())),
         result = exchange => result,
     }

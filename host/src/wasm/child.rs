@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 use wasmtime::component::{HasSelf, Linker};
 use wasmtime::{Engine, Store, UpdateDeadline};
 use wasmtime_wasi::p2::bindings::CommandPre;
+use wire::Cancelled;
 
 use super::engine::{self, EngineOptions};
 use super::epoch::Ticker;
@@ -212,7 +213,7 @@ impl WasmChild {
             tokio::select! {
                 biased;
                 result = execution => result,
-                () = cancel.cancelled() => Err(Stop::Interrupt(Interrupt::Cancelled)),
+                () = Cancelled::new(cancel) => Err(Stop::Interrupt(Interrupt::Cancelled)),
                 () = out_of_time => Err(Stop::Interrupt(Interrupt::WallClock)),
             }
         };
