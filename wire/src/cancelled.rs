@@ -10,8 +10,8 @@
 //!
 //! [`Cancelled`] gives the token's future a waker of its own. Once the
 //! future waits, it is polled again only after that waker fired (the token
-//! woke its waiters); a poll in between is an atomic swap and a comparison
-//! of wakers.
+//! woke its waiters); a poll in between, from the same task, is an atomic
+//! load and a comparison of wakers.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -30,15 +30,17 @@ pub struct Cancelled {
     wakes: Arc<Wakes>,
     /// `wakes` as a [`Waker`], the one `waiting` is always polled with.
     waker: Waker,
-    /// Whether `waiting` was polled: until it is, it is not registered
-    /// with the token, and nothing would wake `wakes`.
-    polled: bool,
+    /// The task's waker `wakes` holds, once `waiting` was polled (until
+    /// then it is not registered with the token, and nothing wakes
+    /// `wakes`). Only a wake takes it from `wakes`, and a wake sets
+    /// `woken` first: while `woken` is clear, `wakes` holds it still.
+    task: Option<Waker>,
 }
 
 impl std::fmt::Debug for Cancelled {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cancelled")
-            .field("polled", &self.polled)
+            .field("polled", &self.task.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -70,7 +72,7 @@ impl Cancelled {
             waiting: Box::pin(token.clone().cancelled_owned()),
             waker: Waker::from(Arc::clone(&wakes)),
             wakes,
-            polled: false,
+            task: None,
         }
     }
 }
@@ -80,13 +82,22 @@ impl Future for Cancelled {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.get_mut();
-        // Registered before `woken` is read: a wake after the read finds
-        // this task's waker, and one before it is seen in `woken`.
-        this.wakes.task.register(cx.waker());
-        if this.polled && !this.wakes.woken.swap(false, Ordering::AcqRel) {
+        let same_task = this
+            .task
+            .as_ref()
+            .is_some_and(|task| task.will_wake(cx.waker()));
+        if same_task && !this.wakes.woken.load(Ordering::Acquire) {
+            // Not woken since the last poll, and `wakes` still holds this
+            // task's waker for the wake to come.
             return Poll::Pending;
         }
-        this.polled = true;
+        // Cleared before the task's waker is registered and `waiting`
+        // polled: a wake from here on is seen by the next poll.
+        this.wakes.woken.store(false, Ordering::Release);
+        this.wakes.task.register(cx.waker());
+        if !same_task {
+            this.task = Some(cx.waker().clone());
+        }
         this.waiting
             .as_mut()
             .poll(&mut Context::from_waker(&this.waker))
