@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::console::Console;
 use crate::process::ProcessChild;
+use crate::wasm::pipe::pipe;
 use crate::wasm::{ChildEnd, ChildIo, ChildLimits, WasmChild};
 use crate::{Budget, SandboxError};
 
@@ -143,10 +144,10 @@ impl Backend {
     ) -> Result<Spawned, SandboxError> {
         match self {
             Backend::Wasm(child) => {
-                let (call_in, call_writer) = tokio::io::duplex(PIPE_BYTES);
-                let (call_reader, call_out) = tokio::io::duplex(PIPE_BYTES);
-                let (start_in, start_writer) = tokio::io::duplex(PIPE_BYTES);
-                let (start_reader, start_out) = tokio::io::duplex(PIPE_BYTES);
+                let (call_writer, call_in) = pipe(PIPE_BYTES);
+                let (call_out, call_reader) = pipe(PIPE_BYTES);
+                let (start_writer, start_in) = pipe(PIPE_BYTES);
+                let (start_out, start_reader) = pipe(PIPE_BYTES);
                 let io = ChildIo {
                     call_in: Box::new(call_in),
                     call_out: Box::new(call_out),

@@ -41,6 +41,7 @@ mod epoch;
 mod error;
 mod exit;
 pub mod limits;
+pub(crate) mod pipe;
 mod snapshot;
 mod start_channel;
 mod state;
