@@ -983,8 +983,9 @@ typedef struct JSAsyncFunctionState {
 typedef struct JSAsyncFunctionData {
     JSGCObjectHeader header; /* must come first */
     JSValue resolving_funcs[2];
-    /* wasmwire: the function that resumes each `await`, made at the first
-       (js_async_function_resume_create), undefined once the function ends */
+    /* wasmwire: the function that resumes each `await`
+       (js_async_function_resume_create), not counted: undefined, or an
+       object that is alive (its finalizer sets this back to undefined) */
     JSValue resume;
     bool is_active; /* true if the async function state is valid */
     JSAsyncFunctionState func_state;
@@ -7419,7 +7420,6 @@ static void mark_children(JSRuntime *rt, JSGCObjectHeader *gp,
                 async_func_mark(rt, &s->func_state, mark_func);
             JS_MarkValue(rt, s->resolving_funcs[0], mark_func);
             JS_MarkValue(rt, s->resolving_funcs[1], mark_func);
-            JS_MarkValue(rt, s->resume, mark_func);
         }
         break;
     case JS_GC_OBJ_TYPE_SHAPE:
@@ -21652,17 +21652,10 @@ static JSValue js_call_generator_function(JSContext *ctx, JSValueConst func_obj,
 
 static void js_async_function_terminate(JSRuntime *rt, JSAsyncFunctionData *s)
 {
-    JSValue resume;
-
     if (s->is_active) {
         async_func_free(rt, &s->func_state);
         s->is_active = false;
     }
-    /* wasmwire: the resume function and s hold each other; an ended
-       function lets it go. Whoever resumed s holds it (or s) still. */
-    resume = s->resume;
-    s->resume = JS_UNDEFINED;
-    JS_FreeValueRT(rt, resume);
 }
 
 static void js_async_function_free0(JSRuntime *rt, JSAsyncFunctionData *s)
@@ -21687,6 +21680,10 @@ static void js_async_function_resolve_finalizer(JSRuntime *rt,
     JSObject *p = JS_VALUE_GET_OBJ(val);
     JSAsyncFunctionData *s = p->u.async_function_data;
     if (s) {
+        /* wasmwire: the resume function s names is gone */
+        if (JS_VALUE_GET_TAG(s->resume) == JS_TAG_OBJECT &&
+            JS_VALUE_GET_OBJ(s->resume) == p)
+            s->resume = JS_UNDEFINED;
         js_async_function_free(rt, s);
     }
 }
@@ -21701,28 +21698,30 @@ static void js_async_function_resolve_mark(JSRuntime *rt, JSValueConst val,
     }
 }
 
-/* wasmwire: one function resumes every `await` of an async function's
-   run, whether its promise fulfils or rejects: promise_reaction_job tells
-   it which (js_async_function_settle), as the reaction it runs for knows.
-   QuickJS made two, a resolve and a reject function, per `await`; neither
-   is ever seen by the program. It is made at the first `await` and kept
-   in s (a cycle the GC sees through: s marks it, it marks s) until the
-   function ends (js_async_function_terminate). */
+/* wasmwire: one function resumes an `await` whether its promise fulfils
+   or rejects: promise_reaction_job tells it which (js_async_function_settle),
+   as the reaction it runs for knows. QuickJS made two, a resolve and a
+   reject function, per `await`; neither is ever seen by the program.
+   s names the function without holding it, so the next `await` takes the
+   same one while it is alive: while the job that resumed the function
+   runs, its arguments hold it, so an `await` after an `await` makes no
+   new one. The function holds s, as QuickJS's did, and nothing else: a
+   function waiting on a promise nobody holds is freed with it. */
 static JSValue js_async_function_resume_create(JSContext *ctx,
                                                JSAsyncFunctionData *s)
 {
     JSValue resume;
 
-    if (JS_IsUndefined(s->resume)) {
-        resume = JS_NewObjectProtoClass(ctx, ctx->function_proto,
-                                        JS_CLASS_ASYNC_FUNCTION_RESOLVE);
-        if (JS_IsException(resume))
-            return resume;
-        JS_REF_COUNT(s)++;
-        JS_VALUE_GET_OBJ(resume)->u.async_function_data = s;
-        s->resume = resume;
-    }
-    return js_dup(s->resume);
+    if (!JS_IsUndefined(s->resume))
+        return js_dup(s->resume);
+    resume = JS_NewObjectProtoClass(ctx, ctx->function_proto,
+                                    JS_CLASS_ASYNC_FUNCTION_RESOLVE);
+    if (JS_IsException(resume))
+        return resume;
+    JS_REF_COUNT(s)++;
+    JS_VALUE_GET_OBJ(resume)->u.async_function_data = s;
+    s->resume = resume; /* not counted: see JSAsyncFunctionData */
+    return resume;
 }
 
 static bool js_async_function_resume(JSContext *ctx, JSAsyncFunctionData *s)

@@ -106,10 +106,10 @@ fn memory_running_out_inside_a_promise_job_ends_as_limit_not_as_stuck() {
 
 #[test]
 fn async_functions_left_waiting_forever_are_collected_within_the_budget() {
-    // Each function, once its promise is gone, is held only by the
-    // function that would resume it, which it holds in turn: a cycle of a
-    // few hundred bytes that only the GC frees. 200,000 of them kept would
-    // be far over 16 MiB.
+    // Each function waits on a promise nobody holds, and goes with it: the
+    // function that would resume it holds it, and nothing holds that
+    // function but the promise. 200,000 of them kept would be far over
+    // 16 MiB.
     let program = "let made = 0;
 for (let i = 0; i < 200000; i++) { (async () => { await new Promise(() => {}); })(); made++; }
 return made;";

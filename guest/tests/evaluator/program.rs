@@ -307,10 +307,10 @@ fn an_unhandled_rejection_of_the_program_is_its_failure() {
 #[test]
 fn async_functions_resume_at_each_await_and_those_left_waiting_are_freed() {
     // One function resumes each of an async function's awaits, fulfilled
-    // or rejected, and it and the function's state hold each other until
-    // the function ends; those that never end are a cycle for the GC. The
-    // evaluator is dropped after the run, and QuickJS aborts on anything
-    // left alive. The order is Node's.
+    // or rejected, taken again by the next await while it is alive; the
+    // function's state names it without holding it. The evaluator is
+    // dropped after the run, and QuickJS aborts on anything left alive
+    // (a resume function counted once too often is). The order is Node's.
     let program = "const order = [];
 async function waits(label, n) {
   for (let i = 0; i < n; i++) order.push(label + (await i));
