@@ -24,8 +24,11 @@ pub(crate) struct Call<'js> {
     pub(crate) deadline_ms: u64,
     /// The program's promise, settled with the value or a ToolError.
     pub(crate) promise: Pending<'js>,
-    /// The error made at the call site; it becomes the ToolError.
-    pub(crate) site: Object<'js>,
+    /// Where the call was made ([`Intrinsics::call_site`]): the ToolError
+    /// is made from it if the call fails.
+    ///
+    /// [`Intrinsics::call_site`]: crate::intrinsics::Intrinsics::call_site
+    pub(crate) site: Value<'js>,
     /// The call's number in this run (from [`Calls::next_key`]), by which
     /// its signal withdraws it before and after it has an id.
     pub(crate) key: u64,

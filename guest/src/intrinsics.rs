@@ -278,33 +278,28 @@ impl<'js> Intrinsics<'js> {
         Some((part(0)?, part(1)?))
     }
 
-    /// A new error object whose stack is the current call stack, with
-    /// `ToolError.prototype`. Made when the program calls a tool; it becomes
-    /// the ToolError if the call fails.
-    pub(crate) fn call_site(&self) -> rquickjs::Result<Object<'js>> {
+    /// Where the program calls a tool, kept to make the call's ToolError
+    /// from if the call fails ([`site_error`]). Every tool call takes one,
+    /// and few fail: `JS_CaptureSite` keeps the frames of the stack
+    /// (QuickJS's array of them, the same array again for a call made
+    /// where the last one was), and makes the error now only when its
+    /// stack must be written now (the program set `Error.prepareStackTrace`).
+    pub(crate) fn call_site(&self) -> rquickjs::Result<Value<'js>> {
         let ctx = self.tool_error_prototype.ctx();
-        // `JS_NewError`: the error object and its stack, without the
-        // constructor's argument handling (`message`, `cause`, the
-        // prototype read from `new.target`), which a call site, dressed
-        // only if the call fails, never needs. Every tool call makes one.
         // SAFETY: the context is live for 'js; `from_raw` takes the new
         // reference, and an exception value is never wrapped.
-        let site = unsafe {
-            let raw = rquickjs::qjs::JS_NewError(ctx.as_raw().as_ptr());
+        unsafe {
+            let raw = rquickjs::qjs::JS_CaptureSite(ctx.as_raw().as_ptr());
             if rquickjs::qjs::JS_IsException(raw) {
                 return Err(rquickjs::Error::Exception);
             }
-            Value::from_raw(ctx.clone(), raw)
-        };
-        // An `Error` until the call fails (`as_tool_error`): it is never
-        // seen before, and a prototype set now would cost every call a copy
-        // of the object's shape (QuickJS shares shapes until one changes).
-        site.into_object().ok_or(rquickjs::Error::Exception)
+            Ok(Value::from_raw(ctx.clone(), raw))
+        }
     }
 
-    /// Makes a call site a `ToolError`, once its call failed.
-    pub(crate) fn as_tool_error(&self, site: &Object<'js>) -> rquickjs::Result<()> {
-        site.set_prototype(Some(&self.tool_error_prototype))
+    /// Makes a call's error a `ToolError`, once its call failed.
+    pub(crate) fn as_tool_error(&self, error: &Object<'js>) -> rquickjs::Result<()> {
+        error.set_prototype(Some(&self.tool_error_prototype))
     }
 
     /// A JS string as Rust text; lone surrogates become U+FFFD.
@@ -571,4 +566,22 @@ impl<'js> Intrinsics<'js> {
             _ => String::new(),
         }
     }
+}
+
+/// The error of a call made at `site` ([`Intrinsics::call_site`]), once the
+/// call failed: an `Error` whose stack is the site's (`JS_NewError`'s
+/// object, without the constructor's argument handling, which a ToolError,
+/// dressed by the guest, never needs).
+pub(crate) fn site_error<'js>(ctx: &Ctx<'js>, site: &Value<'js>) -> rquickjs::Result<Object<'js>> {
+    // SAFETY: the context is live for 'js, and `site` one of its values;
+    // `from_raw` takes the new reference, and an exception value is never
+    // wrapped.
+    let error = unsafe {
+        let raw = rquickjs::qjs::JS_NewErrorAtSite(ctx.as_raw().as_ptr(), site.as_raw());
+        if rquickjs::qjs::JS_IsException(raw) {
+            return Err(rquickjs::Error::Exception);
+        }
+        Value::from_raw(ctx.clone(), raw)
+    };
+    error.into_object().ok_or(rquickjs::Error::Exception)
 }

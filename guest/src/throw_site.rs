@@ -18,10 +18,10 @@
 //! QuickJS keeps in that same place the stack of the first `Error` *made*
 //! since, thrown or not, and every tool call makes one for its site: so a
 //! call made before a `throw "boom"` in the same job took the throw's
-//! place. The vendored QuickJS's `JS_NewError` now keeps a site's frames
-//! and writes no stack (guest/rquickjs-sys/PATCHES.md), except when the
-//! program set `Error.prepareStackTrace`: then the stack is made at once,
-//! and noted. A call site is therefore made [`unnoted`]. A backtrace already
+//! place. The vendored QuickJS's `JS_CaptureSite` now keeps a site's
+//! frames and writes no stack (guest/rquickjs-sys/PATCHES.md), except when
+//! the program set `Error.prepareStackTrace`: then the error and its stack
+//! are made at once, and noted. A call site is therefore taken [`unnoted`]. A backtrace already
 //! waiting when a call is made (an earlier throw of the job that escaped
 //! into a promise) is set aside in the session and still comes first.
 //! One case reads differently from QuickJS's own rule: such an escaped

@@ -15,6 +15,7 @@ use rquickjs::{Ctx, Object, Value};
 use wire::FailureKind;
 
 use crate::calls::Call;
+use crate::intrinsics::site_error;
 use crate::session::Session;
 
 /// Fails `call` with a ToolError of class `kind`.
@@ -26,7 +27,16 @@ pub(crate) fn reject<'js>(
     message: &str,
 ) {
     call.done(session);
-    let error = call.site.clone();
+    let error = match site_error(ctx, &call.site) {
+        Ok(error) => error,
+        Err(e) => {
+            // Out of memory for the error object: the call still fails,
+            // with whatever QuickJS threw.
+            let thrown = caught(ctx, e);
+            call.promise.reject(thrown);
+            return;
+        }
+    };
     let dressed = match session.intrinsics() {
         Some(intrinsics) => intrinsics.as_tool_error(&error),
         None => Ok(()),

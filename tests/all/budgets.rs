@@ -1062,9 +1062,10 @@ async fn calls_and_timers_piled_up_count_towards_the_memory_limit() {
             "const s = 'x'.repeat(1e6);\nfor (let i = 0; i < 100; i++) echo(s);\nreturn 1;",
             Some("at line 2"),
         ),
-        // A hundred thousand unawaited calls.
+        // Two hundred thousand unawaited calls (a hundred thousand fit
+        // since a call made where the last one was shares its frames).
         (
-            "const s = 'x';\nfor (let i = 0; i < 100000; i++) echo(i);\nreturn 1;",
+            "const s = 'x';\nfor (let i = 0; i < 200000; i++) echo(i);\nreturn 1;",
             Some("at line 2"),
         ),
         // Two million timers.
@@ -1074,7 +1075,7 @@ async fn calls_and_timers_piled_up_count_towards_the_memory_limit() {
         ),
         // Caught: the run still ends there, in the refusal's words.
         (
-            "try { for (let i = 0; i < 100000; i++) echo(i); } catch (e) { return String(e); }",
+            "try { for (let i = 0; i < 200000; i++) echo(i); } catch (e) { return String(e); }",
             None,
         ),
     ] {

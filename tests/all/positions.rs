@@ -110,6 +110,57 @@ async fn a_failed_call_is_placed_at_the_line_that_made_it() {
 }
 
 #[tokio::test]
+async fn failed_calls_made_where_the_last_was_each_get_their_own_error_and_their_own_stack() {
+    // A call made where the last one was keeps the same frames (the guest
+    // keeps them, not an error, until a call fails): each failure is still
+    // an error of its own, and its stack is still its own call's, through
+    // a recursion, the same function called from the next line, the
+    // function renamed, and Error.stackTraceLimit changed.
+    let program = r#"async function at(depth) { return depth === 0 ? await fail("unknown", "x") : at(depth - 1); }
+const errors = [];
+for (let i = 0; i < 3; i++) { try { await fail("unknown", "x"); } catch (e) { errors.push(e); } }
+const deep = [];
+for (const d of [0, 2, 0]) { try { await at(d); } catch (e) { deep.push(e.stack); } }
+function g() { return fail("unknown", "x"); }
+const first = await g().catch((e) => e.stack);
+const again = await g().catch((e) => e.stack);
+Object.defineProperty(g, "name", { value: "renamed" });
+const second = await g().catch((e) => e.stack);
+const names = []; for (const name of ["one", "two"]) { Object.defineProperty(g, "name", { value: name }); names.push(await g().catch((e) => e.stack)); }
+Error.stackTraceLimit = 1;
+const limited = await at(2).catch((e) => e.stack);
+Error.stackTraceLimit = 10;
+const restored = await at(2).catch((e) => e.stack);
+return [errors.map((e) => e.stack), errors[0] !== errors[1] && errors[1] !== errors[2],
+  errors.every((e) => e instanceof ToolError), deep, first, again, second, names, limited, restored];"#;
+    let at_loop = "ToolError: x\n    at <anonymous> (<program>:3:43)";
+    let at_0 = "ToolError: x\n    at at (<program>:1:55)\n    at <anonymous> (<program>:5:45)";
+    let at_2 = |line: u32, column: u32| {
+        format!(
+            "ToolError: x\n    at at (<program>:1:55)\n    at at (<program>:1:89)\n    at at (<program>:1:89)\n    at <anonymous> (<program>:{line}:{column})"
+        )
+    };
+    assert_eq!(
+        value(&run(program).await),
+        json!([
+            [at_loop, at_loop, at_loop],
+            true,
+            true,
+            [at_0, at_2(5, 45), at_0],
+            "ToolError: x\n    at g (<program>:6:23)\n    at <anonymous> (<program>:7:21)",
+            "ToolError: x\n    at g (<program>:6:23)\n    at <anonymous> (<program>:8:21)",
+            "ToolError: x\n    at renamed (<program>:6:23)\n    at <anonymous> (<program>:10:22)",
+            [
+                "ToolError: x\n    at one (<program>:6:23)\n    at <anonymous> (<program>:11:124)",
+                "ToolError: x\n    at two (<program>:6:23)\n    at <anonymous> (<program>:11:124)",
+            ],
+            "ToolError: x\n    at at (<program>:1:55)",
+            at_2(15, 24),
+        ])
+    );
+}
+
+#[tokio::test]
 async fn a_script_files_interpreter_line_is_read_as_a_comment_and_places_stay() {
     // QuickJS said "invalid first character of private name at line 1".
     assert_eq!(

@@ -602,6 +602,8 @@ struct JSContext {
     JSValue error_back_trace;
     JSValue error_prepare_stack;
     JSValue error_stack_trace_limit;
+    /* wasmwire: the frames js_capture_backtrace made last, or undefined */
+    JSValue site_frames;
     JSValue iterator_ctor;
     JSValue iterator_ctor_getset;
     JSValue iterator_proto;
@@ -2901,6 +2903,7 @@ JSContext *JS_NewContextRaw(JSRuntime *rt)
     ctx->error_ctor = JS_NULL;
     ctx->error_back_trace = JS_UNDEFINED;
     ctx->error_prepare_stack = JS_UNDEFINED;
+    ctx->site_frames = JS_UNDEFINED;
     ctx->error_stack_trace_limit = js_int32(10);
     init_list_head(&ctx->loaded_modules);
     // TODO(bnoordhuis) use getrandom() etc.
@@ -3031,6 +3034,7 @@ static void JS_MarkContext(JSRuntime *rt, JSContext *ctx,
     JS_MarkValue(rt, ctx->error_ctor, mark_func);
     JS_MarkValue(rt, ctx->error_back_trace, mark_func);
     JS_MarkValue(rt, ctx->error_prepare_stack, mark_func);
+    JS_MarkValue(rt, ctx->site_frames, mark_func);
     JS_MarkValue(rt, ctx->error_stack_trace_limit, mark_func);
     for(i = 0; i < rt->class_count; i++) {
         JS_MarkValue(rt, ctx->class_proto[i], mark_func);
@@ -3113,6 +3117,7 @@ void JS_FreeContext(JSContext *ctx)
     JS_FreeValue(ctx, ctx->error_ctor);
     JS_FreeValue(ctx, ctx->error_back_trace);
     JS_FreeValue(ctx, ctx->error_prepare_stack);
+    JS_FreeValue(ctx, ctx->site_frames);
     JS_FreeValue(ctx, ctx->error_stack_trace_limit);
     for(i = 0; i < rt->class_count; i++) {
         JS_FreeValue(ctx, ctx->class_proto[i]);
@@ -8492,14 +8497,65 @@ static void build_backtrace(JSContext *ctx, JSValueConst error_val,
    name is read only if it is a data property. Returns JS_UNDEFINED when
    the stack must be written now (the program set Error.prepareStackTrace,
    which is called when the error is made, or a stack is being built). */
+/* The three values js_capture_backtrace keeps for frame sf; the name is
+   not duplicated. */
+static void js_frame_site(JSStackFrame *sf, JSValue *bytecode, JSValue *name,
+                          int32_t *place)
+{
+    JSObject *p = JS_VALUE_GET_OBJ(sf->cur_func);
+    JSFunctionBytecode *b =
+        js_class_has_bytecode(p->class_id) ? p->u.func.function_bytecode : NULL;
+    JSProperty *pr;
+    JSShapeProperty *prs = find_own_property(&pr, p, JS_ATOM_name);
+
+    *name = JS_UNDEFINED;
+    if (prs && (prs->flags & JS_PROP_TMASK) == JS_PROP_NORMAL &&
+        JS_VALUE_GET_TAG(pr->u.value) == JS_TAG_STRING)
+        *name = pr->u.value;
+    *bytecode = b ? JS_MKPTR(JS_TAG_FUNCTION_BYTECODE, b) : JS_UNDEFINED;
+    *place = !b ? -2 : !sf->cur_pc ? -1 :
+        (int32_t)(sf->cur_pc - b->byte_code_buf - 1);
+}
+
+/* Whether frames (js_capture_backtrace's array) holds what it would keep
+   for the n innermost frames of the current stack: the same bytecode, the
+   same string for the name (another string of the same text is taken for
+   a difference) and the same place. */
+static bool js_same_site(JSContext *ctx, JSValueConst frames, int n)
+{
+    JSStackFrame *sf;
+    JSObject *arr;
+    JSValue bytecode, name, *kept;
+    int32_t place;
+    int i;
+
+    if (JS_VALUE_GET_TAG(frames) != JS_TAG_OBJECT)
+        return false;
+    arr = JS_VALUE_GET_OBJ(frames);
+    if (arr->u.array.count != 3 * (uint32_t)n)
+        return false;
+    kept = arr->u.array.u.values;
+    sf = ctx->rt->current_stack_frame;
+    for (i = 0; i < 3 * n; i += 3, sf = sf->prev_frame) {
+        js_frame_site(sf, &bytecode, &name, &place);
+        if (JS_VALUE_GET_TAG(kept[i]) != JS_VALUE_GET_TAG(bytecode) ||
+            JS_VALUE_GET_PTR(kept[i]) != JS_VALUE_GET_PTR(bytecode) ||
+            JS_VALUE_GET_TAG(kept[i + 1]) != JS_VALUE_GET_TAG(name) ||
+            (JS_IsString(name) &&
+             JS_VALUE_GET_PTR(kept[i + 1]) != JS_VALUE_GET_PTR(name)) ||
+            JS_VALUE_GET_INT(kept[i + 2]) != place)
+            return false;
+    }
+    return true;
+}
+
 static JSValue js_capture_backtrace(JSContext *ctx)
 {
     JSRuntime *rt = ctx->rt;
     JSStackFrame *sf;
     JSObject *p, *arr;
-    JSValue frames, saved_exception, name;
-    JSFunctionBytecode *b;
-    const uint8_t *pc;
+    JSValue frames, saved_exception, name, bytecode;
+    int32_t place;
     double d;
     int limit, n, i;
 
@@ -8532,29 +8588,24 @@ static JSValue js_capture_backtrace(JSContext *ctx)
             p->u.func.function_bytecode->backtrace_barrier)
             break;
     }
+    /* The same frames as the last capture's (a tool call made where the
+       last one was, as in a loop): that array again. Nothing writes into
+       one once it is made. */
+    if (js_same_site(ctx, ctx->site_frames, n))
+        return js_dup(ctx->site_frames);
     frames = js_allocate_fast_array(ctx, 3 * (int64_t)n);
     if (JS_IsException(frames))
         return JS_EXCEPTION;
     arr = JS_VALUE_GET_OBJ(frames);
     i = 0;
     for (sf = rt->current_stack_frame; i < 3 * n; sf = sf->prev_frame) {
-        p = JS_VALUE_GET_OBJ(sf->cur_func);
-        b = js_class_has_bytecode(p->class_id) ? p->u.func.function_bytecode : NULL;
-        pc = sf->cur_pc;
-        name = JS_UNDEFINED;
-        {
-            JSProperty *pr;
-            JSShapeProperty *prs = find_own_property(&pr, p, JS_ATOM_name);
-            if (prs && (prs->flags & JS_PROP_TMASK) == JS_PROP_NORMAL &&
-                JS_VALUE_GET_TAG(pr->u.value) == JS_TAG_STRING)
-                name = js_dup(pr->u.value);
-        }
-        arr->u.array.u.values[i++] =
-            b ? js_dup(JS_MKPTR(JS_TAG_FUNCTION_BYTECODE, b)) : JS_UNDEFINED;
-        arr->u.array.u.values[i++] = name;
-        arr->u.array.u.values[i++] =
-            js_int32(!b ? -2 : !pc ? -1 : (int32_t)(pc - b->byte_code_buf - 1));
+        js_frame_site(sf, &bytecode, &name, &place);
+        arr->u.array.u.values[i++] = js_dup(bytecode);
+        arr->u.array.u.values[i++] = js_dup(name);
+        arr->u.array.u.values[i++] = js_int32(place);
     }
+    JS_FreeValue(ctx, ctx->site_frames);
+    ctx->site_frames = js_dup(frames);
     return frames;
 }
 
@@ -8607,14 +8658,16 @@ static JSValue js_write_captured_backtrace(JSContext *ctx, JSValueConst frames)
     return stack;
 }
 
-JSValue JS_NewError(JSContext *ctx)
+/* wasmwire: an error whose stack is frames (js_capture_backtrace's
+   answer, taken): kept, written when it is read; for undefined, written
+   now; for an exception (no memory for the frames), none. */
+static JSValue js_new_error_from_frames(JSContext *ctx, JSValue frames)
 {
     JSValue obj = JS_NewObjectClass(ctx, JS_CLASS_ERROR);
-    JSValue frames;
-    if (JS_IsException(obj))
+    if (JS_IsException(obj)) {
+        JS_FreeValue(ctx, frames);
         return JS_EXCEPTION;
-    /* wasmwire: the stack's frames kept, written when it is read */
-    frames = js_capture_backtrace(ctx);
+    }
     if (JS_IsException(frames)) {
         /* no memory for the frames: no stack, as build_backtrace leaves
            an error it had no memory to write the stack of */
@@ -8628,6 +8681,33 @@ JSValue JS_NewError(JSContext *ctx)
         p->lazy_stack = 1;
     }
     return obj;
+}
+
+JSValue JS_NewError(JSContext *ctx)
+{
+    return js_new_error_from_frames(ctx, js_capture_backtrace(ctx));
+}
+
+/* wasmwire: where a tool call is made, kept to make its error from if it
+   fails (JS_NewErrorAtSite), and most calls do not: the frames of the
+   stack, or the error itself when its stack must be written now (the
+   program set Error.prepareStackTrace), or when there was no memory for
+   the frames. */
+JSValue JS_CaptureSite(JSContext *ctx)
+{
+    JSValue frames = js_capture_backtrace(ctx);
+    if (JS_IsUndefined(frames) || JS_IsException(frames))
+        return js_new_error_from_frames(ctx, frames);
+    return frames;
+}
+
+/* wasmwire: the error of a call whose site JS_CaptureSite kept. */
+JSValue JS_NewErrorAtSite(JSContext *ctx, JSValueConst site)
+{
+    if (JS_VALUE_GET_TAG(site) == JS_TAG_OBJECT &&
+        JS_VALUE_GET_OBJ(site)->class_id == JS_CLASS_ERROR)
+        return js_dup(site);
+    return js_new_error_from_frames(ctx, js_dup(site));
 }
 
 static JSValue JS_MakeError2(JSContext *ctx, JSErrorEnum error_num,

@@ -812,6 +812,12 @@ unsafe extern "C" {
     pub fn JS_NewError(ctx: *mut JSContext) -> JSValue;
 }
 unsafe extern "C" {
+    pub fn JS_CaptureSite(ctx: *mut JSContext) -> JSValue;
+}
+unsafe extern "C" {
+    pub fn JS_NewErrorAtSite(ctx: *mut JSContext, site: JSValue) -> JSValue;
+}
+unsafe extern "C" {
     pub fn JS_NewInternalError(
         ctx: *mut JSContext,
         fmt: *const ::core::ffi::c_char,
