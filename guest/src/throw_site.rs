@@ -21,9 +21,10 @@
 //! place. The vendored QuickJS's `JS_CaptureSite` now keeps a site's
 //! frames and writes no stack (guest/rquickjs-sys/PATCHES.md), except when
 //! the program set `Error.prepareStackTrace`: then the error and its stack
-//! are made at once, and noted. A call site is therefore taken [`unnoted`]. A backtrace already
-//! waiting when a call is made (an earlier throw of the job that escaped
-//! into a promise) is set aside in the session and still comes first.
+//! are made at once, and noted. A call site is therefore taken
+//! [`unnoted`]. A backtrace already waiting when a call is made (an
+//! earlier throw of the job that escaped into a promise) is set aside in
+//! the session and still comes first.
 //! One case reads differently from QuickJS's own rule: such an escaped
 //! throw, then a call, then a `catch` clause, then the uncaught throw is
 //! placed at the escaped throw (QuickJS's `catch` would have cleared it,

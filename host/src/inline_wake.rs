@@ -131,24 +131,7 @@ mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
 
-    /// A task's waker that counts its wakes.
-    #[derive(Default)]
-    struct Count(AtomicUsize);
-
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.wake_by_ref();
-        }
-        fn wake_by_ref(self: &Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-
-    fn task() -> (Arc<Count>, Waker) {
-        let count = Arc::new(Count::default());
-        let waker = Waker::from(Arc::clone(&count));
-        (count, waker)
-    }
+    use crate::test_waker::counting_waker as task;
 
     /// Wakes itself `times` times, returning Pending each time, then is ready.
     fn waking_itself(times: usize) -> impl Future<Output = usize> {
@@ -170,7 +153,7 @@ mod tests {
         let mut future = inline_wakes(waking_itself(10));
         let polled = Pin::new(&mut future).poll(&mut Context::from_waker(&waker));
         assert_eq!(polled, Poll::Ready(11), "ten self-wakes, one poll");
-        assert_eq!(count.0.load(Ordering::SeqCst), 0, "the task was not woken");
+        assert_eq!(count.get(), 0, "the task was not woken");
     }
 
     #[test]
@@ -181,11 +164,7 @@ mod tests {
         let polled = Pin::new(&mut future).poll(&mut Context::from_waker(&waker));
         assert_eq!(polled, Poll::Pending);
         assert!(started.elapsed() >= IN_PLACE_FOR);
-        assert_eq!(
-            count.0.load(Ordering::SeqCst),
-            1,
-            "the wake went to the task"
-        );
+        assert_eq!(count.get(), 1, "the wake went to the task");
     }
 
     /// Never ready; keeps the waker of its latest poll where the test can
@@ -209,14 +188,14 @@ mod tests {
         let mut future = inline_wakes(future);
         let polled = Pin::new(&mut future).poll(&mut Context::from_waker(&waker));
         assert_eq!(polled, Poll::Pending);
-        assert_eq!(count.0.load(Ordering::SeqCst), 0);
+        assert_eq!(count.get(), 0);
         let inner = stored
             .lock()
             .unwrap()
             .take()
             .expect("the future kept its waker");
         std::thread::spawn(move || inner.wake()).join().unwrap();
-        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert_eq!(count.get(), 1);
     }
 
     #[test]
@@ -228,8 +207,8 @@ mod tests {
         let _ = Pin::new(&mut future).poll(&mut Context::from_waker(&first_waker));
         let _ = Pin::new(&mut future).poll(&mut Context::from_waker(&second_waker));
         stored.lock().unwrap().take().unwrap().wake();
-        assert_eq!(first.0.load(Ordering::SeqCst), 0);
-        assert_eq!(second.0.load(Ordering::SeqCst), 1);
+        assert_eq!(first.get(), 0);
+        assert_eq!(second.get(), 1);
     }
 
     /// Counts the polls of the future it wraps.

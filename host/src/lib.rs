@@ -63,6 +63,9 @@ pub mod source;
 pub mod tools;
 pub mod wasm;
 
+#[cfg(test)]
+mod test_waker;
+
 pub use backend::Holds;
 pub use budget::{Budget, DEFAULT_MAX_MEMORY, DEFAULT_WALL_CLOCK};
 pub use console::ConsoleSink;

@@ -171,28 +171,8 @@ impl Drop for PipeReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::task::Wake;
+    use crate::test_waker::counting_waker as counted;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-    /// A task's waker that counts its wakes.
-    #[derive(Default)]
-    struct Count(AtomicUsize);
-
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.wake_by_ref();
-        }
-        fn wake_by_ref(self: &Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-
-    fn counted() -> (Arc<Count>, Waker) {
-        let count = Arc::new(Count::default());
-        let waker = Waker::from(Arc::clone(&count));
-        (count, waker)
-    }
 
     fn read(reader: &mut PipeReader, waker: &Waker, room: usize) -> Poll<Vec<u8>> {
         let mut space = vec![0; room];
@@ -223,16 +203,12 @@ mod tests {
             write(&mut writer, noop, b"de"),
             Poll::Ready(Ok(2))
         ));
-        assert_eq!(count.0.load(Ordering::SeqCst), 1, "one wake for one wait");
+        assert_eq!(count.get(), 1, "one wake for one wait");
         assert_eq!(read(&mut reader, &waker, 4), Poll::Ready(b"abcd".to_vec()));
         assert_eq!(read(&mut reader, &waker, 4), Poll::Ready(b"e".to_vec()));
         assert_eq!(read(&mut reader, &waker, 4), Poll::Pending);
         drop(writer);
-        assert_eq!(
-            count.0.load(Ordering::SeqCst),
-            2,
-            "the writer's end wakes it"
-        );
+        assert_eq!(count.get(), 2, "the writer's end wakes it");
         assert_eq!(
             read(&mut reader, &waker, 4),
             Poll::Ready(Vec::new()),
@@ -249,16 +225,12 @@ mod tests {
             Poll::Ready(Ok(4))
         ));
         assert!(write(&mut writer, &waker, b"ef").is_pending());
-        assert_eq!(count.0.load(Ordering::SeqCst), 0);
+        assert_eq!(count.get(), 0);
         assert_eq!(
             read(&mut reader, Waker::noop(), 3),
             Poll::Ready(b"abc".to_vec())
         );
-        assert_eq!(
-            count.0.load(Ordering::SeqCst),
-            1,
-            "room made wakes the writer"
-        );
+        assert_eq!(count.get(), 1, "room made wakes the writer");
         assert!(matches!(
             write(&mut writer, &waker, b"ef"),
             Poll::Ready(Ok(2))
@@ -279,7 +251,7 @@ mod tests {
         ));
         assert!(write(&mut writer, &waker, b"c").is_pending());
         drop(reader);
-        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert_eq!(count.get(), 1);
         match write(&mut writer, &waker, b"c") {
             Poll::Ready(Err(e)) => assert_eq!(e.kind(), io::ErrorKind::BrokenPipe),
             other => panic!("{other:?}"),
@@ -293,8 +265,8 @@ mod tests {
         assert_eq!(read(&mut reader, &first_waker, 1), Poll::Pending);
         assert_eq!(read(&mut reader, &second_waker, 1), Poll::Pending);
         assert!(write(&mut writer, Waker::noop(), b"x").is_ready());
-        assert_eq!(first.0.load(Ordering::SeqCst), 0);
-        assert_eq!(second.0.load(Ordering::SeqCst), 1);
+        assert_eq!(first.get(), 0);
+        assert_eq!(second.get(), 1);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
