@@ -8481,22 +8481,6 @@ static void build_backtrace(JSContext *ctx, JSValueConst error_val,
     rt->in_build_stack_trace = false;
 }
 
-/* wasmwire: the frames of the current call stack, as build_backtrace
-   would write them, kept for js_error_get_stack to write when the stack is
-   first read: a fast array of three values a frame, the function's
-   bytecode (undefined for a native function's frame), its name as
-   build_backtrace reads it (a string, or undefined), and the place in its
-   bytecode (-1 for a frame with no current place, -2 for a native
-   function's). The bytecode, not the function: a function object holds
-   its closure's variables, which a kept error would then keep alive, and
-   the text needs only the bytecode's lines and file. An embedder makes an error
-   at every call it is handed (wasmwire: every tool call, to be the error
-   if the call fails), and few of those stacks are ever read; writing each
-   cost a tenth of a tool call's round trip. Nothing a program wrote runs
-   later than it would have: Error.stackTraceLimit is read now, and a
-   name is read only if it is a data property. Returns JS_UNDEFINED when
-   the stack must be written now (the program set Error.prepareStackTrace,
-   which is called when the error is made, or a stack is being built). */
 /* The three values js_capture_backtrace keeps for frame sf; the name is
    not duplicated. */
 static void js_frame_site(JSStackFrame *sf, JSValue *bytecode, JSValue *name,
@@ -8549,6 +8533,24 @@ static bool js_same_site(JSContext *ctx, JSValueConst frames, int n)
     return true;
 }
 
+/* wasmwire: the frames of the current call stack, as build_backtrace
+   would write them, kept for js_error_get_stack to write when the stack is
+   first read: a fast array of three values a frame, the function's
+   bytecode (undefined for a native function's frame), its name as
+   build_backtrace reads it (a string, or undefined), and the place in its
+   bytecode (-1 for a frame with no current place, -2 for a native
+   function's). The bytecode, not the function: a function object holds
+   its closure's variables, which a kept error would then keep alive, and
+   the text needs only the bytecode's lines and file. An embedder makes an error
+   at every call it is handed (wasmwire: every tool call, to be the error
+   if the call fails), and few of those stacks are ever read; writing each
+   cost a tenth of a tool call's round trip. Nothing a program wrote runs
+   later than it would have: Error.stackTraceLimit is read now, and a
+   name is read only if it is a data property. Returns JS_UNDEFINED when
+   the stack must be written now (the program set Error.prepareStackTrace,
+   which is called when the error is made, or a stack is being built).
+   The last array made is kept in the context (site_frames), and a capture
+   of the same frames takes it again (js_same_site). */
 static JSValue js_capture_backtrace(JSContext *ctx)
 {
     JSRuntime *rt = ctx->rt;
@@ -21893,9 +21895,11 @@ static JSValue js_async_function_settle(JSContext *ctx,
     return JS_UNDEFINED;
 }
 
-/* The resume function called as a function (only ever by
-   promise_reaction_job's JS_Call, were it not for its shortcut): the class
-   says which outcome. */
+/* The resume function's class call: never reached (the program never sees
+   the function, and promise_reaction_job resumes it directly), but a
+   handler perform_promise_then keeps must be a function (JS_IsFunction).
+   Only the resolve class is made now (js_async_function_resume_create);
+   the reject class keeps its id and this call. */
 static JSValue js_async_function_resolve_call(JSContext *ctx,
                                               JSValueConst func_obj,
                                               JSValueConst this_obj,
